@@ -1,0 +1,42 @@
+//! Retold's domain: memory records, scopes, lifecycle, principal, grants, source
+//! authority, entities, audit events, and the port traits every adapter implements.
+//!
+//! Pure: no I/O, no serde, no async runtime, no database. Every value type refuses
+//! bad input at construction, so code that holds one may trust it.
+
+mod audit;
+mod doubles;
+mod entity;
+mod error;
+mod ids;
+mod ports;
+mod principal;
+mod record;
+mod scope;
+mod source;
+
+pub use crate::audit::AuditEvent;
+pub use crate::doubles::{ManualClock, SequentialIds};
+pub use crate::entity::{
+    Entity, EntityKind, EntityStatus, LinkRole, MAX_NAME_CHARS, Name, RecordEntityLink, fold_name,
+};
+pub use crate::error::{BoxError, DomainError, Result};
+pub use crate::ids::{
+    AgentId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, SearchId, SessionId, UserId,
+};
+pub use crate::ports::{
+    Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink, EligibilityFilter,
+    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, Entailment, EntailmentJudge, EntityStore,
+    GrantStore, IdGenerator, LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey, RecordStore,
+    RecordUpdate, VectorHit, VectorIndex, WriteUnit,
+};
+pub use crate::principal::{Grant, Principal};
+pub use crate::record::{
+    Attribute, Confidence, Content, Evidence, FactKey, MAX_ATTRIBUTE_LEN, MAX_CONTENT_CHARS,
+    MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag, Timestamp,
+};
+pub use crate::scope::{Scope, ScopeKind};
+pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
+
+/// Re-exported so callers build timestamps and durations with the same types.
+pub use chrono;

@@ -1,0 +1,304 @@
+//! Port traits: what the pure crates need from the outside world.
+//!
+//! Each is small and object-safe, injected as `Arc<dyn Port>`. Infrastructure crates
+//! implement them; `ingest` and `retrieve` are written against them only.
+
+use async_trait::async_trait;
+
+use crate::audit::AuditEvent;
+use crate::entity::{Entity, Name, RecordEntityLink};
+use crate::error::Result;
+use crate::ids::{AgentId, EntityId, GrantId, RecordId};
+use crate::principal::Grant;
+use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
+use crate::scope::Scope;
+
+/// The current time. Injected so tests control it.
+pub trait Clock: Send + Sync {
+    /// Now, in UTC.
+    fn now(&self) -> Timestamp;
+}
+
+/// Unique, time-ordered identifier bodies (ULID-like, `[0-9A-Z]`).
+pub trait IdGenerator: Send + Sync {
+    /// A fresh body; callers wrap it with `RecordId::from_body` and friends.
+    fn next_body(&self) -> String;
+}
+
+/// The store's dense numeric handle of a record (SQLite's rowid), stable for the
+/// record's life. The vector index and the lexical channel use it to build eligibility
+/// masks with array lookups instead of string hashing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RecordKey(pub u64);
+
+/// One eligible record: its key and its id.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EligibleRecord {
+    pub key: RecordKey,
+    pub id: RecordId,
+}
+
+/// A stored embedding vector and the model that produced it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EmbeddingRow {
+    /// Set by the store when read back; ignored on insert.
+    pub record_key: Option<RecordKey>,
+    pub record_id: RecordId,
+    pub model: String,
+    pub version: u32,
+    pub dims: u32,
+    pub vector: Vec<f32>,
+}
+
+/// A conflict link between two records of the same current fact.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConflictLink {
+    /// The record that stays the normal result.
+    pub record_id: RecordId,
+    /// The lower-trust record that contradicts it.
+    pub conflicting_id: RecordId,
+}
+
+/// A change to an existing record, applied only if the stored row still has `expected_version`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordUpdate {
+    /// The full record as it should be stored; its `version` must be `expected_version + 1`.
+    pub record: MemoryRecord,
+    pub expected_version: u32,
+}
+
+/// Everything one write changes, applied in one transaction or not at all.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WriteUnit {
+    /// New records, each with its FTS row written alongside.
+    pub inserts: Vec<MemoryRecord>,
+    /// Changes to existing records (status, reinforcement, expiry). A stale
+    /// `expected_version` fails the whole unit with `DomainError::Conflict`.
+    pub updates: Vec<RecordUpdate>,
+    /// Entity links of the inserted records.
+    pub links: Vec<RecordEntityLink>,
+    /// Embeddings of the inserted records.
+    pub embeddings: Vec<EmbeddingRow>,
+    /// Conflict links between records.
+    pub conflicts: Vec<ConflictLink>,
+    /// Audit events describing the change.
+    pub events: Vec<AuditEvent>,
+}
+
+/// Which records a search may see (seed section 5, step 3).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EligibilityFilter {
+    /// Readable scopes of the principal; empty means nothing is eligible.
+    pub scopes: Vec<Scope>,
+    /// Lifecycle states: provisional + confirmed by default; history adds superseded.
+    pub statuses: Vec<Status>,
+    /// Records whose `expires_at` is at or before `now` are excluded.
+    pub now: Timestamp,
+    /// Only these types; `None` means all.
+    pub types: Option<Vec<MemoryType>>,
+    /// Inclusive lower bound on `event_at`; records without `event_at` are then excluded.
+    pub event_from: Option<Timestamp>,
+    /// Exclusive upper bound on `event_at`; records without `event_at` are then excluded.
+    pub event_to: Option<Timestamp>,
+}
+
+impl EligibilityFilter {
+    /// The default statuses: provisional and confirmed, plus superseded with history.
+    pub fn statuses_for(include_history: bool) -> Vec<Status> {
+        let mut statuses = vec![Status::Provisional, Status::Confirmed];
+        if include_history {
+            statuses.push(Status::Superseded);
+        }
+        statuses
+    }
+}
+
+/// The canonical store of records, links, conflicts and audit events.
+#[async_trait]
+pub trait RecordStore: Send + Sync {
+    /// Apply a write unit atomically; returns the keys given to the inserted records, in order.
+    async fn apply(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>>;
+    /// One record by id, in any status.
+    async fn get(&self, id: &RecordId) -> Result<Option<MemoryRecord>>;
+    /// Records that match the filter, ordered by key.
+    async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
+    /// Records in the given scopes with this current-fact key and an active status.
+    async fn active_by_key(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        attribute: &str,
+    ) -> Result<Vec<MemoryRecord>>;
+    /// Entity links of a record.
+    async fn links_of(&self, id: &RecordId) -> Result<Vec<RecordEntityLink>>;
+    /// Conflict links that involve a record.
+    async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>>;
+    /// Audit events about a record, oldest first.
+    async fn events_of(&self, id: &RecordId) -> Result<Vec<AuditEvent>>;
+    /// Mark a record deleted: status change, FTS row removed, event written, in one transaction.
+    async fn forget(&self, update: RecordUpdate, event: AuditEvent) -> Result<()>;
+    /// Every embedding row that matches `model`, `version` and `dims`, plus the number of
+    /// rows that did not (reported, never mixed in). Deleted records are skipped.
+    async fn compatible_embeddings(
+        &self,
+        model: &str,
+        version: u32,
+        dims: u32,
+    ) -> Result<(Vec<EmbeddingRow>, u64)>;
+}
+
+/// Entities and aliases; alias changes rewrite the affected FTS rows in the same transaction.
+#[async_trait]
+pub trait EntityStore: Send + Sync {
+    /// Create an entity with its aliases.
+    async fn create_entity(&self, entity: Entity, aliases: Vec<Name>, event: AuditEvent) -> Result<()>;
+    /// One entity by id.
+    async fn entity(&self, id: &EntityId) -> Result<Option<Entity>>;
+    /// Aliases of an entity.
+    async fn aliases(&self, id: &EntityId) -> Result<Vec<Name>>;
+    /// Add an alias; every FTS row of a linked record is rewritten.
+    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> Result<()>;
+    /// Remove an alias; every FTS row of a linked record is rewritten.
+    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> Result<()>;
+    /// Merge `from` into `into`: links and aliases move, `from` is marked merged, FTS rows rewritten.
+    async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<()>;
+    /// Entities in `scopes` whose canonical name or an alias folds to the same text as `name`.
+    async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> Result<Vec<Entity>>;
+}
+
+/// Grants from the host.
+#[async_trait]
+pub trait GrantStore: Send + Sync {
+    /// Store a grant (policy has already validated it).
+    async fn put_grant(&self, grant: Grant, event: AuditEvent) -> Result<()>;
+    /// Revoke a grant.
+    async fn revoke_grant(&self, id: &GrantId, event: AuditEvent) -> Result<()>;
+    /// Every grant held by an agent.
+    async fn grants_for(&self, agent: &AgentId) -> Result<Vec<Grant>>;
+}
+
+/// One query term the lexical channel matched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchedTerm {
+    pub term: String,
+    /// Detected as an identifier (path, snake_case, dotted name, error code, id).
+    pub identifier: bool,
+    /// Matched through a linked entity alias.
+    pub alias: bool,
+}
+
+/// A query for the lexical channel, already tokenised by the retriever.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LexicalTerm {
+    pub text: String,
+    pub identifier: bool,
+}
+
+/// One lexical candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexicalHit {
+    pub record_id: RecordId,
+    /// 1-based rank among eligible hits.
+    pub rank: u32,
+    /// The BM25 score (higher is better).
+    pub score: f64,
+    pub matched: Vec<MatchedTerm>,
+}
+
+/// BM25 search over records_fts, restricted to eligible ids before the top-k cut.
+#[async_trait]
+pub trait LexicalIndex: Send + Sync {
+    /// The best `k` eligible records for `terms` (OR-joined, each quoted).
+    async fn search(
+        &self,
+        terms: &[LexicalTerm],
+        eligible: &[RecordKey],
+        k: usize,
+    ) -> Result<Vec<LexicalHit>>;
+}
+
+/// One dense candidate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VectorHit {
+    pub record_key: RecordKey,
+    pub record_id: RecordId,
+    /// Cosine similarity.
+    pub score: f32,
+}
+
+/// The in-memory exact vector index (seed section 9).
+pub trait VectorIndex: Send + Sync {
+    /// Add or replace the vector of a record (normalised on the way in). The vector must
+    /// have the index's dims.
+    fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()>;
+    /// Mark a record's vector dead without rebuilding; it is never returned again.
+    fn mark_dead(&self, key: RecordKey);
+    /// Exact top-k by cosine among live rows whose key is in `eligible`; ties broken by id.
+    fn search(&self, query: &[f32], eligible: &[RecordKey], k: usize) -> Result<Vec<VectorHit>>;
+    /// The vector stored for a record, when live.
+    fn vector(&self, key: RecordKey) -> Option<Vec<f32>>;
+    /// Number of live rows.
+    fn live_len(&self) -> usize;
+}
+
+/// Which model produced an embedding; stored with every vector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbeddingModelInfo {
+    pub name: String,
+    pub version: u32,
+    pub dims: u32,
+}
+
+/// Text → normalised vector.
+#[async_trait]
+pub trait Embedder: Send + Sync {
+    /// Which model this is.
+    fn info(&self) -> &EmbeddingModelInfo;
+    /// One L2-normalised vector per text, in order.
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// How strongly a piece of evidence entails a claim.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entailment {
+    /// In `[0, 1]`; compared against `ingestion.evidence.entail_floor`.
+    pub score: f64,
+    /// Which judge produced the score, for the audit event.
+    pub judge: String,
+}
+
+/// Scores whether evidence entails content.
+#[async_trait]
+pub trait EntailmentJudge: Send + Sync {
+    /// Score `evidence ⇒ claim`.
+    async fn entails(&self, evidence: &str, claim: &str) -> Result<Entailment>;
+}
+
+/// A provider-neutral completion request with a JSON-schema-constrained answer.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionRequest {
+    pub model: String,
+    pub system: String,
+    pub user: String,
+    /// Name of the structured answer (tool / schema name).
+    pub schema_name: String,
+    /// JSON Schema of the answer, as text.
+    pub schema_json: String,
+    pub max_tokens: u32,
+}
+
+/// A structured answer and what it cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompletionResponse {
+    /// The structured answer, as JSON text matching the schema.
+    pub json: String,
+    pub input_tokens: u64,
+    pub output_tokens: u64,
+}
+
+/// A hosted model call (Anthropic, OpenAI), chosen by model name.
+#[async_trait]
+pub trait CompletionClient: Send + Sync {
+    /// Run one structured completion.
+    async fn complete(&self, request: CompletionRequest) -> Result<CompletionResponse>;
+}

@@ -1,0 +1,335 @@
+//! The memory record and its parts (seed sections 2, 3 and 7).
+
+use std::fmt;
+
+use chrono::{DateTime, Utc};
+
+use crate::error::{DomainError, Result};
+use crate::ids::{AgentId, EntityId, RecordId};
+use crate::scope::Scope;
+use crate::source::{SourceKind, SourceRef};
+
+/// A point in time, always UTC.
+pub type Timestamp = DateTime<Utc>;
+
+/// Longest content accepted, in characters.
+pub const MAX_CONTENT_CHARS: usize = 8_000;
+/// Longest evidence accepted, in characters.
+pub const MAX_EVIDENCE_CHARS: usize = 8_000;
+/// Longest attribute name accepted.
+pub const MAX_ATTRIBUTE_LEN: usize = 64;
+/// Longest tag accepted.
+pub const MAX_TAG_LEN: usize = 64;
+/// Most tags on one record.
+pub const MAX_TAGS: usize = 32;
+
+/// The three memory types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MemoryType {
+    /// Durable facts and preferences.
+    Semantic,
+    /// A dated experience, outcome or decision.
+    Episodic,
+    /// A reusable method or workflow.
+    Procedural,
+}
+
+impl MemoryType {
+    /// All types.
+    pub const ALL: [MemoryType; 3] = [Self::Semantic, Self::Episodic, Self::Procedural];
+
+    /// Whether records of this type carry a current-fact key (section 7).
+    /// Episodic records never supersede one another.
+    pub fn has_current_fact_key(self) -> bool {
+        match self {
+            Self::Semantic | Self::Procedural => true,
+            Self::Episodic => false,
+        }
+    }
+
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Semantic => "semantic",
+            Self::Episodic => "episodic",
+            Self::Procedural => "procedural",
+        }
+    }
+
+    /// Parse the stable name.
+    pub fn parse(value: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == value).ok_or_else(|| {
+            DomainError::invalid("type", format!("{value:?} is not one of semantic, episodic, procedural"))
+        })
+    }
+}
+
+impl fmt::Display for MemoryType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The five lifecycle statuses (section 3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Status {
+    /// An agent inference or an unresolved lower-trust conflict. Eligible.
+    Provisional,
+    /// Source or reinforcement meets the confirmation policy. Eligible.
+    Confirmed,
+    /// A newer record replaced this claim. Only with include_history.
+    Superseded,
+    /// Its expiry passed. Never eligible for normal search.
+    Expired,
+    /// Removed at the user's request; the row stays as a tombstone.
+    Deleted,
+}
+
+impl Status {
+    /// All statuses.
+    pub const ALL: [Status; 5] =
+        [Self::Provisional, Self::Confirmed, Self::Superseded, Self::Expired, Self::Deleted];
+
+    /// Whether default retrieval may return a record in this status.
+    pub fn is_active(self) -> bool {
+        match self {
+            Self::Provisional | Self::Confirmed => true,
+            Self::Superseded | Self::Expired | Self::Deleted => false,
+        }
+    }
+
+    /// Whether the record keeps its FTS row and live vector (everything but deleted).
+    pub fn keeps_indexes(self) -> bool {
+        match self {
+            Self::Provisional | Self::Confirmed | Self::Superseded | Self::Expired => true,
+            Self::Deleted => false,
+        }
+    }
+
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provisional => "provisional",
+            Self::Confirmed => "confirmed",
+            Self::Superseded => "superseded",
+            Self::Expired => "expired",
+            Self::Deleted => "deleted",
+        }
+    }
+
+    /// Parse the stable name.
+    pub fn parse(value: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == value).ok_or_else(|| {
+            DomainError::invalid(
+                "status",
+                format!("{value:?} is not one of provisional, confirmed, superseded, expired, deleted"),
+            )
+        })
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A confidence in `[0, 1]`. Records lifecycle state; retrieval does not rank by it.
+#[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
+pub struct Confidence(f64);
+
+impl Confidence {
+    /// The most reinforcement can raise a confidence to.
+    pub const REINFORCEMENT_CAP: f64 = 0.99;
+
+    /// Build; refuses NaN and values outside `[0, 1]`.
+    pub fn new(value: f64) -> Result<Self> {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(DomainError::invalid("confidence", format!("{value} is not in [0, 1]")));
+        }
+        Ok(Self(value))
+    }
+
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+/// Non-empty record text of bounded length.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Content(String);
+
+impl Content {
+    /// Build; refuses blank text and text longer than [`MAX_CONTENT_CHARS`].
+    pub fn new(value: impl Into<String>) -> Result<Self> {
+        let value = value.into();
+        check_text("content", &value, MAX_CONTENT_CHARS)?;
+        Ok(Self(value))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Content {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// Supporting material quoted from the source. Same rules as [`Content`].
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Evidence(String);
+
+impl Evidence {
+    /// Build; refuses blank text and text longer than [`MAX_EVIDENCE_CHARS`].
+    pub fn new(value: impl Into<String>) -> Result<Self> {
+        let value = value.into();
+        check_text("evidence", &value, MAX_EVIDENCE_CHARS)?;
+        Ok(Self(value))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Evidence {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+fn check_text(field: &'static str, value: &str, max_chars: usize) -> Result<()> {
+    if value.trim().is_empty() {
+        return Err(DomainError::invalid(field, "must not be empty"));
+    }
+    if value.chars().count() > max_chars {
+        return Err(DomainError::invalid(field, format!("longer than {max_chars} characters")));
+    }
+    if value.contains('\0') {
+        return Err(DomainError::invalid(field, "contains a NUL character"));
+    }
+    Ok(())
+}
+
+/// An attribute name such as `explanation_style`: lowercase ASCII letters, digits and `_`,
+/// starting with a letter.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Attribute(String);
+
+impl Attribute {
+    /// Build and validate.
+    pub fn new(value: impl Into<String>) -> Result<Self> {
+        let value = value.into();
+        let valid_start = value.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+        let valid_rest = value.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+        if !valid_start || !valid_rest || value.len() > MAX_ATTRIBUTE_LEN {
+            return Err(DomainError::invalid(
+                "attribute",
+                format!(
+                    "{value:?} must be 1-{MAX_ATTRIBUTE_LEN} lowercase letters, digits or _, starting with a letter"
+                ),
+            ));
+        }
+        Ok(Self(value))
+    }
+
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Attribute {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A tag: non-empty, no whitespace, bounded length.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Tag(String);
+
+impl Tag {
+    /// Build and validate.
+    pub fn new(value: impl Into<String>) -> Result<Self> {
+        let value = value.into();
+        if value.is_empty()
+            || value.chars().count() > MAX_TAG_LEN
+            || value.chars().any(|c| c.is_whitespace() || c.is_control() || c == ',')
+        {
+            return Err(DomainError::invalid(
+                "tags",
+                format!("{value:?} must be 1-{MAX_TAG_LEN} characters without spaces or commas"),
+            ));
+        }
+        Ok(Self(value))
+    }
+
+    /// The tag.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// The current-fact key of a semantic or procedural record: which current claim it represents.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FactKey {
+    pub subject_entity_id: EntityId,
+    pub attribute: Attribute,
+}
+
+impl FactKey {
+    /// Build from its parts.
+    pub fn new(subject_entity_id: EntityId, attribute: Attribute) -> Self {
+        Self { subject_entity_id, attribute }
+    }
+
+    /// The derived `subject`: `<entity_id>/<attribute>`, used for display and FTS.
+    pub fn subject(&self) -> String {
+        format!("{}/{}", self.subject_entity_id, self.attribute)
+    }
+}
+
+/// One durable memory (section 2). Every field of the seed's record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MemoryRecord {
+    pub id: RecordId,
+    pub memory_type: MemoryType,
+    /// Row version, incremented on every change to the row.
+    pub version: u32,
+    pub content: Content,
+    /// subject_entity_id and attribute; `None` when the record has no current-fact key.
+    pub key: Option<FactKey>,
+    pub scope: Scope,
+    pub source_kind: SourceKind,
+    pub source_ref: Option<SourceRef>,
+    pub creator_agent_id: AgentId,
+    pub evidence: Option<Evidence>,
+    pub created_at: Timestamp,
+    pub event_at: Option<Timestamp>,
+    pub expires_at: Option<Timestamp>,
+    pub confidence: Confidence,
+    pub status: Status,
+    pub supersedes_id: Option<RecordId>,
+    pub reinforcements: u32,
+    pub last_reinforced_at: Option<Timestamp>,
+    pub tags: Vec<Tag>,
+}
+
+impl MemoryRecord {
+    /// The derived subject `<entity_id>/<attribute>`, when the record has a key.
+    pub fn subject(&self) -> Option<String> {
+        self.key.as_ref().map(FactKey::subject)
+    }
+
+    /// Whether the record has passed its expiry at `now`.
+    pub fn is_expired_at(&self, now: Timestamp) -> bool {
+        self.expires_at.is_some_and(|at| at <= now)
+    }
+}

@@ -1,0 +1,4 @@
+//! Integration tests of the domain rules.
+
+mod construction;
+mod source_table;

@@ -1,0 +1,311 @@
+//! Configuration: embedded defaults → optional file → `RETOLD__SECTION__KEY` environment
+//! variables, deserialised once, validated once, then handed inward as plain structs.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use validator::{Validate, ValidationErrors, ValidationErrorsKind};
+
+/// The embedded defaults (`config/default.yaml`).
+pub const DEFAULT_YAML: &str = include_str!("../../../config/default.yaml");
+
+/// Prefix of environment overrides: `RETOLD__RETRIEVAL__RRF_K=80`.
+pub const ENV_PREFIX: &str = "RETOLD";
+
+/// Why the configuration could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// A source could not be read or a value has the wrong type; the text names the key.
+    #[error("configuration: {0}")]
+    Load(#[from] config::ConfigError),
+    /// A value is out of range; each entry names its key.
+    #[error("configuration: {}", .0.join("; "))]
+    Invalid(Vec<String>),
+}
+
+/// Every setting, as loaded.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    #[validate(nested)]
+    pub server: ServerSettings,
+    pub auth: AuthSettings,
+    #[validate(nested)]
+    pub storage: StorageSettings,
+    #[validate(nested)]
+    pub embedding: EmbeddingSettings,
+    #[validate(nested)]
+    pub retrieval: RetrievalSettings,
+    #[validate(nested)]
+    pub ingestion: IngestionSettings,
+    pub telemetry: TelemetrySettings,
+}
+
+/// `server.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ServerSettings {
+    pub listen: std::net::SocketAddr,
+    pub data_dir: String,
+    #[validate(range(min = 1, max = 600_000))]
+    pub request_timeout_ms: u64,
+    #[validate(range(min = 1024, max = 268_435_456))]
+    pub body_limit_bytes: usize,
+    pub cors_origins: Vec<String>,
+    #[validate(range(max = 600_000))]
+    pub shutdown_grace_ms: u64,
+}
+
+/// `auth.*`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthSettings {
+    pub admin_key_sha256: String,
+}
+
+/// SQLite `synchronous` level under WAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Synchronous {
+    Normal,
+    Full,
+}
+
+/// `storage.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct StorageSettings {
+    #[validate(length(min = 1, max = 255))]
+    pub sqlite_file: String,
+    #[validate(range(min = 1, max = 600_000))]
+    pub busy_timeout_ms: u64,
+    pub synchronous: Synchronous,
+    #[validate(range(min = 1, max = 64))]
+    pub max_read_connections: u32,
+}
+
+/// How token vectors become one sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooling {
+    /// Attention-masked mean (all-MiniLM-L6-v2).
+    Mean,
+    /// The first token (BGE-M3).
+    Cls,
+}
+
+/// `embedding.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct EmbeddingSettings {
+    #[validate(length(min = 1, max = 200))]
+    pub model: String,
+    #[validate(range(min = 1))]
+    pub version: u32,
+    #[validate(range(min = 1, max = 8192))]
+    pub dims: u32,
+    pub pooling: Pooling,
+    #[validate(range(min = 8, max = 8192))]
+    pub max_length: usize,
+    #[validate(range(min = 1, max = 1024))]
+    pub batch_size: usize,
+    #[validate(range(min = 1, max = 64))]
+    pub workers: usize,
+    pub model_dir: String,
+    pub runtime_library: String,
+}
+
+/// `retrieval.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct RetrievalSettings {
+    #[validate(range(min = 1, max = 10_000))]
+    pub rrf_k: u32,
+    #[validate(range(min = 1, max = 1_000))]
+    pub per_generator_k: usize,
+    #[validate(range(min = 1, max = 1_000))]
+    pub default_limit: usize,
+    #[validate(range(min = 1, max = 1_000))]
+    pub max_limit: usize,
+    #[validate(range(min = 1, max = 1_000_000))]
+    pub token_budget: usize,
+    #[validate(nested)]
+    pub gate: GateSettings,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub duplicate_collapse_floor: f64,
+    #[validate(nested)]
+    pub freshness: FreshnessSettings,
+    #[validate(nested)]
+    pub rewrite: ModelStageSettings,
+    #[validate(nested)]
+    pub reranker: ModelStageSettings,
+}
+
+/// `retrieval.gate.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct GateSettings {
+    #[validate(range(min = -1.0, max = 1.0))]
+    pub dense_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub lexical_min_term_share: f64,
+}
+
+/// `retrieval.freshness.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct FreshnessSettings {
+    #[validate(range(min = 0.1, max = 36_500.0))]
+    pub episodic_half_life_days: f64,
+}
+
+/// A stage backed by a model call with a timeout (`retrieval.rewrite`, `retrieval.reranker`).
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ModelStageSettings {
+    pub enabled: bool,
+    #[validate(length(min = 1, max = 200))]
+    pub model: String,
+    #[validate(range(min = 1, max = 120_000))]
+    pub timeout_ms: u64,
+}
+
+/// `ingestion.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct IngestionSettings {
+    #[validate(length(min = 1, max = 200))]
+    pub extraction_model: String,
+    #[validate(length(min = 1, max = 200))]
+    pub review_model: String,
+    #[validate(nested)]
+    pub evidence: EvidenceSettings,
+    #[validate(range(min = 1, max = 100_000))]
+    pub max_entity_attributes: usize,
+    #[validate(range(min = 0.01, max = 36_500.0))]
+    pub provisional_ttl_days: f64,
+    #[validate(range(min = 1, max = 1_000))]
+    pub reinforcements_to_confirm: u32,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub same_meaning_floor: f64,
+}
+
+/// `ingestion.evidence.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct EvidenceSettings {
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub entail_floor: f64,
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Json,
+    Pretty,
+}
+
+/// `telemetry.*`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TelemetrySettings {
+    pub otlp_endpoint: String,
+    pub log_format: LogFormat,
+    pub log_filter: String,
+}
+
+impl Settings {
+    /// Load from the embedded defaults, then `file` when given, then the process environment.
+    pub fn load(file: Option<&Path>) -> Result<Self, SettingsError> {
+        Self::load_with_env(file, std::env::vars())
+    }
+
+    /// Like [`Settings::load`] with an explicit environment (tests use this; no global state).
+    pub fn load_with_env(
+        file: Option<&Path>,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Self, SettingsError> {
+        let env: config::Map<String, String> = env.into_iter().collect();
+        let mut builder = config::Config::builder()
+            .add_source(config::File::from_str(DEFAULT_YAML, config::FileFormat::Yaml));
+        if let Some(path) = file {
+            builder = builder.add_source(config::File::from(path.to_path_buf()).required(true));
+        }
+        builder = builder.add_source(
+            config::Environment::with_prefix(ENV_PREFIX)
+                .prefix_separator("__")
+                .separator("__")
+                .try_parsing(true)
+                .list_separator(",")
+                .with_list_parse_key("server.cors_origins")
+                .source(Some(env)),
+        );
+        let settings: Settings = builder.build()?.try_deserialize()?;
+        settings.validate().map_err(|errors| SettingsError::Invalid(flatten("", &errors)))?;
+        settings.check_relations()?;
+        Ok(settings)
+    }
+
+    /// Rules that span more than one field.
+    fn check_relations(&self) -> Result<(), SettingsError> {
+        let mut problems = Vec::new();
+        if self.retrieval.default_limit > self.retrieval.max_limit {
+            problems.push(format!(
+                "retrieval.default_limit: {} exceeds retrieval.max_limit {}",
+                self.retrieval.default_limit, self.retrieval.max_limit
+            ));
+        }
+        let key = &self.auth.admin_key_sha256;
+        let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());
+        if !key.is_empty() && !is_sha256 {
+            problems.push("auth.admin_key_sha256: must be 64 hex characters (a SHA-256) or empty".to_owned());
+        }
+        if problems.is_empty() { Ok(()) } else { Err(SettingsError::Invalid(problems)) }
+    }
+
+    /// The data directory: configured, or `$XDG_DATA_HOME/retold`, or `~/.local/share/retold`.
+    pub fn data_dir(&self) -> PathBuf {
+        if !self.server.data_dir.is_empty() {
+            return PathBuf::from(&self.server.data_dir);
+        }
+        if let Some(xdg) = std::env::var_os("XDG_DATA_HOME").filter(|v| !v.is_empty()) {
+            return PathBuf::from(xdg).join("retold");
+        }
+        home_dir().join(".local/share/retold")
+    }
+}
+
+fn home_dir() -> PathBuf {
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Turn nested validator errors into `section.key: message` lines.
+fn flatten(prefix: &str, errors: &ValidationErrors) -> Vec<String> {
+    let mut out = Vec::new();
+    for (field, kind) in errors.errors() {
+        let path = if prefix.is_empty() { field.to_string() } else { format!("{prefix}.{field}") };
+        match kind {
+            ValidationErrorsKind::Field(list) => {
+                for error in list {
+                    let detail = match (error.params.get("min"), error.params.get("max")) {
+                        (Some(min), Some(max)) => format!("must be between {min} and {max}"),
+                        (Some(min), None) => format!("must be at least {min}"),
+                        (None, Some(max)) => format!("must be at most {max}"),
+                        (None, None) => error.code.to_string(),
+                    };
+                    let value = error.params.get("value").map(|v| format!(" (got {v})")).unwrap_or_default();
+                    out.push(format!("{path}: {detail}{value}"));
+                }
+            }
+            ValidationErrorsKind::Struct(inner) => out.extend(flatten(&path, inner)),
+            ValidationErrorsKind::List(items) => {
+                for (index, inner) in items {
+                    out.extend(flatten(&format!("{path}[{index}]"), inner));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}

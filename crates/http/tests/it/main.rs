@@ -1,0 +1,3 @@
+//! Integration tests of the http crate.
+
+mod settings;

@@ -1,0 +1,113 @@
+use std::io::Write;
+
+use retold_http::{Pooling, Settings, SettingsError, Synchronous};
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+}
+
+fn yaml_file(text: &str) -> tempfile::NamedTempFile {
+    let mut file = tempfile::Builder::new().suffix(".yaml").tempfile().unwrap();
+    file.write_all(text.as_bytes()).unwrap();
+    file
+}
+
+fn error_text(result: Result<Settings, SettingsError>) -> String {
+    match result {
+        Ok(_) => panic!("expected the configuration to be refused"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn defaults_hold_the_seed_values() {
+    let s = Settings::load_with_env(None, env(&[])).unwrap();
+    assert_eq!(s.retrieval.rrf_k, 60);
+    assert_eq!(s.retrieval.rewrite.model, "claude-haiku-4-5-20251001");
+    assert!(!s.retrieval.rewrite.enabled);
+    assert!(!s.retrieval.reranker.enabled);
+    assert_eq!(s.retrieval.reranker.model, "BAAI/bge-reranker-v2-m3");
+    assert_eq!(s.embedding.model, "sentence-transformers/all-MiniLM-L6-v2");
+    assert_eq!(s.embedding.dims, 384);
+    assert_eq!(s.embedding.pooling, Pooling::Mean);
+    assert_eq!(s.storage.synchronous, Synchronous::Normal);
+    assert!(s.ingestion.evidence.entail_floor > 0.0 && s.ingestion.evidence.entail_floor < 1.0);
+    assert!(s.ingestion.max_entity_attributes > 0);
+    assert!(s.ingestion.reinforcements_to_confirm > 0);
+    assert!(!s.ingestion.extraction_model.is_empty() && !s.ingestion.review_model.is_empty());
+}
+
+#[test]
+fn a_file_overrides_defaults_and_keeps_the_rest() {
+    let file = yaml_file(
+        "retrieval:\n  rrf_k: 80\nembedding:\n  model: BAAI/bge-m3\n  dims: 1024\n  pooling: cls\n",
+    );
+    let s = Settings::load_with_env(Some(file.path()), env(&[])).unwrap();
+    assert_eq!(s.retrieval.rrf_k, 80);
+    assert_eq!(s.embedding.model, "BAAI/bge-m3");
+    assert_eq!(s.embedding.dims, 1024);
+    assert_eq!(s.embedding.pooling, Pooling::Cls);
+    // Untouched keys keep their defaults.
+    assert_eq!(
+        s.retrieval.per_generator_k,
+        Settings::load_with_env(None, env(&[])).unwrap().retrieval.per_generator_k
+    );
+}
+
+#[test]
+fn environment_overrides_the_file() {
+    let file = yaml_file("retrieval:\n  rrf_k: 80\n");
+    let s = Settings::load_with_env(
+        Some(file.path()),
+        env(&[
+            ("RETOLD__RETRIEVAL__RRF_K", "90"),
+            ("RETOLD__RETRIEVAL__GATE__DENSE_FLOOR", "0.42"),
+            ("RETOLD__RETRIEVAL__REWRITE__ENABLED", "true"),
+            ("RETOLD__SERVER__CORS_ORIGINS", "http://a.test,http://b.test"),
+            ("RETOLD_UNRELATED", "ignored"),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(s.retrieval.rrf_k, 90);
+    assert_eq!(s.retrieval.gate.dense_floor, 0.42);
+    assert!(s.retrieval.rewrite.enabled);
+    assert_eq!(s.server.cors_origins, ["http://a.test", "http://b.test"]);
+}
+
+#[test]
+fn an_out_of_range_value_is_refused_naming_its_key() {
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__RRF_K", "0")])));
+    assert!(text.contains("retrieval.rrf_k"), "{text}");
+    let file = yaml_file("ingestion:\n  evidence:\n    entail_floor: 1.5\n");
+    let text = error_text(Settings::load_with_env(Some(file.path()), env(&[])));
+    assert!(text.contains("ingestion.evidence.entail_floor"), "{text}");
+}
+
+#[test]
+fn a_wrong_type_or_unknown_key_is_refused_naming_it() {
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__RRF_K", "many")])));
+    assert!(text.contains("rrf_k"), "{text}");
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__POOLING", "max")])));
+    assert!(text.contains("pooling"), "{text}");
+    let file = yaml_file("retrieval:\n  rrf_kk: 3\n");
+    let text = error_text(Settings::load_with_env(Some(file.path()), env(&[])));
+    assert!(text.contains("rrf_kk"), "{text}");
+}
+
+#[test]
+fn cross_field_rules_are_checked() {
+    let text = error_text(Settings::load_with_env(
+        None,
+        env(&[("RETOLD__RETRIEVAL__DEFAULT_LIMIT", "60"), ("RETOLD__RETRIEVAL__MAX_LIMIT", "50")]),
+    ));
+    assert!(text.contains("retrieval.default_limit"), "{text}");
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__AUTH__ADMIN_KEY_SHA256", "abc")])));
+    assert!(text.contains("auth.admin_key_sha256"), "{text}");
+}
+
+#[test]
+fn a_missing_file_is_an_error() {
+    let text =
+        error_text(Settings::load_with_env(Some(std::path::Path::new("/nonexistent/retold.yaml")), env(&[])));
+    assert!(text.contains("retold.yaml"), "{text}");
+}

@@ -1,0 +1,329 @@
+//! The local ONNX embedder: `model.onnx` + `tokenizer.json` from a directory, run with
+//! ONNX Runtime loaded dynamically from a configured `libonnxruntime.so`.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use async_trait::async_trait;
+use ort::session::Session;
+use ort::session::builder::GraphOptimizationLevel;
+use ort::value::Tensor;
+use retold_domain::{DomainError, Embedder, EmbeddingModelInfo, Result};
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+use crate::error::IndexError;
+use crate::vector::normalise;
+
+/// How token vectors become one sentence vector.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pooling {
+    /// Mean over tokens, weighted by the attention mask (all-MiniLM-L6-v2).
+    Mean,
+    /// The first (`[CLS]`) token (BGE-M3).
+    Cls,
+}
+
+/// Everything the embedder needs, as plain values.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OnnxEmbedderConfig {
+    /// Model name recorded with every vector, e.g. `sentence-transformers/all-MiniLM-L6-v2`.
+    pub model: String,
+    pub version: u32,
+    pub dims: u32,
+    pub pooling: Pooling,
+    /// Inputs longer than this many tokens are truncated.
+    pub max_length: usize,
+    /// Texts per ONNX run.
+    pub batch_size: usize,
+    /// Concurrent ONNX runs; each session runs on one intra-op thread.
+    pub workers: usize,
+    /// Directory holding `model.onnx` and `tokenizer.json`.
+    pub model_dir: PathBuf,
+    /// Path of `libonnxruntime.so`.
+    pub runtime_library: PathBuf,
+}
+
+const FIX: &str = "run `cargo xtask setup` to provision it, or point the configuration at it";
+
+/// ONNX Runtime can be loaded once per process; every embedder shares this environment.
+static ENVIRONMENT: OnceLock<(PathBuf, ort::environment::Environment)> = OnceLock::new();
+static ENVIRONMENT_INIT: Mutex<()> = Mutex::new(());
+
+fn environment(library: &Path) -> std::result::Result<&'static ort::environment::Environment, IndexError> {
+    // A missing library makes later ort calls panic, so check before touching ort at all.
+    if !library.is_file() {
+        return Err(IndexError::MissingFile {
+            what: "ONNX Runtime library (embedding.runtime_library)",
+            path: library.to_path_buf(),
+            fix: FIX,
+        });
+    }
+    let _guard = ENVIRONMENT_INIT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((loaded, env)) = ENVIRONMENT.get() {
+        if loaded != library {
+            return Err(IndexError::Runtime(format!(
+                "ONNX Runtime is already loaded from {} in this process; cannot also load {}",
+                loaded.display(),
+                library.display()
+            )));
+        }
+        return Ok(env);
+    }
+    let builder = ort::init_from(library)
+        .map_err(|e| IndexError::Runtime(format!("loading {}: {e}", library.display())))?;
+    let env = builder
+        .with_name("retold")
+        .with_telemetry(false)
+        .build()
+        .map_err(|e| IndexError::Runtime(format!("creating the ONNX Runtime environment: {e}")))?;
+    Ok(&ENVIRONMENT.get_or_init(|| (library.to_path_buf(), env)).1)
+}
+
+/// Sentence embeddings from a local ONNX model. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct OnnxEmbedder {
+    info: EmbeddingModelInfo,
+    core: std::sync::Arc<Core>,
+}
+
+#[derive(Debug)]
+struct Core {
+    config: OnnxEmbedderConfig,
+    tokenizer: Tokenizer,
+    /// One session per worker; a worker takes a free one for each batch.
+    sessions: Mutex<Vec<Session>>,
+    /// Wakes a waiting caller when a session is returned.
+    returned: std::sync::Condvar,
+    feeds_token_type_ids: bool,
+    output_name: String,
+}
+
+impl OnnxEmbedder {
+    /// Load the runtime, the tokenizer and `workers` sessions. Fails with a message naming
+    /// the missing or wrong file and the command that fixes it.
+    pub fn load(config: OnnxEmbedderConfig) -> std::result::Result<Self, IndexError> {
+        let model_path = config.model_dir.join("model.onnx");
+        let tokenizer_path = config.model_dir.join("tokenizer.json");
+        for (what, path) in [
+            ("embedding model (embedding.model_dir)", &model_path),
+            ("tokenizer (embedding.model_dir)", &tokenizer_path),
+        ] {
+            if !path.is_file() {
+                return Err(IndexError::MissingFile { what, path: path.clone(), fix: FIX });
+            }
+        }
+        if config.workers == 0 || config.batch_size == 0 {
+            return Err(IndexError::Config(
+                "embedding.workers and embedding.batch_size must be at least 1".into(),
+            ));
+        }
+        let env = environment(&config.runtime_library)?;
+
+        let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
+            .map_err(|e| IndexError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
+        // Shipped tokenizer.json files often pad every input to a fixed length; pad each
+        // batch only to its longest member instead.
+        let mut padding = tokenizer.get_padding().cloned().unwrap_or_else(PaddingParams::default);
+        padding.strategy = PaddingStrategy::BatchLongest;
+        tokenizer.with_padding(Some(padding));
+        tokenizer
+            .with_truncation(Some(TruncationParams {
+                max_length: config.max_length,
+                ..TruncationParams::default()
+            }))
+            .map_err(|e| IndexError::Tokenizer(format!("setting truncation: {e}")))?;
+
+        let mut sessions = Vec::with_capacity(config.workers);
+        for _ in 0..config.workers {
+            let session = build_session(env, &model_path)
+                .map_err(|e| IndexError::Model(format!("{}: {e}", model_path.display())))?;
+            sessions.push(session);
+        }
+        let inputs: Vec<String> = sessions[0].inputs().iter().map(|o| o.name().to_owned()).collect();
+        for required in ["input_ids", "attention_mask"] {
+            if !inputs.iter().any(|n| n == required) {
+                return Err(IndexError::Model(format!(
+                    "{} declares inputs {inputs:?}; {required} is required",
+                    model_path.display()
+                )));
+            }
+        }
+        let feeds_token_type_ids = inputs.iter().any(|n| n == "token_type_ids");
+        let output_name = sessions[0]
+            .outputs()
+            .first()
+            .map(|o| o.name().to_owned())
+            .ok_or_else(|| IndexError::Model(format!("{} declares no output", model_path.display())))?;
+
+        let info =
+            EmbeddingModelInfo { name: config.model.clone(), version: config.version, dims: config.dims };
+        let core = Core {
+            config,
+            tokenizer,
+            sessions: Mutex::new(sessions),
+            returned: std::sync::Condvar::new(),
+            feeds_token_type_ids,
+            output_name,
+        };
+        let embedder = Self { info, core: std::sync::Arc::new(core) };
+        // Check the configured dims against what the model really produces.
+        let probe = embedder.embed_blocking(&["dimension probe".to_owned()])?;
+        let config = &embedder.core.config;
+        if probe[0].len() != config.dims as usize {
+            return Err(IndexError::Config(format!(
+                "embedding.dims is {} but {} produces {} numbers",
+                config.dims,
+                config.model_dir.join("model.onnx").display(),
+                probe[0].len()
+            )));
+        }
+        Ok(embedder)
+    }
+
+    /// Embed on the calling thread (blocking). Batches by `batch_size`; waits for a free
+    /// session when all workers are busy.
+    pub fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+        self.core.embed_blocking(texts)
+    }
+}
+
+impl Core {
+    fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+        let mut out = Vec::with_capacity(texts.len());
+        for batch in texts.chunks(self.config.batch_size) {
+            let mut session = self.take_session();
+            let result = self.run_batch(&mut session, batch);
+            self.give_back(session);
+            out.extend(result?);
+        }
+        Ok(out)
+    }
+
+    fn take_session(&self) -> Session {
+        let mut free = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if let Some(session) = free.pop() {
+                return session;
+            }
+            free = self.returned.wait(free).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn give_back(&self, session: Session) {
+        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(session);
+        self.returned.notify_one();
+    }
+
+    fn run_batch(
+        &self,
+        session: &mut Session,
+        batch: &[String],
+    ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+        let encodings = self
+            .tokenizer
+            .encode_batch(batch.iter().map(String::as_str).collect::<Vec<_>>(), true)
+            .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
+        let rows = encodings.len();
+        let seq = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(rows * seq);
+        let mut mask = Vec::with_capacity(rows * seq);
+        let mut types = Vec::with_capacity(rows * seq);
+        for encoding in &encodings {
+            ids.extend(encoding.get_ids().iter().map(|&x| i64::from(x)));
+            mask.extend(encoding.get_attention_mask().iter().map(|&x| i64::from(x)));
+            types.extend(encoding.get_type_ids().iter().map(|&x| i64::from(x)));
+        }
+        let run = |session: &mut Session| -> ort::Result<(Vec<i64>, Vec<f32>)> {
+            let mut inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)> = ort::inputs![
+                "input_ids" => Tensor::from_array(([rows, seq], ids))?,
+                "attention_mask" => Tensor::from_array(([rows, seq], mask.clone()))?,
+            ];
+            if self.feeds_token_type_ids {
+                inputs.push(("token_type_ids".into(), Tensor::from_array(([rows, seq], types))?.into()));
+            }
+            let outputs = session.run(inputs)?;
+            let (shape, data) = outputs[self.output_name.as_str()].try_extract_tensor::<f32>()?;
+            Ok((shape.to_vec(), data.to_vec()))
+        };
+        let (shape, data) = run(session).map_err(|e| IndexError::Model(format!("inference failed: {e}")))?;
+        pool(&shape, &data, &mask, rows, seq, self.config.pooling)
+    }
+}
+
+fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {
+    Session::builder(env)?
+        .with_optimization_level(GraphOptimizationLevel::Level3)?
+        .with_intra_threads(1)?
+        .with_inter_threads(1)?
+        .commit_from_file(model)
+}
+
+/// Pool `[rows, seq, hidden]` token vectors (or take `[rows, hidden]` as they are), then
+/// L2-normalise each row.
+fn pool(
+    shape: &[i64],
+    data: &[f32],
+    mask: &[i64],
+    rows: usize,
+    seq: usize,
+    pooling: Pooling,
+) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+    let mut out = Vec::with_capacity(rows);
+    match *shape {
+        [r, s, hidden] if r as usize == rows && s as usize == seq => {
+            let hidden = hidden as usize;
+            for row in 0..rows {
+                let tokens = &data[row * seq * hidden..(row + 1) * seq * hidden];
+                let mut vector = vec![0.0f32; hidden];
+                match pooling {
+                    Pooling::Cls => vector.copy_from_slice(&tokens[..hidden]),
+                    Pooling::Mean => {
+                        let mut count = 0.0f32;
+                        for (t, token) in tokens.chunks_exact(hidden).enumerate() {
+                            if mask[row * seq + t] == 0 {
+                                continue;
+                            }
+                            count += 1.0;
+                            vector.iter_mut().zip(token).for_each(|(v, x)| *v += x);
+                        }
+                        let count = count.max(1e-9);
+                        vector.iter_mut().for_each(|v| *v /= count);
+                    }
+                }
+                normalise(&mut vector);
+                out.push(vector);
+            }
+        }
+        [r, hidden] if r as usize == rows => {
+            for row in data.chunks_exact(hidden as usize) {
+                let mut vector = row.to_vec();
+                normalise(&mut vector);
+                out.push(vector);
+            }
+        }
+        _ => {
+            return Err(IndexError::Model(format!(
+                "unexpected output shape {shape:?} for a batch of {rows} × {seq} tokens"
+            )));
+        }
+    }
+    Ok(out)
+}
+
+#[async_trait]
+impl Embedder for OnnxEmbedder {
+    fn info(&self) -> &EmbeddingModelInfo {
+        &self.info
+    }
+
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        // ONNX runs are blocking CPU work: keep them off the async workers. The session
+        // pool bounds how many run at once.
+        let core = std::sync::Arc::clone(&self.core);
+        let texts = texts.to_vec();
+        tokio::task::spawn_blocking(move || core.embed_blocking(&texts))
+            .await
+            .map_err(|e| DomainError::backend("embedder", e))?
+            .map_err(|e| DomainError::backend("embedder", e))
+    }
+}

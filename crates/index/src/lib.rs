@@ -1,0 +1,16 @@
+//! Retold's in-memory exact vector index (seed section 9) and the local ONNX embedder.
+//!
+//! The index holds a contiguous matrix of normalised vectors; search masks it with the
+//! eligible keys and scans exactly. SQLite stays the source of truth: the index is rebuilt
+//! from compatible embedding rows at boot.
+
+mod embedder;
+mod error;
+mod kernel;
+mod provisioned;
+mod vector;
+
+pub use crate::embedder::{OnnxEmbedder, OnnxEmbedderConfig, Pooling};
+pub use crate::error::IndexError;
+pub use crate::provisioned::{cache_dir, default_model_dir, default_runtime_library};
+pub use crate::vector::ExactIndex;

@@ -1,0 +1,300 @@
+//! The in-memory exact vector index of seed section 9: ids, a contiguous matrix of
+//! normalised vectors, key → row positions, and a live flag per row.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::sync::RwLock;
+
+use retold_domain::{DomainError, RecordId, RecordKey, Result, VectorHit, VectorIndex};
+
+use crate::kernel::dot;
+
+const NO_ROW: u32 = u32::MAX;
+
+#[derive(Debug, Default)]
+struct Inner {
+    /// Row → record id.
+    ids: Vec<RecordId>,
+    /// Row → record key.
+    keys: Vec<RecordKey>,
+    /// `rows × dims` normalised vectors, row-major.
+    matrix: Vec<f32>,
+    /// Record key → row (`NO_ROW` when absent). Keys are SQLite rowids: dense and small.
+    pos: Vec<u32>,
+    /// Row → still searchable.
+    live: Vec<bool>,
+    live_count: usize,
+}
+
+impl Inner {
+    fn row_of(&self, key: RecordKey) -> Option<usize> {
+        let row = *self.pos.get(usize::try_from(key.0).ok()?)?;
+        (row != NO_ROW).then_some(row as usize)
+    }
+}
+
+/// Exact cosine search over live, eligible rows.
+#[derive(Debug)]
+pub struct ExactIndex {
+    dims: usize,
+    inner: RwLock<Inner>,
+}
+
+impl ExactIndex {
+    /// An empty index for vectors of `dims` numbers.
+    pub fn new(dims: usize) -> Self {
+        Self { dims, inner: RwLock::new(Inner::default()) }
+    }
+
+    /// An empty index with room for `rows` vectors.
+    pub fn with_capacity(dims: usize, rows: usize) -> Self {
+        let inner = Inner {
+            ids: Vec::with_capacity(rows),
+            keys: Vec::with_capacity(rows),
+            matrix: Vec::with_capacity(rows * dims),
+            pos: Vec::with_capacity(rows + 1),
+            live: Vec::with_capacity(rows),
+            live_count: 0,
+        };
+        Self { dims, inner: RwLock::new(inner) }
+    }
+
+    /// Vector length.
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Rows held, live or dead.
+    pub fn rows(&self) -> usize {
+        self.read().ids.len()
+    }
+
+    /// Drop dead rows and rebuild positions. Searches wait while it runs.
+    pub fn compact(&self) {
+        let mut inner = self.write();
+        let dims = self.dims;
+        let old = std::mem::take(&mut *inner);
+        let mut fresh = Inner {
+            ids: Vec::with_capacity(old.live_count),
+            keys: Vec::with_capacity(old.live_count),
+            matrix: Vec::with_capacity(old.live_count * dims),
+            pos: vec![NO_ROW; old.pos.len()],
+            live: Vec::with_capacity(old.live_count),
+            live_count: 0,
+        };
+        for (row, alive) in old.live.iter().enumerate() {
+            if !*alive {
+                continue;
+            }
+            let new_row = fresh.ids.len();
+            fresh.ids.push(old.ids[row].clone());
+            fresh.keys.push(old.keys[row]);
+            fresh.matrix.extend_from_slice(&old.matrix[row * dims..(row + 1) * dims]);
+            fresh.pos[old.keys[row].0 as usize] = new_row as u32;
+            fresh.live.push(true);
+            fresh.live_count += 1;
+        }
+        *inner = fresh;
+    }
+
+    /// Plain scan over every row with no mask and no liveness check: the baseline the
+    /// benchmark compares the masked search against. Returns (row, score) pairs.
+    pub fn plain_scan_baseline(&self, query: &[f32], k: usize) -> Vec<(usize, f32)> {
+        let inner = self.read();
+        let mut top = TopK::new(k);
+        for (row, vector) in inner.matrix.chunks_exact(self.dims).enumerate() {
+            top.offer(dot(query, vector), row as u32, &inner.ids);
+        }
+        top.into_sorted().into_iter().map(|(row, score)| (row as usize, score)).collect()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Inner> {
+        self.inner.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
+        self.inner.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn check_dims(&self, what: &'static str, vector: &[f32]) -> Result<()> {
+        if vector.len() != self.dims {
+            return Err(DomainError::Invalid {
+                field: what,
+                reason: format!("has {} dimensions, the index holds {}", vector.len(), self.dims),
+            });
+        }
+        if vector.iter().any(|x| !x.is_finite()) {
+            return Err(DomainError::Invalid { field: what, reason: "contains a non-finite number".into() });
+        }
+        Ok(())
+    }
+}
+
+/// L2-normalise in place; a zero vector stays zero (it then scores 0 against everything).
+pub(crate) fn normalise(vector: &mut [f32]) {
+    let norm = dot(vector, vector).sqrt();
+    if norm > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
+impl VectorIndex for ExactIndex {
+    fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()> {
+        self.check_dims("vector", vector)?;
+        let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {
+            DomainError::Invalid { field: "record_key", reason: format!("{} is too large", key.0) }
+        })?;
+        let mut normalised = vector.to_vec();
+        normalise(&mut normalised);
+        let dims = self.dims;
+        let mut inner = self.write();
+        if let Some(row) = inner.row_of(key) {
+            inner.matrix[row * dims..(row + 1) * dims].copy_from_slice(&normalised);
+            inner.ids[row] = id.clone();
+            if !inner.live[row] {
+                inner.live[row] = true;
+                inner.live_count += 1;
+            }
+            return Ok(());
+        }
+        let row = inner.ids.len() as u32;
+        if inner.pos.len() <= slot {
+            inner.pos.resize(slot + 1, NO_ROW);
+        }
+        inner.pos[slot] = row;
+        inner.ids.push(id.clone());
+        inner.keys.push(key);
+        inner.matrix.extend_from_slice(&normalised);
+        inner.live.push(true);
+        inner.live_count += 1;
+        Ok(())
+    }
+
+    fn mark_dead(&self, key: RecordKey) {
+        let mut inner = self.write();
+        if let Some(row) = inner.row_of(key)
+            && inner.live[row]
+        {
+            inner.live[row] = false;
+            inner.live_count -= 1;
+        }
+    }
+
+    fn search(&self, query: &[f32], eligible: &[RecordKey], k: usize) -> Result<Vec<VectorHit>> {
+        self.check_dims("query", query)?;
+        if k == 0 || eligible.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut query = query.to_vec();
+        normalise(&mut query);
+        let dims = self.dims;
+        // The mask is built while holding the lock, so a concurrent write cannot shift rows
+        // between building it and scanning.
+        let inner = self.read();
+        let mut rows: Vec<u32> = eligible
+            .iter()
+            .filter_map(|key| inner.row_of(*key))
+            .filter(|row| inner.live[*row])
+            .map(|row| row as u32)
+            .collect();
+        // Scan in matrix order for sequential memory access.
+        rows.sort_unstable();
+        rows.dedup();
+        let mut top = TopK::new(k);
+        for &row in &rows {
+            let start = row as usize * dims;
+            top.offer(dot(&query, &inner.matrix[start..start + dims]), row, &inner.ids);
+        }
+        Ok(top
+            .into_sorted()
+            .into_iter()
+            .map(|(row, score)| VectorHit {
+                record_key: inner.keys[row as usize],
+                record_id: inner.ids[row as usize].clone(),
+                score,
+            })
+            .collect())
+    }
+
+    fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
+        let inner = self.read();
+        let row = inner.row_of(key).filter(|row| inner.live[*row])?;
+        Some(inner.matrix[row * self.dims..(row + 1) * self.dims].to_vec())
+    }
+
+    fn live_len(&self) -> usize {
+        self.read().live_count
+    }
+}
+
+/// Bounded selection of the best `k` (score descending, then id ascending).
+struct TopK {
+    k: usize,
+    /// Min-heap on "goodness": the worst kept candidate is on top.
+    heap: BinaryHeap<Worst>,
+}
+
+#[derive(Debug)]
+struct Worst {
+    score: f32,
+    row: u32,
+    /// Tie-break key; only consulted when scores are equal.
+    id: String,
+}
+
+impl TopK {
+    fn new(k: usize) -> Self {
+        Self { k, heap: BinaryHeap::with_capacity(k + 1) }
+    }
+
+    #[inline]
+    fn offer(&mut self, score: f32, row: u32, ids: &[RecordId]) {
+        if self.heap.len() < self.k {
+            self.heap.push(Worst::new(score, row, ids));
+            return;
+        }
+        let worst = self.heap.peek().expect("k > 0");
+        // Cheap rejection on score alone; equal scores fall through to the id tie-break.
+        if score < worst.score {
+            return;
+        }
+        let candidate = Worst::new(score, row, ids);
+        if candidate.cmp(worst) == Ordering::Less {
+            self.heap.pop();
+            self.heap.push(candidate);
+        }
+    }
+
+    fn into_sorted(self) -> Vec<(u32, f32)> {
+        // Ascending in the "worse is greater" order: best first.
+        self.heap.into_sorted_vec().into_iter().map(|w| (w.row, w.score)).collect()
+    }
+}
+
+impl Worst {
+    fn new(score: f32, row: u32, ids: &[RecordId]) -> Self {
+        Self { score, row, id: ids[row as usize].as_str().to_owned() }
+    }
+}
+
+// Ordering: a value is "greater" when it is worse, so the max-heap keeps the worst on top.
+// Worse = lower score, or equal score and larger id.
+impl Ord for Worst {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.score.total_cmp(&self.score).then_with(|| self.id.cmp(&other.id))
+    }
+}
+
+impl PartialOrd for Worst {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Worst {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Worst {}

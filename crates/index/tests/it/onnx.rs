@@ -1,0 +1,149 @@
+//! The real model, provisioned by `cargo xtask setup`, checked against a reference
+//! computed once with Python onnxruntime (`tests/fixtures/make_reference.py`).
+
+use std::sync::OnceLock;
+
+use retold_domain::Embedder;
+use retold_index::{
+    IndexError, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
+};
+
+fn config() -> OnnxEmbedderConfig {
+    OnnxEmbedderConfig {
+        model: "sentence-transformers/all-MiniLM-L6-v2".into(),
+        version: 1,
+        dims: 384,
+        pooling: Pooling::Mean,
+        max_length: 256,
+        batch_size: 4,
+        workers: 2,
+        model_dir: default_model_dir(),
+        runtime_library: default_runtime_library(),
+    }
+}
+
+fn embedder() -> &'static OnnxEmbedder {
+    static EMBEDDER: OnceLock<OnnxEmbedder> = OnceLock::new();
+    EMBEDDER.get_or_init(|| OnnxEmbedder::load(config()).expect("model provisioned by `cargo xtask setup`"))
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+struct Reference {
+    sentences: Vec<String>,
+    vectors: Vec<Vec<f32>>,
+}
+
+fn reference() -> Reference {
+    let text = include_str!("../fixtures/reference_minilm.json");
+    let json: serde_json::Value = serde_json::from_str(text).unwrap();
+    let sentences =
+        json["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect();
+    let vectors = json["vectors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect())
+        .collect();
+    Reference { sentences, vectors }
+}
+
+#[test]
+fn vectors_match_the_python_reference() {
+    let reference = reference();
+    // Batches of 4 with padding, so padding must not change the result.
+    let got = embedder().embed_blocking(&reference.sentences).unwrap();
+    assert_eq!(got.len(), reference.vectors.len());
+    let mut worst = 0.0f32;
+    for (g, r) in got.iter().zip(&reference.vectors) {
+        assert_eq!(g.len(), 384);
+        for (a, b) in g.iter().zip(r) {
+            worst = worst.max((a - b).abs());
+        }
+    }
+    assert!(worst < 1e-4, "largest difference from the reference is {worst}");
+}
+
+#[test]
+fn paraphrases_score_higher_than_unrelated_sentences() {
+    let texts: Vec<String> = [
+        "Aditya prefers concise technical explanations.",
+        "Aditya likes short, technical answers.",
+        "The project uses Conventional Commits.",
+        "Commit messages follow the Conventional Commits format.",
+        "The OAuth refresh token expired after one hour.",
+    ]
+    .map(String::from)
+    .to_vec();
+    let v = embedder().embed_blocking(&texts).unwrap();
+    for (a, b, unrelated) in [(0, 1, [2, 3, 4]), (2, 3, [0, 1, 4])] {
+        for unrelated in unrelated {
+            assert!(
+                cosine(&v[a], &v[b]) > cosine(&v[a], &v[unrelated]) + 0.2,
+                "{:?} ~ {:?} should beat {:?}",
+                texts[a],
+                texts[b],
+                texts[unrelated]
+            );
+        }
+    }
+}
+
+#[test]
+fn vectors_are_unit_length_and_deterministic() {
+    let texts = vec!["one".to_owned(), "a much longer sentence about the memory service".to_owned()];
+    let a = embedder().embed_blocking(&texts).unwrap();
+    let b = embedder().embed_blocking(&texts[1..]).unwrap();
+    for v in &a {
+        assert!((cosine(v, v) - 1.0).abs() < 1e-5);
+    }
+    assert!(a[1].iter().zip(&b[0]).all(|(x, y)| (x - y).abs() < 1e-6));
+}
+
+#[test]
+fn long_inputs_are_truncated_not_refused() {
+    let long = "memory ".repeat(5_000);
+    let v = embedder().embed_blocking(&[long]).unwrap();
+    assert_eq!(v[0].len(), 384);
+}
+
+#[tokio::test]
+async fn the_port_embeds_concurrently_without_blocking_the_runtime() {
+    let embedder = embedder().clone();
+    assert_eq!(embedder.info().dims, 384);
+    let tasks: Vec<_> = (0..6)
+        .map(|i| {
+            let embedder = embedder.clone();
+            tokio::spawn(async move { embedder.embed(&[format!("sentence number {i}")]).await.unwrap() })
+        })
+        .collect();
+    for task in tasks {
+        assert_eq!(task.await.unwrap()[0].len(), 384);
+    }
+}
+
+#[test]
+fn wrong_dims_are_refused_with_the_key_named() {
+    embedder(); // ONNX Runtime is loaded once per process; share it.
+    let err = OnnxEmbedder::load(OnnxEmbedderConfig { dims: 1024, workers: 1, ..config() }).unwrap_err();
+    assert!(matches!(err, IndexError::Config(_)), "{err}");
+    assert!(err.to_string().contains("embedding.dims"), "{err}");
+}
+
+#[test]
+fn missing_files_name_the_file_and_the_fix() {
+    let err = OnnxEmbedder::load(OnnxEmbedderConfig { model_dir: "/nonexistent/model".into(), ..config() })
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("/nonexistent/model/model.onnx") && text.contains("cargo xtask setup"), "{text}");
+
+    let err = OnnxEmbedder::load(OnnxEmbedderConfig {
+        runtime_library: "/nonexistent/libonnxruntime.so".into(),
+        ..config()
+    })
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("/nonexistent/libonnxruntime.so") && text.contains("cargo xtask setup"), "{text}");
+}

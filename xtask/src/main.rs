@@ -1,0 +1,71 @@
+//! Project automation: `cargo xtask <command>`.
+//!
+//! - `ci`: provisions what the tests need, then fmt --check, clippy -D warnings, every test.
+//! - `setup`: provisions the ONNX Runtime library and the embedding model into the cache.
+
+mod setup;
+
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (command, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
+    match command {
+        "ci" => ci(rest),
+        "setup" => setup::run(rest),
+        "help" | "--help" | "-h" => {
+            print_help();
+            Ok(())
+        }
+        other => {
+            print_help();
+            bail!("unknown command {other:?}")
+        }
+    }
+}
+
+fn print_help() {
+    eprintln!(
+        "usage: cargo xtask <command>\n\n\
+         commands:\n  \
+         setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
+         ci      setup, then cargo fmt --check, clippy -D warnings and every test"
+    );
+}
+
+fn ci(args: &[String]) -> Result<()> {
+    if !args.is_empty() {
+        bail!("ci takes no arguments");
+    }
+    setup::run(&[])?;
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
+    cargo(&["test", "--workspace", "--all-targets", "--locked"])?;
+    eprintln!("xtask ci: all checks passed");
+    Ok(())
+}
+
+/// Run cargo with the workspace root as working directory; fail when it fails.
+pub(crate) fn cargo(args: &[&str]) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("$ cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !status.success() {
+        bail!("cargo {} failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// The workspace root (the parent of this crate).
+pub(crate) fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}

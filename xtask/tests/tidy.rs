@@ -1,0 +1,63 @@
+//! Architecture invariants checked on every test run.
+
+use std::process::Command;
+
+/// Crates that must never appear in the pure crates' normal dependency trees.
+const INFRASTRUCTURE: &[&str] = &[
+    "sea-orm",
+    "sea-query",
+    "sqlx",
+    "sqlx-core",
+    "libsqlite3-sys",
+    "axum",
+    "hyper",
+    "tokio",
+    "ort",
+    "ort-sys",
+    "usearch",
+    "tokenizers",
+    "serde",
+    "reqwest",
+    "tower",
+    "tower-http",
+    "utoipa",
+];
+
+fn dependencies(package: &str) -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let out = Command::new(cargo)
+        .args(["tree", "--offline", "-p", package, "-e", "normal", "--prefix", "none", "--format", "{p}"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("cargo tree runs");
+    assert!(out.status.success(), "cargo tree failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+fn assert_pure(package: &str) {
+    let deps = dependencies(package);
+    assert!(deps.iter().any(|d| d == package), "cargo tree did not list {package} itself: {deps:?}");
+    let forbidden: Vec<_> = deps.iter().filter(|d| INFRASTRUCTURE.contains(&d.as_str())).collect();
+    assert!(forbidden.is_empty(), "{package} must stay pure but depends on {forbidden:?}");
+}
+
+#[test]
+fn domain_has_no_infrastructure_dependency() {
+    assert_pure("retold-domain");
+}
+
+#[test]
+fn policy_has_no_infrastructure_dependency() {
+    assert_pure("retold-policy");
+}
+
+#[test]
+fn domain_depends_on_no_other_workspace_crate() {
+    let deps = dependencies("retold-domain");
+    let inward: Vec<_> = deps.iter().filter(|d| d.starts_with("retold-") && *d != "retold-domain").collect();
+    assert!(inward.is_empty(), "retold-domain must depend on nothing in the workspace: {inward:?}");
+}
