@@ -72,8 +72,9 @@ pub struct RecordUpdate {
 pub struct WriteUnit {
     /// New records, each with its FTS row written alongside.
     pub inserts: Vec<MemoryRecord>,
-    /// Changes to existing records (status, reinforcement, expiry). A stale
-    /// `expected_version` fails the whole unit with `DomainError::Conflict`.
+    /// Changes to existing records (status, confidence, expiry, reinforcement, tags; content
+    /// and key never change). A stale `expected_version` fails the whole unit with
+    /// `DomainError::Conflict`. An update to `deleted` removes the record's FTS row.
     pub updates: Vec<RecordUpdate>,
     /// Entity links of the inserted records.
     pub links: Vec<RecordEntityLink>,
@@ -135,8 +136,6 @@ pub trait RecordStore: Send + Sync {
     async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>>;
     /// Audit events about a record, oldest first.
     async fn events_of(&self, id: &RecordId) -> Result<Vec<AuditEvent>>;
-    /// Mark a record deleted: status change, FTS row removed, event written, in one transaction.
-    async fn forget(&self, update: RecordUpdate, event: AuditEvent) -> Result<()>;
     /// Every embedding row that matches `model`, `version` and `dims`, plus the number of
     /// rows that did not (reported, never mixed in). Deleted records are skipped.
     async fn compatible_embeddings(

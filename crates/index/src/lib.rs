@@ -13,4 +13,4 @@ mod vector;
 pub use crate::embedder::{OnnxEmbedder, OnnxEmbedderConfig, Pooling};
 pub use crate::error::IndexError;
 pub use crate::provisioned::{cache_dir, default_model_dir, default_runtime_library};
-pub use crate::vector::ExactIndex;
+pub use crate::vector::{ExactIndex, RebuildReport};

@@ -298,3 +298,32 @@ impl PartialEq for Worst {
 }
 
 impl Eq for Worst {}
+
+/// What a boot rebuild found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RebuildReport {
+    /// Vectors loaded into the index.
+    pub loaded: usize,
+    /// Stored vectors from another model, version or dimension count: counted, never mixed in.
+    pub incompatible: u64,
+}
+
+impl ExactIndex {
+    /// Boot: scan the compatible embedding rows of `model` from the store and build the index.
+    pub async fn rebuild(
+        store: &dyn retold_domain::RecordStore,
+        model: &retold_domain::EmbeddingModelInfo,
+    ) -> Result<(Self, RebuildReport)> {
+        let (rows, incompatible) =
+            store.compatible_embeddings(&model.name, model.version, model.dims).await?;
+        let index = Self::with_capacity(model.dims as usize, rows.len());
+        for row in &rows {
+            let key = row.record_key.ok_or_else(|| DomainError::Invalid {
+                field: "record_key",
+                reason: format!("embedding of {} was read without its key", row.record_id),
+            })?;
+            index.upsert(key, &row.record_id, &row.vector)?;
+        }
+        Ok((index, RebuildReport { loaded: rows.len(), incompatible }))
+    }
+}

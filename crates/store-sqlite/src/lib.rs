@@ -1,2 +1,18 @@
-//! Retold's canonical store: SQLite through sea-orm, migrations, FTS5 rows, the
-//! eligible-id query, and the one-transaction write unit. The only crate with SQL.
+//! Retold's canonical store: SQLite through sea-orm, forward-only migrations, FTS5 rows,
+//! the eligible-id query, and the one-transaction write unit. The only crate with SQL.
+//!
+//! Durability, chosen on purpose: WAL journal (readers never block the writer),
+//! `synchronous = NORMAL` by default (a commit survives a process crash; on power loss the
+//! last commits may be lost but the file stays consistent; `FULL` is one setting away),
+//! a busy timeout, foreign keys on, one writer connection and a pool of readers. Every write
+//! is one `BEGIN IMMEDIATE` transaction.
+
+mod convert;
+mod entities;
+mod error;
+mod lexical;
+mod migration;
+mod store;
+
+pub use crate::error::StoreError;
+pub use crate::store::{Durability, SqliteStore, StoreConfig};

@@ -1,4 +1,5 @@
 //! Integration tests of the vector index and the ONNX embedder.
 
+mod boot;
 mod exact;
 mod onnx;

@@ -1,0 +1,218 @@
+//! Row ↔ domain conversion, in one place. No sea-orm type leaves this crate.
+
+use std::collections::BTreeMap;
+
+use retold_domain::chrono::{DateTime, Utc};
+use retold_domain::{
+    AgentId, Attribute, AuditEvent, Confidence, Content, EmbeddingRow, Entity, EntityId, EntityKind,
+    EntityStatus, EventId, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name,
+    RecordEntityLink, RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
+};
+use sea_orm::{QueryResult, Value};
+
+use crate::error::{StoreError, corrupt};
+
+/// Columns of `records` in the order [`record_values`] produces them.
+pub(crate) const RECORD_COLUMNS: &str = "id, type, version, content, subject_entity_id, attribute, scope_kind, \
+     scope_id, source_kind, source_ref, creator_agent_id, evidence, created_at, event_at, expires_at, confidence, \
+     status, supersedes_id, reinforcements, last_reinforced_at, tags";
+
+pub(crate) fn millis(at: Timestamp) -> i64 {
+    at.timestamp_millis()
+}
+
+fn from_millis(table: &'static str, value: i64) -> Result<Timestamp, StoreError> {
+    DateTime::<Utc>::from_timestamp_millis(value)
+        .ok_or_else(|| corrupt(table, format!("bad timestamp {value}")))
+}
+
+fn opt_millis(table: &'static str, value: Option<i64>) -> Result<Option<Timestamp>, StoreError> {
+    value.map(|v| from_millis(table, v)).transpose()
+}
+
+/// The values of a record for an INSERT, in [`RECORD_COLUMNS`] order.
+pub(crate) fn record_values(r: &MemoryRecord) -> Vec<Value> {
+    let tags: Vec<&str> = r.tags.iter().map(Tag::as_str).collect();
+    vec![
+        r.id.as_str().into(),
+        r.memory_type.as_str().into(),
+        i64::from(r.version).into(),
+        r.content.as_str().into(),
+        r.key.as_ref().map(|k| k.subject_entity_id.as_str().to_owned()).into(),
+        r.key.as_ref().map(|k| k.attribute.as_str().to_owned()).into(),
+        r.scope.kind().as_str().into(),
+        r.scope.id().into(),
+        r.source_kind.as_str().into(),
+        r.source_ref.as_ref().map(|s| s.as_str().to_owned()).into(),
+        r.creator_agent_id.as_str().into(),
+        r.evidence.as_ref().map(|e| e.as_str().to_owned()).into(),
+        millis(r.created_at).into(),
+        r.event_at.map(millis).into(),
+        r.expires_at.map(millis).into(),
+        r.confidence.get().into(),
+        r.status.as_str().into(),
+        r.supersedes_id.as_ref().map(|s| s.as_str().to_owned()).into(),
+        i64::from(r.reinforcements).into(),
+        r.last_reinforced_at.map(millis).into(),
+        serde_json::to_string(&tags).expect("a list of strings serialises").into(),
+    ]
+}
+
+fn get<T: sea_orm::TryGetable>(
+    row: &QueryResult,
+    table: &'static str,
+    column: &str,
+) -> Result<T, StoreError> {
+    row.try_get::<T>("", column).map_err(|e| corrupt(table, format!("{column}: {e}")))
+}
+
+/// Build the domain record from a `SELECT key, <RECORD_COLUMNS>` row.
+pub(crate) fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
+    const T: &str = "records";
+    let bad = |e: retold_domain::DomainError| corrupt(T, e);
+    let subject: Option<String> = get(row, T, "subject_entity_id")?;
+    let attribute: Option<String> = get(row, T, "attribute")?;
+    let key = match (subject, attribute) {
+        (Some(entity), Some(attribute)) => {
+            Some(FactKey::new(EntityId::new(entity).map_err(bad)?, Attribute::new(attribute).map_err(bad)?))
+        }
+        (None, None) => None,
+        _ => return Err(corrupt(T, "subject_entity_id and attribute must be set together")),
+    };
+    let tags_json: String = get(row, T, "tags")?;
+    let tags: Vec<String> = serde_json::from_str(&tags_json).map_err(|e| corrupt(T, format!("tags: {e}")))?;
+    let scope = Scope::new(
+        ScopeKind::parse(&get::<String>(row, T, "scope_kind")?).map_err(bad)?,
+        get::<String>(row, T, "scope_id")?,
+    )
+    .map_err(bad)?;
+    let u32_of = |column: &str| -> Result<u32, StoreError> {
+        u32::try_from(get::<i64>(row, T, column)?).map_err(|e| corrupt(T, format!("{column}: {e}")))
+    };
+    Ok(MemoryRecord {
+        id: RecordId::new(get::<String>(row, T, "id")?).map_err(bad)?,
+        memory_type: MemoryType::parse(&get::<String>(row, T, "type")?).map_err(bad)?,
+        version: u32_of("version")?,
+        content: content_or_erased(get::<String>(row, T, "content")?).map_err(bad)?,
+        key,
+        scope,
+        source_kind: SourceKind::parse(&get::<String>(row, T, "source_kind")?).map_err(bad)?,
+        source_ref: get::<Option<String>>(row, T, "source_ref")?
+            .map(SourceRef::new)
+            .transpose()
+            .map_err(bad)?,
+        creator_agent_id: AgentId::new(get::<String>(row, T, "creator_agent_id")?).map_err(bad)?,
+        evidence: get::<Option<String>>(row, T, "evidence")?.map(Evidence::new).transpose().map_err(bad)?,
+        created_at: from_millis(T, get(row, T, "created_at")?)?,
+        event_at: opt_millis(T, get(row, T, "event_at")?)?,
+        expires_at: opt_millis(T, get(row, T, "expires_at")?)?,
+        confidence: Confidence::new(get(row, T, "confidence")?).map_err(bad)?,
+        status: Status::parse(&get::<String>(row, T, "status")?).map_err(bad)?,
+        supersedes_id: get::<Option<String>>(row, T, "supersedes_id")?
+            .map(RecordId::new)
+            .transpose()
+            .map_err(bad)?,
+        reinforcements: u32_of("reinforcements")?,
+        last_reinforced_at: opt_millis(T, get(row, T, "last_reinforced_at")?)?,
+        tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
+    })
+}
+
+/// Erased records keep their row with empty content; show a placeholder rather than fail.
+fn content_or_erased(content: String) -> retold_domain::Result<Content> {
+    if content.is_empty() { Content::new("[erased]") } else { Content::new(content) }
+}
+
+pub(crate) fn record_key(row: &QueryResult) -> Result<RecordKey, StoreError> {
+    let key: i64 = get(row, "records", "key")?;
+    u64::try_from(key).map(RecordKey).map_err(|e| corrupt("records", format!("key: {e}")))
+}
+
+pub(crate) fn link_from_row(row: &QueryResult) -> Result<RecordEntityLink, StoreError> {
+    const T: &str = "record_entities";
+    let bad = |e: retold_domain::DomainError| corrupt(T, e);
+    Ok(RecordEntityLink {
+        record_id: RecordId::new(get::<String>(row, T, "record_id")?).map_err(bad)?,
+        entity_id: EntityId::new(get::<String>(row, T, "entity_id")?).map_err(bad)?,
+        role: LinkRole::parse(&get::<String>(row, T, "role")?).map_err(bad)?,
+    })
+}
+
+pub(crate) fn entity_from_row(row: &QueryResult) -> Result<Entity, StoreError> {
+    const T: &str = "entities";
+    let bad = |e: retold_domain::DomainError| corrupt(T, e);
+    Ok(Entity {
+        id: EntityId::new(get::<String>(row, T, "id")?).map_err(bad)?,
+        kind: EntityKind::parse(&get::<String>(row, T, "kind")?).map_err(bad)?,
+        canonical_name: Name::new(get::<String>(row, T, "canonical_name")?).map_err(bad)?,
+        scope: Scope::new(
+            ScopeKind::parse(&get::<String>(row, T, "scope_kind")?).map_err(bad)?,
+            get::<String>(row, T, "scope_id")?,
+        )
+        .map_err(bad)?,
+        status: EntityStatus::parse(&get::<String>(row, T, "status")?).map_err(bad)?,
+        merged_into: get::<Option<String>>(row, T, "merged_into")?
+            .map(EntityId::new)
+            .transpose()
+            .map_err(bad)?,
+        created_at: from_millis(T, get(row, T, "created_at")?)?,
+    })
+}
+
+pub(crate) fn grant_from_row(row: &QueryResult) -> Result<Grant, StoreError> {
+    const T: &str = "grants";
+    let bad = |e: retold_domain::DomainError| corrupt(T, e);
+    Ok(Grant {
+        id: GrantId::new(get::<String>(row, T, "id")?).map_err(bad)?,
+        agent_id: AgentId::new(get::<String>(row, T, "agent_id")?).map_err(bad)?,
+        scope: Scope::new(
+            ScopeKind::parse(&get::<String>(row, T, "scope_kind")?).map_err(bad)?,
+            get::<String>(row, T, "scope_id")?,
+        )
+        .map_err(bad)?,
+        can_read: get::<i64>(row, T, "can_read")? != 0,
+        can_write: get::<i64>(row, T, "can_write")? != 0,
+    })
+}
+
+pub(crate) fn event_details(event: &AuditEvent) -> String {
+    serde_json::to_string(&event.details).expect("a string map serialises")
+}
+
+pub(crate) fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError> {
+    const T: &str = "events";
+    let bad = |e: retold_domain::DomainError| corrupt(T, e);
+    let details: BTreeMap<String, String> = serde_json::from_str(&get::<String>(row, T, "details")?)
+        .map_err(|e| corrupt(T, format!("details: {e}")))?;
+    Ok(AuditEvent {
+        id: EventId::new(get::<String>(row, T, "id")?).map_err(bad)?,
+        at: from_millis(T, get(row, T, "at")?)?,
+        kind: get(row, T, "kind")?,
+        record_id: get::<Option<String>>(row, T, "record_id")?.map(RecordId::new).transpose().map_err(bad)?,
+        actor: get::<Option<String>>(row, T, "actor")?.map(AgentId::new).transpose().map_err(bad)?,
+        details,
+    })
+}
+
+/// Little-endian `f32`s.
+pub(crate) fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
+    vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+pub(crate) fn embedding_from_row(row: &QueryResult) -> Result<EmbeddingRow, StoreError> {
+    const T: &str = "embeddings";
+    let blob: Vec<u8> = get(row, T, "vector")?;
+    let dims = u32::try_from(get::<i64>(row, T, "dims")?).map_err(|e| corrupt(T, e))?;
+    if blob.len() != dims as usize * 4 {
+        return Err(corrupt(T, format!("vector has {} bytes for {dims} dims", blob.len())));
+    }
+    let vector = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    Ok(EmbeddingRow {
+        record_key: Some(record_key(row)?),
+        record_id: RecordId::new(get::<String>(row, T, "record_id")?).map_err(|e| corrupt(T, e))?,
+        model: get(row, T, "model")?,
+        version: u32::try_from(get::<i64>(row, T, "version")?).map_err(|e| corrupt(T, e))?,
+        dims,
+        vector,
+    })
+}

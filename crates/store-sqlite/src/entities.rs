@@ -1,0 +1,293 @@
+//! Entities, aliases and grants. Every alias change rewrites the FTS rows of the records
+//! linked to the entity in the same transaction, so lexical search never sees stale aliases.
+
+use async_trait::async_trait;
+use retold_domain::{
+    AgentId, AuditEvent, Entity, EntityId, EntityStore, Grant, GrantId, GrantStore, Name,
+    Result as DomainResult, Scope,
+};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, Value};
+
+use crate::convert::{self, millis};
+use crate::error::StoreError;
+use crate::store::{SqliteStore, aliases_of, insert_event, scope_clause, stmt};
+
+const ENTITY_COLUMNS: &str =
+    "id, kind, canonical_name, scope_kind, scope_id, status, merged_into, created_at";
+
+/// Rewrite the alias text of every FTS row whose record links to `entity`.
+async fn rewrite_fts_for(txn: &DatabaseTransaction, entity: &EntityId) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        &format!(
+            "UPDATE records_fts SET aliases = {} WHERE record_id IN \
+             (SELECT record_id FROM record_entities WHERE entity_id = ?)",
+            aliases_of("records_fts.record_id")
+        ),
+        [entity.as_str().into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+async fn require_entity(txn: &DatabaseTransaction, id: &EntityId) -> Result<(), StoreError> {
+    let found = txn
+        .query_one_raw(stmt(
+            "SELECT 1 AS one FROM entities WHERE id = ? AND status != 'merged'",
+            [id.as_str().into()],
+        ))
+        .await?;
+    match found {
+        Some(_) => Ok(()),
+        None => Err(StoreError::NotFound { what: "entity", id: id.to_string() }),
+    }
+}
+
+impl SqliteStore {
+    async fn create_entity_tx(
+        &self,
+        entity: Entity,
+        aliases: Vec<Name>,
+        event: AuditEvent,
+    ) -> Result<(), StoreError> {
+        let txn = self.begin_write().await?;
+        txn.execute_raw(stmt(
+            &format!(
+                "INSERT INTO entities ({ENTITY_COLUMNS}, name_folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            ),
+            [
+                entity.id.as_str().into(),
+                entity.kind.as_str().into(),
+                entity.canonical_name.as_str().into(),
+                entity.scope.kind().as_str().into(),
+                entity.scope.id().into(),
+                entity.status.as_str().into(),
+                entity.merged_into.as_ref().map(|m| m.as_str().to_owned()).into(),
+                millis(entity.created_at).into(),
+                entity.canonical_name.folded().into(),
+            ],
+        ))
+        .await
+        .map_err(|e| match e.sql_err() {
+            Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+                StoreError::Duplicate(format!("entity {} already exists", entity.id))
+            }
+            _ => StoreError::Db(e),
+        })?;
+        for alias in &aliases {
+            insert_alias(&txn, &entity.id, alias).await?;
+        }
+        insert_event(&txn, &event).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    async fn add_alias_tx(&self, id: &EntityId, alias: Name, event: AuditEvent) -> Result<(), StoreError> {
+        let txn = self.begin_write().await?;
+        require_entity(&txn, id).await?;
+        insert_alias(&txn, id, &alias).await?;
+        rewrite_fts_for(&txn, id).await?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    async fn remove_alias_tx(
+        &self,
+        id: &EntityId,
+        alias: &Name,
+        event: AuditEvent,
+    ) -> Result<(), StoreError> {
+        let txn = self.begin_write().await?;
+        let removed = txn
+            .execute_raw(stmt(
+                "DELETE FROM entity_aliases WHERE entity_id = ? AND alias_folded = ?",
+                [id.as_str().into(), alias.folded().into()],
+            ))
+            .await?;
+        if removed.rows_affected() == 0 {
+            return Err(StoreError::NotFound { what: "alias", id: format!("{id}: {alias}") });
+        }
+        rewrite_fts_for(&txn, id).await?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    async fn merge_tx(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<(), StoreError> {
+        if from == into {
+            return Err(StoreError::Duplicate(format!("cannot merge entity {from} into itself")));
+        }
+        let txn = self.begin_write().await?;
+        require_entity(&txn, from).await?;
+        require_entity(&txn, into).await?;
+        let (f, i): (Value, Value) = (from.as_str().into(), into.as_str().into());
+        // The merged entity's name and aliases become aliases of the survivor.
+        txn.execute_raw(stmt(
+            "INSERT OR IGNORE INTO entity_aliases (entity_id, alias, alias_folded) \
+             SELECT ?, canonical_name, name_folded FROM entities WHERE id = ? \
+             UNION ALL SELECT ?, alias, alias_folded FROM entity_aliases WHERE entity_id = ?",
+            [i.clone(), f.clone(), i.clone(), f.clone()],
+        ))
+        .await?;
+        txn.execute_raw(stmt("DELETE FROM entity_aliases WHERE entity_id = ?", [f.clone()])).await?;
+        // Links move; a record linked to both keeps its stronger role.
+        txn.execute_raw(stmt(
+            "INSERT INTO record_entities (record_id, entity_id, role) \
+             SELECT record_id, ?, role FROM record_entities WHERE entity_id = ? AND true \
+             ON CONFLICT (record_id, entity_id) DO UPDATE SET role = \
+               CASE WHEN excluded.role = 'about' OR record_entities.role = 'about' THEN 'about' ELSE 'mentions' END",
+            [i.clone(), f.clone()],
+        ))
+        .await?;
+        txn.execute_raw(stmt("DELETE FROM record_entities WHERE entity_id = ?", [f.clone()])).await?;
+        txn.execute_raw(stmt(
+            "UPDATE records SET subject_entity_id = ? WHERE subject_entity_id = ?",
+            [i.clone(), f.clone()],
+        ))
+        .await?;
+        txn.execute_raw(stmt("UPDATE entities SET status = 'merged', merged_into = ? WHERE id = ?", [i, f]))
+            .await?;
+        rewrite_fts_for(&txn, into).await?;
+        // Subjects changed with the key: refresh the subject column of the affected rows too.
+        txn.execute_raw(stmt(
+            "UPDATE records_fts SET subject = (SELECT coalesce(r.subject, '') FROM records r WHERE r.id = records_fts.record_id) \
+             WHERE record_id IN (SELECT id FROM records WHERE subject_entity_id = ?)",
+            [into.as_str().into()],
+        ))
+        .await?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await?;
+        Ok(())
+    }
+}
+
+async fn insert_alias(txn: &DatabaseTransaction, id: &EntityId, alias: &Name) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        "INSERT INTO entity_aliases (entity_id, alias, alias_folded) VALUES (?, ?, ?) \
+         ON CONFLICT (entity_id, alias_folded) DO NOTHING",
+        [id.as_str().into(), alias.as_str().into(), alias.folded().into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+#[async_trait]
+impl EntityStore for SqliteStore {
+    async fn create_entity(&self, entity: Entity, aliases: Vec<Name>, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.create_entity_tx(entity, aliases, event).await?)
+    }
+
+    async fn entity(&self, id: &EntityId) -> DomainResult<Option<Entity>> {
+        let row = self
+            .reader
+            .query_one_raw(stmt(
+                &format!("SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?"),
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(convert::entity_from_row).transpose()?)
+    }
+
+    async fn aliases(&self, id: &EntityId) -> DomainResult<Vec<Name>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT alias FROM entity_aliases WHERE entity_id = ? ORDER BY alias",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let alias: String = row.try_get("", "alias").map_err(StoreError::from)?;
+                Name::new(alias).map_err(|e| crate::error::corrupt("entity_aliases", e).into())
+            })
+            .collect()
+    }
+
+    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.add_alias_tx(id, alias, event).await?)
+    }
+
+    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.remove_alias_tx(id, alias, event).await?)
+    }
+
+    async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.merge_tx(from, into, event).await?)
+    }
+
+    async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> DomainResult<Vec<Entity>> {
+        let folded = name.folded();
+        let mut values = Vec::new();
+        let scopes = scope_clause(scopes, &mut values);
+        values.push(folded.clone().into());
+        values.push(folded.into());
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT {ENTITY_COLUMNS} FROM entities WHERE {scopes} AND status != 'merged' AND \
+                     (name_folded = ? OR id IN (SELECT entity_id FROM entity_aliases WHERE alias_folded = ?)) ORDER BY id"
+                ),
+                values,
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(convert::entity_from_row).collect::<Result<_, _>>()?)
+    }
+}
+
+#[async_trait]
+impl GrantStore for SqliteStore {
+    async fn put_grant(&self, grant: Grant, event: AuditEvent) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        txn.execute_raw(stmt(
+            "INSERT INTO grants (id, agent_id, scope_kind, scope_id, can_read, can_write) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                grant.id.as_str().into(),
+                grant.agent_id.as_str().into(),
+                grant.scope.kind().as_str().into(),
+                grant.scope.id().into(),
+                i64::from(grant.can_read).into(),
+                i64::from(grant.can_write).into(),
+            ],
+        ))
+        .await
+        .map_err(StoreError::from)?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn revoke_grant(&self, id: &GrantId, event: AuditEvent) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE grants SET revoked = 1 WHERE id = ? AND revoked = 0",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 0 {
+            return Err(StoreError::NotFound { what: "grant", id: id.to_string() }.into());
+        }
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn grants_for(&self, agent: &AgentId) -> DomainResult<Vec<Grant>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT id, agent_id, scope_kind, scope_id, can_read, can_write FROM grants \
+                 WHERE agent_id = ? AND revoked = 0 ORDER BY id",
+                [agent.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(convert::grant_from_row).collect::<Result<_, _>>()?)
+    }
+}

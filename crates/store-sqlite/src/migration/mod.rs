@@ -1,0 +1,15 @@
+//! Forward-only, versioned migrations, applied at start-up. A database that records a
+//! migration this binary does not know was written by a newer Retold and is refused.
+
+use sea_orm_migration::prelude::*;
+
+mod m20261130_000001_init;
+
+pub(crate) struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261130_000001_init::Migration)]
+    }
+}

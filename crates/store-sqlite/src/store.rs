@@ -1,0 +1,503 @@
+//! `SqliteStore`: opening, migrating, and the record store port.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use retold_domain::{
+    AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EntityId, MemoryRecord,
+    RecordEntityLink, RecordId, RecordStore, Result as DomainResult, Scope, Status, WriteUnit,
+};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend,
+    SqliteTransactionMode, Statement, TransactionOptions, TransactionTrait, Value,
+};
+use sea_orm_migration::MigratorTrait;
+
+use crate::convert::{self, RECORD_COLUMNS, millis, record_values};
+use crate::error::StoreError;
+use crate::migration::Migrator;
+
+/// SQLite `synchronous` level under WAL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// `synchronous = NORMAL`: a commit survives a process crash; the last commits may be
+    /// lost on power loss. WAL keeps the database consistent either way.
+    Normal,
+    /// `synchronous = FULL`: a commit also survives power loss, at a latency cost.
+    Full,
+}
+
+/// How to open the store.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreConfig {
+    pub path: PathBuf,
+    pub durability: Durability,
+    /// How long a connection waits for a lock before failing.
+    pub busy_timeout: Duration,
+    /// Connections in the read pool.
+    pub read_connections: u32,
+}
+
+impl StoreConfig {
+    /// Defaults for a file: NORMAL durability, 5 s busy timeout, 4 readers.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            durability: Durability::Normal,
+            busy_timeout: Duration::from_secs(5),
+            read_connections: 4,
+        }
+    }
+}
+
+/// The canonical SQLite store. One writer connection (writes are serialised in process and
+/// each is one IMMEDIATE transaction), a pool of readers; WAL lets readers run during a write.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pub(crate) writer: DatabaseConnection,
+    pub(crate) reader: DatabaseConnection,
+}
+
+pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statement {
+    Statement::from_sql_and_values(DbBackend::Sqlite, sql, values)
+}
+
+async fn connect(config: &StoreConfig, connections: u32) -> Result<DatabaseConnection, StoreError> {
+    let path = config.path.clone();
+    let durability = config.durability;
+    let busy = config.busy_timeout;
+    let mut options = ConnectOptions::new("sqlite://retold.db?mode=rwc");
+    options
+        .max_connections(connections)
+        .min_connections(1)
+        .acquire_timeout(busy + Duration::from_secs(25))
+        .sqlx_logging(false)
+        .map_sqlx_sqlite_opts(move |o| {
+            o.filename(&path)
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(match durability {
+                    Durability::Normal => SqliteSynchronous::Normal,
+                    Durability::Full => SqliteSynchronous::Full,
+                })
+                .busy_timeout(busy)
+                .foreign_keys(true)
+                .pragma("temp_store", "memory")
+        });
+    Ok(Database::connect(options).await?)
+}
+
+impl SqliteStore {
+    /// Open (creating when missing) and migrate. A database written by a newer Retold is
+    /// refused before anything is changed.
+    pub async fn open(config: &StoreConfig) -> Result<Self, StoreError> {
+        if let Some(parent) = config.path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            std::fs::create_dir_all(parent)?;
+        }
+        let writer = connect(config, 1).await?;
+        refuse_newer(&writer, &config.path).await?;
+        Migrator::up(&writer, None).await?;
+        let reader = connect(config, config.read_connections.max(1)).await?;
+        Ok(Self { writer, reader })
+    }
+
+    /// Close both pools.
+    pub async fn close(self) -> Result<(), StoreError> {
+        self.reader.close().await?;
+        self.writer.close().await?;
+        Ok(())
+    }
+
+    pub(crate) async fn begin_write(&self) -> Result<DatabaseTransaction, StoreError> {
+        Ok(self
+            .writer
+            .begin_with_options(TransactionOptions {
+                sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+                ..Default::default()
+            })
+            .await?)
+    }
+
+    async fn apply_unit(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>, StoreError> {
+        let txn = self.begin_write().await?;
+        let mut inserted = Vec::with_capacity(unit.inserts.len());
+        for record in &unit.inserts {
+            let placeholders = vec!["?"; 21].join(", ");
+            let result = txn
+                .execute_raw(stmt(
+                    &format!("INSERT INTO records ({RECORD_COLUMNS}) VALUES ({placeholders})"),
+                    record_values(record),
+                ))
+                .await
+                .map_err(|e| duplicate_or(e, || format!("record {} already exists", record.id)))?;
+            inserted.push(EligibleRecord {
+                key: retold_domain::RecordKey(result.last_insert_id()),
+                id: record.id.clone(),
+            });
+        }
+        for update in &unit.updates {
+            apply_update(&txn, update).await?;
+        }
+        for link in &unit.links {
+            insert_link(&txn, link).await?;
+        }
+        // FTS rows after the links, so the denormalised aliases are complete.
+        for record in &unit.inserts {
+            if record.status.keeps_indexes() {
+                txn.execute_raw(stmt(
+                    &format!(
+                        "INSERT INTO records_fts (rowid, record_id, content, subject, aliases) \
+                         SELECT r.key, r.id, r.content, coalesce(r.subject, ''), {} FROM records r WHERE r.id = ?",
+                        aliases_of("r.id")
+                    ),
+                    [record.id.as_str().into()],
+                ))
+                .await?;
+            }
+        }
+        for row in &unit.embeddings {
+            insert_embedding(&txn, row).await?;
+        }
+        for conflict in &unit.conflicts {
+            txn.execute_raw(stmt(
+                "INSERT OR IGNORE INTO record_conflicts (record_id, conflicting_id) VALUES (?, ?)",
+                [conflict.record_id.as_str().into(), conflict.conflicting_id.as_str().into()],
+            ))
+            .await?;
+        }
+        for event in &unit.events {
+            insert_event(&txn, event).await?;
+        }
+        txn.commit().await?;
+        Ok(inserted)
+    }
+
+    async fn select_records(
+        &self,
+        where_sql: &str,
+        values: Vec<Value>,
+    ) -> Result<Vec<MemoryRecord>, StoreError> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+                values,
+            ))
+            .await?;
+        rows.iter().map(convert::record_from_row).collect()
+    }
+}
+
+/// Refuse a database that records migrations this binary does not know.
+async fn refuse_newer(db: &DatabaseConnection, path: &Path) -> Result<(), StoreError> {
+    let exists = db
+        .query_one_raw(stmt(
+            "SELECT 1 AS one FROM sqlite_master WHERE type = 'table' AND name = 'seaql_migrations'",
+            [],
+        ))
+        .await?
+        .is_some();
+    if !exists {
+        return Ok(());
+    }
+    let known: HashSet<String> = Migrator::migrations().iter().map(|m| m.name().to_owned()).collect();
+    let rows = db.query_all_raw(stmt("SELECT version FROM seaql_migrations", [])).await?;
+    let mut unknown = Vec::new();
+    for row in rows {
+        let version: String = row.try_get("", "version")?;
+        if !known.contains(&version) {
+            unknown.push(version);
+        }
+    }
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(StoreError::NewerDatabase { path: path.display().to_string(), unknown })
+    }
+}
+
+/// SQL for the denormalised alias text of the record whose id is `record_id_sql`:
+/// canonical names and aliases of every linked entity.
+pub(crate) fn aliases_of(record_id_sql: &str) -> String {
+    format!(
+        "(SELECT coalesce(group_concat(name, ' | '), '') FROM ( \
+            SELECT e.canonical_name AS name FROM record_entities l JOIN entities e ON e.id = l.entity_id \
+              WHERE l.record_id = {record_id_sql} \
+            UNION ALL \
+            SELECT a.alias AS name FROM record_entities l JOIN entity_aliases a ON a.entity_id = l.entity_id \
+              WHERE l.record_id = {record_id_sql}))"
+    )
+}
+
+fn duplicate_or(error: sea_orm::DbErr, message: impl FnOnce() -> String) -> StoreError {
+    match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate(message()),
+        _ => StoreError::Db(error),
+    }
+}
+
+async fn apply_update(
+    txn: &DatabaseTransaction,
+    update: &retold_domain::RecordUpdate,
+) -> Result<(), StoreError> {
+    let r = &update.record;
+    if r.version != update.expected_version + 1 {
+        return Err(StoreError::Corrupt {
+            table: "records",
+            reason: format!("update of {} must carry version {}", r.id, update.expected_version + 1),
+        });
+    }
+    let tags: Vec<&str> = r.tags.iter().map(|t| t.as_str()).collect();
+    let result = txn
+        .execute_raw(stmt(
+            "UPDATE records SET version = ?, status = ?, confidence = ?, expires_at = ?, event_at = ?, \
+             reinforcements = ?, last_reinforced_at = ?, tags = ? WHERE id = ? AND version = ?",
+            [
+                i64::from(r.version).into(),
+                r.status.as_str().into(),
+                r.confidence.get().into(),
+                r.expires_at.map(millis).into(),
+                r.event_at.map(millis).into(),
+                i64::from(r.reinforcements).into(),
+                r.last_reinforced_at.map(millis).into(),
+                serde_json::to_string(&tags).expect("strings serialise").into(),
+                r.id.as_str().into(),
+                i64::from(update.expected_version).into(),
+            ],
+        ))
+        .await?;
+    if result.rows_affected() == 0 {
+        let exists = txn
+            .query_one_raw(stmt("SELECT 1 AS one FROM records WHERE id = ?", [r.id.as_str().into()]))
+            .await?;
+        return Err(match exists {
+            Some(_) => StoreError::StaleVersion { id: r.id.to_string(), expected: update.expected_version },
+            None => StoreError::NotFound { what: "record", id: r.id.to_string() },
+        });
+    }
+    if !r.status.keeps_indexes() {
+        txn.execute_raw(stmt("DELETE FROM records_fts WHERE record_id = ?", [r.id.as_str().into()])).await?;
+    }
+    Ok(())
+}
+
+async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        "INSERT INTO record_entities (record_id, entity_id, role) VALUES (?, ?, ?)",
+        [link.record_id.as_str().into(), link.entity_id.as_str().into(), link.role.as_str().into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
+    if row.vector.len() != row.dims as usize {
+        return Err(StoreError::Corrupt {
+            table: "embeddings",
+            reason: format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
+        });
+    }
+    txn.execute_raw(stmt(
+        "INSERT OR REPLACE INTO embeddings (record_id, model, version, dims, vector) VALUES (?, ?, ?, ?, ?)",
+        [
+            row.record_id.as_str().into(),
+            row.model.as_str().into(),
+            i64::from(row.version).into(),
+            i64::from(row.dims).into(),
+            convert::vector_to_blob(&row.vector).into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+pub(crate) async fn insert_event(txn: &DatabaseTransaction, event: &AuditEvent) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        "INSERT INTO events (id, at, kind, record_id, actor, details) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            event.id.as_str().into(),
+            millis(event.at).into(),
+            event.kind.as_str().into(),
+            event.record_id.as_ref().map(|r| r.as_str().to_owned()).into(),
+            event.actor.as_ref().map(|a| a.as_str().to_owned()).into(),
+            convert::event_details(event).into(),
+        ],
+    ))
+    .await
+    .map_err(|e| duplicate_or(e, || format!("event {} already exists", event.id)))?;
+    Ok(())
+}
+
+/// `(scope_kind = ? AND scope_id = ?) OR …` for a scope list; `0` when empty.
+pub(crate) fn scope_clause(scopes: &[Scope], values: &mut Vec<Value>) -> String {
+    if scopes.is_empty() {
+        return "0".to_owned();
+    }
+    let parts: Vec<&str> = scopes
+        .iter()
+        .map(|s| {
+            values.push(s.kind().as_str().into());
+            values.push(s.id().into());
+            "(scope_kind = ? AND scope_id = ?)"
+        })
+        .collect();
+    format!("({})", parts.join(" OR "))
+}
+
+#[async_trait]
+impl RecordStore for SqliteStore {
+    async fn apply(&self, unit: WriteUnit) -> DomainResult<Vec<EligibleRecord>> {
+        Ok(self.apply_unit(unit).await?)
+    }
+
+    async fn get(&self, id: &RecordId) -> DomainResult<Option<MemoryRecord>> {
+        Ok(self.select_records("id = ?", vec![id.as_str().into()]).await?.pop())
+    }
+
+    async fn eligible(&self, filter: &EligibilityFilter) -> DomainResult<Vec<EligibleRecord>> {
+        if filter.scopes.is_empty() || filter.statuses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut values = Vec::new();
+        let mut sql =
+            format!("SELECT key, id FROM records WHERE {}", scope_clause(&filter.scopes, &mut values));
+        let statuses: Vec<&str> = filter.statuses.iter().map(|s| s.as_str()).collect();
+        sql.push_str(&format!(" AND status IN ({})", vec!["?"; statuses.len()].join(", ")));
+        values.extend(statuses.into_iter().map(Value::from));
+        sql.push_str(" AND (expires_at IS NULL OR expires_at > ?)");
+        values.push(millis(filter.now).into());
+        if let Some(types) = &filter.types {
+            if types.is_empty() {
+                return Ok(Vec::new());
+            }
+            sql.push_str(&format!(" AND type IN ({})", vec!["?"; types.len()].join(", ")));
+            values.extend(types.iter().map(|t| Value::from(t.as_str())));
+        }
+        if let Some(from) = filter.event_from {
+            sql.push_str(" AND event_at >= ?");
+            values.push(millis(from).into());
+        }
+        if let Some(to) = filter.event_to {
+            sql.push_str(" AND event_at < ?");
+            values.push(millis(to).into());
+        }
+        sql.push_str(" ORDER BY key");
+        let rows = self.reader.query_all_raw(stmt(&sql, values)).await.map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("", "id").map_err(StoreError::from)?;
+                Ok(EligibleRecord {
+                    key: convert::record_key(row)?,
+                    id: RecordId::new(id).map_err(|e| crate::error::corrupt("records", e))?,
+                })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+
+    async fn active_by_key(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        attribute: &str,
+    ) -> DomainResult<Vec<MemoryRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into(), attribute.into()];
+        let scopes = scope_clause(scopes, &mut values);
+        values.push(Status::Provisional.as_str().into());
+        values.push(Status::Confirmed.as_str().into());
+        Ok(self
+            .select_records(
+                &format!(
+                    "subject_entity_id = ? AND attribute = ? AND {scopes} AND status IN (?, ?) ORDER BY key"
+                ),
+                values,
+            )
+            .await?)
+    }
+
+    async fn links_of(&self, id: &RecordId) -> DomainResult<Vec<RecordEntityLink>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT record_id, entity_id, role FROM record_entities WHERE record_id = ? ORDER BY role, entity_id",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(convert::link_from_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn conflicts_of(&self, id: &RecordId) -> DomainResult<Vec<ConflictLink>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT record_id, conflicting_id FROM record_conflicts WHERE record_id = ? OR conflicting_id = ? \
+                 ORDER BY record_id, conflicting_id",
+                [id.as_str().into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let get = |c: &str| -> Result<RecordId, StoreError> {
+                    let v: String = row.try_get("", c)?;
+                    RecordId::new(v).map_err(|e| crate::error::corrupt("record_conflicts", e))
+                };
+                Ok(ConflictLink { record_id: get("record_id")?, conflicting_id: get("conflicting_id")? })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+
+    async fn events_of(&self, id: &RecordId) -> DomainResult<Vec<AuditEvent>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT id, at, kind, record_id, actor, details FROM events WHERE record_id = ? ORDER BY seq",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(convert::event_from_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn compatible_embeddings(
+        &self,
+        model: &str,
+        version: u32,
+        dims: u32,
+    ) -> DomainResult<(Vec<EmbeddingRow>, u64)> {
+        let live = "JOIN records r ON r.id = e.record_id WHERE r.status != 'deleted' AND r.erased_at IS NULL";
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT r.key, e.record_id, e.model, e.version, e.dims, e.vector FROM embeddings e {live} \
+                     AND e.model = ? AND e.version = ? AND e.dims = ? ORDER BY r.key"
+                ),
+                [model.into(), i64::from(version).into(), i64::from(dims).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        let compatible = rows.iter().map(convert::embedding_from_row).collect::<Result<Vec<_>, _>>()?;
+        let other = self
+            .reader
+            .query_one_raw(stmt(
+                &format!(
+                    "SELECT count(*) AS n FROM embeddings e {live} \
+                     AND NOT (e.model = ? AND e.version = ? AND e.dims = ?)"
+                ),
+                [model.into(), i64::from(version).into(), i64::from(dims).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .map(|row| row.try_get::<i64>("", "n"))
+            .transpose()
+            .map_err(StoreError::from)?
+            .unwrap_or(0);
+        Ok((compatible, u64::try_from(other).unwrap_or(0)))
+    }
+}

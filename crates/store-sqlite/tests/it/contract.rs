@@ -1,0 +1,435 @@
+//! Contract tests for the store ports. Each takes the ports as trait objects, so any
+//! implementation (a PostgreSQL store later) can run the same suite.
+
+use retold_domain::{
+    ConflictLink, DomainError, EligibilityFilter, EmbeddingRow, EntityId, EntityStore, GrantStore,
+    LexicalIndex, LexicalTerm, LinkRole, MemoryType, Name, RecordEntityLink, RecordKey, RecordStore,
+    RecordUpdate, Scope, Status, WriteUnit,
+};
+
+use crate::{entity, event, full_record, open, record, t};
+
+fn filter(scopes: &[&str]) -> EligibilityFilter {
+    EligibilityFilter {
+        scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
+        statuses: EligibilityFilter::statuses_for(false),
+        now: t(10),
+        types: None,
+        event_from: None,
+        event_to: None,
+    }
+}
+
+fn terms(words: &[&str]) -> Vec<LexicalTerm> {
+    words.iter().map(|w| LexicalTerm { text: (*w).to_owned(), identifier: false }).collect()
+}
+
+async fn insert(store: &dyn RecordStore, record: retold_domain::MemoryRecord) -> RecordKey {
+    let id = record.id.clone();
+    let keys = store
+        .apply(WriteUnit {
+            inserts: vec![record],
+            events: vec![event("record.created", Some(&id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    keys[0].key
+}
+
+async fn eligible_ids(store: &dyn RecordStore, filter: &EligibilityFilter) -> Vec<String> {
+    store.eligible(filter).await.unwrap().into_iter().map(|e| e.id.to_string()).collect()
+}
+
+async fn lexical_ids(
+    lexical: &dyn LexicalIndex,
+    records: &dyn RecordStore,
+    words: &[&str],
+    scope: &str,
+) -> Vec<String> {
+    let eligible: Vec<RecordKey> =
+        records.eligible(&filter(&[scope])).await.unwrap().iter().map(|e| e.key).collect();
+    lexical
+        .search(&terms(words), &eligible, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|h| h.record_id.to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn every_field_round_trips() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let entities: &dyn EntityStore = &f.store;
+    entities
+        .create_entity(
+            entity("ent_person_aditya", "Aditya", "user:aditya"),
+            vec![],
+            event("entity.created", None),
+        )
+        .await
+        .unwrap();
+    let full = full_record();
+    assert!(full.content.as_str().chars().count() > 5_000);
+    insert(store, full.clone()).await;
+    assert_eq!(store.get(&full.id).await.unwrap(), Some(full.clone()));
+    assert_eq!(full.subject().unwrap(), "ent_person_aditya/explanation_style");
+
+    // Every optional field empty, other enums.
+    let mut sparse = record(2, "agent:researcher/aditya", "x");
+    sparse.memory_type = MemoryType::Procedural;
+    sparse.source_kind = retold_domain::SourceKind::AgentInference;
+    sparse.status = Status::Provisional;
+    sparse.event_at = None;
+    sparse.expires_at = Some(t(30));
+    sparse.last_reinforced_at = Some(t(4));
+    sparse.reinforcements = 3;
+    sparse.supersedes_id = Some(full.id.clone());
+    insert(store, sparse.clone()).await;
+    assert_eq!(store.get(&sparse.id).await.unwrap(), Some(sparse));
+    assert_eq!(store.get(&retold_domain::RecordId::new("mem_missing").unwrap()).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_failing_statement_leaves_nothing_behind() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let lexical: &dyn LexicalIndex = &f.store;
+    let r = record(1, "project:p", "orphaned zebra fact");
+    // The link names an entity that does not exist: the foreign key fails after the record,
+    // its FTS row and its embedding were written in the same transaction.
+    let unit = WriteUnit {
+        inserts: vec![r.clone()],
+        links: vec![RecordEntityLink {
+            record_id: r.id.clone(),
+            entity_id: EntityId::new("ent_missing").unwrap(),
+            role: LinkRole::About,
+        }],
+        embeddings: vec![EmbeddingRow {
+            record_key: None,
+            record_id: r.id.clone(),
+            model: "m".into(),
+            version: 1,
+            dims: 2,
+            vector: vec![1.0, 0.0],
+        }],
+        events: vec![event("record.created", Some(&r.id))],
+        ..WriteUnit::default()
+    };
+    assert!(store.apply(unit).await.is_err());
+    assert_eq!(store.get(&r.id).await.unwrap(), None);
+    assert!(store.events_of(&r.id).await.unwrap().is_empty());
+    assert_eq!(store.compatible_embeddings("m", 1, 2).await.unwrap(), (vec![], 0));
+    assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
+
+    // A duplicate event id as the last statement also rolls everything back.
+    insert(store, record(2, "project:p", "first")).await;
+    let taken = store.events_of(&record(2, "project:p", "x").id).await.unwrap()[0].clone();
+    let r3 = record(3, "project:p", "second zebra");
+    let unit = WriteUnit { inserts: vec![r3.clone()], events: vec![taken], ..WriteUnit::default() };
+    assert!(matches!(store.apply(unit).await, Err(DomainError::Conflict(_))));
+    assert_eq!(store.get(&r3.id).await.unwrap(), None);
+    assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
+}
+
+#[tokio::test]
+async fn supersession_flips_the_old_record_and_links_the_new_one_atomically() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let old = record(1, "user:aditya", "Aditya prefers concise technical explanations.");
+    insert(store, old.clone()).await;
+    let mut new = record(2, "user:aditya", "Aditya prefers detailed architecture explanations.");
+    new.supersedes_id = Some(old.id.clone());
+    let mut flipped = old.clone();
+    flipped.status = Status::Superseded;
+    flipped.version = 2;
+    let unit = WriteUnit {
+        inserts: vec![new.clone()],
+        updates: vec![RecordUpdate { record: flipped.clone(), expected_version: 1 }],
+        events: vec![event("record.superseded", Some(&old.id)), event("record.created", Some(&new.id))],
+        ..WriteUnit::default()
+    };
+    store.apply(unit.clone()).await.unwrap();
+    assert_eq!(store.get(&old.id).await.unwrap().unwrap().status, Status::Superseded);
+    assert_eq!(store.get(&new.id).await.unwrap().unwrap().supersedes_id, Some(old.id.clone()));
+    assert_eq!(eligible_ids(store, &filter(&["user:aditya"])).await, ["mem_0002"]);
+
+    // Replaying the same unit: the old record's version moved on, so nothing is written.
+    let mut replay = unit;
+    replay.inserts[0].id = retold_domain::RecordId::new("mem_0003").unwrap();
+    replay.events = vec![event("record.created", None)];
+    assert!(matches!(store.apply(replay).await, Err(DomainError::Conflict(_))));
+    assert_eq!(store.get(&retold_domain::RecordId::new("mem_0003").unwrap()).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn conflicts_are_linked_both_ways() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let confirmed = record(1, "user:aditya", "concise");
+    insert(store, confirmed.clone()).await;
+    let mut provisional = record(2, "user:aditya", "detailed");
+    provisional.status = Status::Provisional;
+    let link = ConflictLink { record_id: confirmed.id.clone(), conflicting_id: provisional.id.clone() };
+    store
+        .apply(WriteUnit {
+            inserts: vec![provisional.clone()],
+            conflicts: vec![link.clone()],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.conflicts_of(&confirmed.id).await.unwrap(), std::slice::from_ref(&link));
+    assert_eq!(store.conflicts_of(&provisional.id).await.unwrap(), [link]);
+}
+
+#[tokio::test]
+async fn alias_changes_rewrite_fts_rows() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let entities: &dyn EntityStore = &f.store;
+    let lexical: &dyn LexicalIndex = &f.store;
+    let project = entity("ent_project_memory", "agentic-memory-system", "project:p");
+    entities
+        .create_entity(project.clone(), vec![Name::new("quasar").unwrap()], event("entity.created", None))
+        .await
+        .unwrap();
+    // The content uses a pronoun; only the aliases column can find it by name.
+    let r = record(1, "project:p", "It uses Conventional Commits.");
+    store
+        .apply(WriteUnit {
+            inserts: vec![r.clone()],
+            links: vec![RecordEntityLink {
+                record_id: r.id.clone(),
+                entity_id: project.id.clone(),
+                role: LinkRole::About,
+            }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(lexical_ids(lexical, store, &["quasar"], "project:p").await, ["mem_0001"]);
+
+    entities
+        .add_alias(&project.id, Name::new("Zephyr Engine").unwrap(), event("entity.alias_added", None))
+        .await
+        .unwrap();
+    let hits = lexical.search(&terms(&["zephyr"]), &[RecordKey(1)], 10).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].matched.len(), 1);
+    assert!(hits[0].matched[0].alias, "the match came through the aliases column");
+
+    entities
+        .remove_alias(&project.id, &Name::new("QUASAR").unwrap(), event("entity.alias_removed", None))
+        .await
+        .unwrap();
+    assert!(lexical_ids(lexical, store, &["quasar"], "project:p").await.is_empty());
+    assert_eq!(lexical_ids(lexical, store, &["zephyr"], "project:p").await, ["mem_0001"]);
+    assert_eq!(entities.aliases(&project.id).await.unwrap(), [Name::new("Zephyr Engine").unwrap()]);
+}
+
+#[tokio::test]
+async fn merging_entities_moves_links_and_aliases() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let entities: &dyn EntityStore = &f.store;
+    let lexical: &dyn LexicalIndex = &f.store;
+    let survivor = entity("ent_repo_cli", "agent-memory-cli", "project:p");
+    let dup = entity("ent_repo_cli_dup", "nebulatool", "project:p");
+    entities.create_entity(survivor.clone(), vec![], event("entity.created", None)).await.unwrap();
+    entities
+        .create_entity(dup.clone(), vec![Name::new("memory CLI").unwrap()], event("entity.created", None))
+        .await
+        .unwrap();
+    let r = record(1, "project:p", "Release it on Fridays.");
+    store
+        .apply(WriteUnit {
+            inserts: vec![r.clone()],
+            links: vec![RecordEntityLink {
+                record_id: r.id.clone(),
+                entity_id: dup.id.clone(),
+                role: LinkRole::Mentions,
+            }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    entities.merge(&dup.id, &survivor.id, event("entity.merged", None)).await.unwrap();
+    assert_eq!(store.links_of(&r.id).await.unwrap()[0].entity_id, survivor.id);
+    assert_eq!(entities.entity(&dup.id).await.unwrap().unwrap().merged_into, Some(survivor.id.clone()));
+    // The old name now finds the survivor, and the record still matches it lexically.
+    let scopes = [Scope::parse("project:p").unwrap()];
+    let found = entities.find_by_name(&scopes, &Name::new("NebulaTool").unwrap()).await.unwrap();
+    assert_eq!(found.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), [survivor.id.as_str()]);
+    assert_eq!(lexical_ids(lexical, store, &["nebulatool"], "project:p").await, ["mem_0001"]);
+    assert_eq!(lexical_ids(lexical, store, &["agent-memory-cli"], "project:p").await, ["mem_0001"]);
+}
+
+#[tokio::test]
+async fn entity_lookup_is_exact_and_scope_aware() {
+    let f = open().await;
+    let entities: &dyn EntityStore = &f.store;
+    entities
+        .create_entity(
+            entity("ent_a", "Memory System", "project:p"),
+            vec![Name::new("agent-memory-system").unwrap()],
+            event("e", None),
+        )
+        .await
+        .unwrap();
+    entities
+        .create_entity(entity("ent_b", "memory system", "project:q"), vec![], event("e", None))
+        .await
+        .unwrap();
+    let p = [Scope::parse("project:p").unwrap()];
+    let both = [Scope::parse("project:p").unwrap(), Scope::parse("project:q").unwrap()];
+    let ids = |v: Vec<retold_domain::Entity>| v.into_iter().map(|e| e.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(entities.find_by_name(&p, &Name::new("memory  SYSTEM").unwrap()).await.unwrap()),
+        ["ent_a"]
+    );
+    assert_eq!(
+        ids(entities.find_by_name(&both, &Name::new("memory system").unwrap()).await.unwrap()),
+        ["ent_a", "ent_b"]
+    );
+    assert_eq!(
+        ids(entities.find_by_name(&p, &Name::new("agent-memory-system").unwrap()).await.unwrap()),
+        ["ent_a"]
+    );
+    assert!(entities.find_by_name(&p, &Name::new("memory").unwrap()).await.unwrap().is_empty());
+    assert!(entities.find_by_name(&[], &Name::new("memory system").unwrap()).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn the_eligible_filter_excludes_everything_it_must() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let lexical: &dyn LexicalIndex = &f.store;
+    let mut rows = Vec::new();
+    rows.push(record(1, "project:p", "kept semantic"));
+    rows.push(record(2, "project:other", "other scope"));
+    let mut superseded = record(3, "project:p", "old superseded");
+    superseded.status = Status::Superseded;
+    rows.push(superseded);
+    let mut expired_by_date = record(4, "project:p", "expired by date");
+    expired_by_date.status = Status::Provisional;
+    expired_by_date.expires_at = Some(t(10)); // at `now`: expired
+    rows.push(expired_by_date);
+    let mut expired_status = record(5, "project:p", "expired status");
+    expired_status.status = Status::Expired;
+    rows.push(expired_status);
+    let mut episodic = record(6, "project:p", "episode on the fifth");
+    episodic.memory_type = MemoryType::Episodic;
+    episodic.event_at = Some(t(5));
+    rows.push(episodic);
+    let mut future_expiry = record(7, "project:p", "provisional not yet expired");
+    future_expiry.status = Status::Provisional;
+    future_expiry.expires_at = Some(t(11));
+    rows.push(future_expiry);
+    let deleted = record(8, "project:p", "forgotten secret");
+    rows.push(deleted.clone());
+    for r in rows {
+        insert(store, r).await;
+    }
+    // Forget record 8: status deleted, FTS row gone.
+    let mut gone = deleted.clone();
+    gone.status = Status::Deleted;
+    gone.version = 2;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: gone, expected_version: 1 }],
+            events: vec![event("record.forgotten", Some(&deleted.id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+
+    assert_eq!(eligible_ids(store, &filter(&["project:p"])).await, ["mem_0001", "mem_0006", "mem_0007"]);
+    let mut history = filter(&["project:p"]);
+    history.statuses = EligibilityFilter::statuses_for(true);
+    assert_eq!(eligible_ids(store, &history).await, ["mem_0001", "mem_0003", "mem_0006", "mem_0007"]);
+    let mut episodic_only = filter(&["project:p"]);
+    episodic_only.types = Some(vec![MemoryType::Episodic]);
+    assert_eq!(eligible_ids(store, &episodic_only).await, ["mem_0006"]);
+    let mut window = filter(&["project:p"]);
+    window.event_from = Some(t(4));
+    window.event_to = Some(t(6));
+    assert_eq!(eligible_ids(store, &window).await, ["mem_0006"]);
+    window.event_to = Some(t(5)); // exclusive upper bound
+    assert!(eligible_ids(store, &window).await.is_empty());
+    assert!(eligible_ids(store, &filter(&[])).await.is_empty());
+    assert_eq!(eligible_ids(store, &filter(&["project:p", "project:other"])).await.len(), 4);
+
+    // Deleted records have no FTS row, even when asked for with every key.
+    let all: Vec<RecordKey> = (1..=8).map(RecordKey).collect();
+    let hits = lexical.search(&terms(&["forgotten", "secret"]), &all, 10).await.unwrap();
+    assert!(hits.is_empty(), "{hits:?}");
+    // Ineligible records never crowd out eligible ones: only eligible keys come back.
+    let hits = lexical.search(&terms(&["scope", "semantic"]), &[RecordKey(1)], 1).await.unwrap();
+    assert_eq!(hits.iter().map(|h| h.record_id.as_str()).collect::<Vec<_>>(), ["mem_0001"]);
+}
+
+#[tokio::test]
+async fn user_text_is_never_fts_syntax() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    let lexical: &dyn LexicalIndex = &f.store;
+    let key = insert(store, record(1, "project:p", "content with a quote \" and stars")).await;
+    for nasty in ["a\" OR content:* NEAR(", "\"", "*", "NEAR(a b)", "content:x", "(", "AND", "-x", "^start"] {
+        let result = lexical.search(&terms(&[nasty]), &[key], 5).await;
+        assert!(result.is_ok(), "{nasty:?} gave {result:?}");
+    }
+}
+
+#[tokio::test]
+async fn grants_are_stored_listed_and_revoked() {
+    let f = open().await;
+    let grants: &dyn GrantStore = &f.store;
+    let agent = retold_domain::AgentId::new("implementation-agent").unwrap();
+    let grant = retold_domain::Grant {
+        id: retold_domain::GrantId::new("grt_1").unwrap(),
+        agent_id: agent.clone(),
+        scope: Scope::parse("project:agentic-memory-system").unwrap(),
+        can_read: true,
+        can_write: false,
+    };
+    grants.put_grant(grant.clone(), event("grant.created", None)).await.unwrap();
+    assert_eq!(grants.grants_for(&agent).await.unwrap(), std::slice::from_ref(&grant));
+    grants.revoke_grant(&grant.id, event("grant.revoked", None)).await.unwrap();
+    assert!(grants.grants_for(&agent).await.unwrap().is_empty());
+    assert!(matches!(
+        grants.revoke_grant(&grant.id, event("grant.revoked", None)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}
+
+#[tokio::test]
+async fn only_compatible_embeddings_are_loaded() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    for (n, model, dims) in [(1, "minilm", 2u32), (2, "minilm", 2), (3, "bge-m3", 3)] {
+        let r = record(n, "project:p", "x");
+        store
+            .apply(WriteUnit {
+                inserts: vec![r.clone()],
+                embeddings: vec![EmbeddingRow {
+                    record_key: None,
+                    record_id: r.id.clone(),
+                    model: model.into(),
+                    version: 1,
+                    dims,
+                    vector: (0..dims).map(|i| i as f32 + 0.5).collect(),
+                }],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    let (rows, other) = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!(other, 1);
+    assert_eq!(rows.iter().map(|r| r.record_key.unwrap().0).collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(rows[0].vector, [0.5, 1.5]);
+    assert_eq!(store.compatible_embeddings("minilm", 2, 2).await.unwrap().1, 3);
+}
