@@ -3,6 +3,7 @@
 //! - `ci`: provisions what the tests need, then fmt --check, clippy -D warnings, every test.
 //! - `setup`: provisions the ONNX Runtime library and the embedding model into the cache.
 
+mod bench;
 mod setup;
 
 use std::process::Command;
@@ -15,6 +16,7 @@ fn main() -> Result<()> {
     match command {
         "ci" => ci(rest),
         "setup" => setup::run(rest),
+        "bench" => bench::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -31,7 +33,8 @@ fn print_help() {
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
-         ci      setup, then cargo fmt --check, clippy -D warnings and every test"
+         ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
+         bench   index|store [--large] [--out FILE]: speed and memory figures (release build)"
     );
 }
 

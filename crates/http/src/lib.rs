@@ -4,7 +4,7 @@
 mod server;
 mod settings;
 
-pub use crate::server::{AppState, app, embedder_config, serve};
+pub use crate::server::{AppState, app, embedder_config, serve, store_config};
 
 pub use crate::settings::{
     AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings, FreshnessSettings,

@@ -8,15 +8,20 @@ use axum::Router;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
-use retold_domain::Embedder;
-use retold_index::{OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library};
+use retold_domain::{Embedder, RecordStore, VectorIndex};
+use retold_index::{
+    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library,
+};
+use retold_store_sqlite::{Durability, SqliteStore, StoreConfig};
 
-use crate::settings::{Pooling, Settings};
+use crate::settings::{Pooling, Settings, Synchronous};
 
 /// What request handlers share.
 #[derive(Debug, Clone)]
 pub struct AppState {
     embedder: Arc<OnnxEmbedder>,
+    store: SqliteStore,
+    index: Arc<ExactIndex>,
 }
 
 /// The embedder configuration from settings (empty paths mean the provisioned cache).
@@ -41,6 +46,20 @@ pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
     }
 }
 
+/// The store configuration from settings.
+pub fn store_config(settings: &Settings, data_dir: &std::path::Path) -> StoreConfig {
+    let s = &settings.storage;
+    StoreConfig {
+        path: data_dir.join(&s.sqlite_file),
+        durability: match s.synchronous {
+            Synchronous::Normal => Durability::Normal,
+            Synchronous::Full => Durability::Full,
+        },
+        busy_timeout: std::time::Duration::from_millis(s.busy_timeout_ms),
+        read_connections: s.max_read_connections,
+    }
+}
+
 /// The router.
 pub fn app(state: AppState) -> Router {
     Router::new().route("/health", get(health)).route("/ready", get(ready)).with_state(state)
@@ -51,8 +70,19 @@ async fn health() -> &'static str {
 }
 
 async fn ready(State(state): State<AppState>) -> (StatusCode, String) {
-    match state.embedder.embed(&["readiness probe".to_owned()]).await {
-        Ok(_) => (StatusCode::OK, format!("ready: {}", state.embedder.info().name)),
+    let probe = async {
+        state.embedder.embed(&["readiness probe".to_owned()]).await?;
+        state.store.get(&retold_domain::RecordId::new("mem_readiness")?).await
+    };
+    match probe.await {
+        Ok(_) => (
+            StatusCode::OK,
+            format!(
+                "ready: {} ({} vectors in the index)",
+                state.embedder.info().name,
+                state.index.live_len()
+            ),
+        ),
         Err(error) => {
             tracing::error!(%error, "readiness check failed");
             (StatusCode::SERVICE_UNAVAILABLE, "embedder unavailable".to_owned())
@@ -67,13 +97,22 @@ pub async fn serve(settings: Settings) -> Result<()> {
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
     let config = embedder_config(&settings);
     let embedder = tokio::task::spawn_blocking(move || OnnxEmbedder::load(config)).await??;
-    let state = AppState { embedder: Arc::new(embedder) };
+    let store = SqliteStore::open(&store_config(&settings, &data_dir)).await?;
+    let (index, report) = ExactIndex::rebuild(&store, embedder.info()).await?;
+    if report.incompatible > 0 {
+        tracing::warn!(
+            incompatible = report.incompatible,
+            "stored vectors from another embedding model were not loaded"
+        );
+    }
+    let state = AppState { embedder: Arc::new(embedder), store: store.clone(), index: Arc::new(index) };
     let listener = tokio::net::TcpListener::bind(settings.server.listen)
         .await
         .with_context(|| format!("binding {}", settings.server.listen))?;
     println!("retold listening on http://{}", listener.local_addr()?);
-    println!("retold data directory: {}", data_dir.display());
+    println!("retold data directory: {} ({} vectors loaded)", data_dir.display(), report.loaded);
     axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    store.close().await?;
     println!("retold stopped");
     Ok(())
 }

@@ -1,0 +1,400 @@
+//! `cargo xtask bench index|store [--large] [--out FILE]`: speed and memory figures,
+//! printed as a table and written as JSON. Always runs a release build (re-executes itself).
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use retold_domain::chrono::{TimeZone, Utc};
+use retold_domain::{
+    AgentId, Confidence, Content, EligibilityFilter, EmbeddingModelInfo, EmbeddingRow, MemoryRecord,
+    MemoryType, RecordId, RecordKey, RecordStore, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+};
+use retold_index::{
+    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
+};
+use retold_store_sqlite::{SqliteStore, StoreConfig};
+use serde_json::{Value, json};
+
+struct Args {
+    what: String,
+    large: bool,
+    out: Option<std::path::PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Args> {
+    let mut parsed = Args { what: String::new(), large: false, out: None };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--large" => parsed.large = true,
+            "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
+            "index" | "store" if parsed.what.is_empty() => parsed.what = arg.clone(),
+            other => bail!(
+                "unknown bench argument {other:?}; usage: cargo xtask bench index|store [--large] [--out FILE]"
+            ),
+        }
+    }
+    if parsed.what.is_empty() {
+        bail!("usage: cargo xtask bench index|store [--large] [--out FILE]");
+    }
+    Ok(parsed)
+}
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    if cfg!(debug_assertions) {
+        // Benchmarks of a debug build mean nothing: run the release build instead.
+        let mut cargo_args = vec!["run", "--quiet", "--release", "--package", "xtask", "--", "bench"];
+        cargo_args.extend(args.iter().map(String::as_str));
+        return crate::cargo(&cargo_args);
+    }
+    let args = parse(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let report = match args.what.as_str() {
+        "index" => runtime.block_on(bench_index(args.large))?,
+        _ => runtime.block_on(bench_store())?,
+    };
+    if let Some(out) = &args.out {
+        std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+/// xorshift64*: deterministic, dependency-free.
+struct Rng(u64);
+
+impl Rng {
+    fn next_f32(&mut self) -> f32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let x = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        (x >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
+    }
+
+    fn vector(&mut self, dims: usize) -> Vec<f32> {
+        let mut v: Vec<f32> = (0..dims).map(|_| self.next_f32()).collect();
+        let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|x| *x /= norm);
+        v
+    }
+}
+
+fn percentiles(mut samples: Vec<Duration>) -> (f64, f64) {
+    samples.sort();
+    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3;
+    (at(0.5), at(0.95))
+}
+
+fn ms(p: (f64, f64)) -> Value {
+    json!({"p50": round(p.0), "p95": round(p.1)})
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+fn rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+        .map_or(0.0, |kb| round(kb / 1024.0))
+}
+
+fn id(n: usize) -> RecordId {
+    RecordId::new(format!("mem_{n:026}")).expect("valid id")
+}
+
+fn record(n: usize, scope: &Scope, content: String) -> MemoryRecord {
+    let at = Utc.with_ymd_and_hms(2026, 9, 3, 12, 0, 0).unwrap()
+        + retold_domain::chrono::TimeDelta::seconds(n as i64);
+    MemoryRecord {
+        id: id(n),
+        memory_type: MemoryType::Semantic,
+        version: 1,
+        content: Content::new(content).expect("non-empty"),
+        key: None,
+        scope: scope.clone(),
+        source_kind: SourceKind::System,
+        source_ref: None,
+        creator_agent_id: AgentId::new("bench").unwrap(),
+        evidence: None,
+        created_at: at,
+        event_at: Some(at),
+        expires_at: None,
+        confidence: Confidence::new(0.9).unwrap(),
+        status: Status::Confirmed,
+        supersedes_id: None,
+        reinforcements: 0,
+        last_reinforced_at: None,
+        tags: vec![],
+    }
+}
+
+const WORDS: &[&str] = &[
+    "memory",
+    "agent",
+    "project",
+    "commit",
+    "vector",
+    "index",
+    "search",
+    "token",
+    "error",
+    "refresh",
+    "oauth",
+    "schema",
+    "policy",
+    "grant",
+    "scope",
+    "session",
+    "episode",
+    "fact",
+    "preference",
+    "release",
+    "benchmark",
+    "latency",
+    "cache",
+];
+
+fn sentence(rng: &mut Rng, n: usize) -> String {
+    let words: Vec<&str> =
+        (0..12).map(|_| WORDS[((rng.next_f32() + 1.0) * 11.0) as usize % WORDS.len()]).collect();
+    format!("record {n}: {}", words.join(" "))
+}
+
+async fn bench_index(large: bool) -> Result<Value> {
+    let mut sizes = vec![1_000, 10_000, 50_000];
+    if large {
+        sizes.push(200_000);
+    }
+    let queries = 40;
+    let k = 10;
+    let mut rows = Vec::new();
+    println!(
+        "| n | dims | eligible | masked search p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for &dims in &[384usize, 1024] {
+        for &n in &sizes {
+            let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64) ^ ((dims as u64) << 32));
+            let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(dims)).collect();
+            // Cold and warm start from a real SQLite file (sizes the seed targets: up to 50k).
+            let (cold, warm) = if n <= 50_000 {
+                start_times(&vectors, dims).await?
+            } else {
+                (f64::NAN, (f64::NAN, f64::NAN))
+            };
+            let index = ExactIndex::with_capacity(dims, n);
+            for (i, v) in vectors.iter().enumerate() {
+                index.upsert(RecordKey(i as u64 + 1), &id(i + 1), v)?;
+            }
+            let rss = rss_mb();
+            let qs: Vec<Vec<f32>> = (0..queries).map(|_| rng.vector(dims)).collect();
+            // usearch, for the side-by-side (HNSW build is slow: only up to 50k at 384 dims).
+            let usearch = if dims == 384 && n <= 50_000 { Some(build_usearch(&vectors)?) } else { None };
+            for eligible_share in [1.0f64, 0.1] {
+                let eligible: Vec<RecordKey> =
+                    (1..=n as u64).filter(|k| eligible_share >= 1.0 || k % 10 == 3).map(RecordKey).collect();
+                let eligible_set: std::collections::HashSet<u64> = eligible.iter().map(|k| k.0).collect();
+                let mut masked = Vec::new();
+                let mut plain = Vec::new();
+                let mut exact_u = Vec::new();
+                let mut filtered_u = Vec::new();
+                let mut recall_hits = 0usize;
+                for q in &qs {
+                    let t = Instant::now();
+                    let hits = index.search(q, &eligible, k)?;
+                    masked.push(t.elapsed());
+                    let t = Instant::now();
+                    std::hint::black_box(index.plain_scan_baseline(q, k));
+                    plain.push(t.elapsed());
+                    if let Some(u) = &usearch {
+                        if eligible_share >= 1.0 {
+                            let t = Instant::now();
+                            std::hint::black_box(u.exact_search(q, k)?);
+                            exact_u.push(t.elapsed());
+                        }
+                        let t = Instant::now();
+                        let found = u.filtered_search(q, k, |key| eligible_set.contains(&key))?;
+                        filtered_u.push(t.elapsed());
+                        let truth: std::collections::HashSet<u64> =
+                            hits.iter().map(|h| h.record_key.0).collect();
+                        recall_hits += found.keys.iter().filter(|key| truth.contains(key)).count();
+                    }
+                }
+                let m = percentiles(masked);
+                let p = percentiles(plain);
+                let scanned_bytes = (eligible.len() * dims * 4) as f64;
+                let gbps = scanned_bytes / (m.0 / 1e3) / 1e9;
+                let exact_u = (!exact_u.is_empty()).then(|| percentiles(exact_u));
+                let filtered_u = (!filtered_u.is_empty()).then(|| percentiles(filtered_u));
+                let recall = usearch.as_ref().map(|_| recall_hits as f64 / (queries * k) as f64);
+                println!(
+                    "| {n} | {dims} | {:.0}% | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {:.1} | {} | {} | {} | {} | {rss} |",
+                    eligible_share * 100.0,
+                    m.0,
+                    m.1,
+                    p.0,
+                    p.1,
+                    m.0 / p.0,
+                    gbps,
+                    exact_u.map_or("-".into(), |e| format!("{:.3}", e.0)),
+                    filtered_u.map_or("-".into(), |f| format!("{:.3} ({:.2})", f.0, recall.unwrap_or(0.0))),
+                    if cold.is_nan() { "-".into() } else { format!("{cold:.3}") },
+                    if warm.0.is_nan() { "-".into() } else { format!("{:.3} / {:.3}", warm.0, warm.1) },
+                );
+                rows.push(json!({
+                    "n": n, "dims": dims, "eligible": eligible_share,
+                    "search_ms": ms(m), "plain_scan_ms": ms(p), "ratio_p50": round(m.0 / p.0), "gb_per_s": round(gbps),
+                    "usearch_exact_ms": exact_u.map(ms), "usearch_filtered_ms": filtered_u.map(ms),
+                    "usearch_filtered_recall_at_10": recall,
+                    "cold_start_s": (!cold.is_nan()).then_some(round(cold)),
+                    "warm_start_s": (!warm.0.is_nan()).then(|| json!({"p50": round(warm.0), "p95": round(warm.1)})),
+                    "rss_mb": rss,
+                }));
+            }
+        }
+    }
+    let embedder = bench_embedder()?;
+    Ok(json!({"index": rows, "embedder": embedder}))
+}
+
+fn build_usearch(vectors: &[Vec<f32>]) -> Result<usearch::Index> {
+    let options = usearch::IndexOptions {
+        dimensions: vectors[0].len(),
+        metric: usearch::MetricKind::IP,
+        quantization: usearch::ScalarKind::F32,
+        ..Default::default()
+    };
+    let index = usearch::Index::new(&options)?;
+    index.reserve(vectors.len())?;
+    for (i, v) in vectors.iter().enumerate() {
+        index.add(i as u64 + 1, v)?;
+    }
+    Ok(index)
+}
+
+/// Write `vectors` as records with embeddings into a fresh SQLite file, then time
+/// open + rebuild: the first time (cold) and five more times (warm p50/p95).
+async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f64))> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("bench.db");
+    let model = EmbeddingModelInfo { name: "bench".into(), version: 1, dims: dims as u32 };
+    {
+        let store = SqliteStore::open(&StoreConfig::new(&path)).await?;
+        let scope = Scope::parse("project:bench")?;
+        for (chunk_index, chunk) in vectors.chunks(1_000).enumerate() {
+            let mut unit = WriteUnit::default();
+            for (i, v) in chunk.iter().enumerate() {
+                let n = chunk_index * 1_000 + i + 1;
+                unit.inserts.push(record(n, &scope, format!("record {n}")));
+                unit.embeddings.push(EmbeddingRow {
+                    record_key: None,
+                    record_id: id(n),
+                    model: model.name.clone(),
+                    version: 1,
+                    dims: dims as u32,
+                    vector: v.clone(),
+                });
+            }
+            store.apply(unit).await?;
+        }
+        store.close().await?;
+    }
+    let mut times = Vec::new();
+    for _ in 0..6 {
+        let t = Instant::now();
+        let store = SqliteStore::open(&StoreConfig::new(&path)).await?;
+        let (index, report) = ExactIndex::rebuild(&store, &model).await?;
+        times.push(t.elapsed());
+        anyhow::ensure!(
+            report.loaded == vectors.len() && index.live_len() == vectors.len(),
+            "rebuild lost rows"
+        );
+        store.close().await?;
+    }
+    let cold = times.remove(0).as_secs_f64();
+    let (p50, p95) = percentiles(times);
+    Ok((cold, (p50 / 1e3, p95 / 1e3)))
+}
+
+fn bench_embedder() -> Result<Value> {
+    let embedder = OnnxEmbedder::load(OnnxEmbedderConfig {
+        model: "sentence-transformers/all-MiniLM-L6-v2".into(),
+        version: 1,
+        dims: 384,
+        pooling: Pooling::Mean,
+        max_length: 256,
+        batch_size: 32,
+        workers: 2,
+        model_dir: default_model_dir(),
+        runtime_library: default_runtime_library(),
+    })?;
+    let mut rng = Rng(42);
+    let mut single = Vec::new();
+    for n in 0..40 {
+        let text = vec![sentence(&mut rng, n)];
+        let t = Instant::now();
+        embedder.embed_blocking(&text)?;
+        single.push(t.elapsed());
+    }
+    let batch: Vec<String> = (0..512).map(|n| sentence(&mut rng, n)).collect();
+    // Two threads, as a server with two workers would run.
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for half in batch.chunks(256) {
+            let embedder = &embedder;
+            s.spawn(move || embedder.embed_blocking(half).map(|_| ()));
+        }
+    });
+    let per_s = batch.len() as f64 / t.elapsed().as_secs_f64();
+    let q = percentiles(single);
+    println!(
+        "\nembedder (all-MiniLM-L6-v2 int8): query p50 {:.2} ms, p95 {:.2} ms; batch {:.0} texts/s",
+        q.0, q.1, per_s
+    );
+    Ok(json!({"query_ms": ms(q), "batch_per_s": round(per_s)}))
+}
+
+async fn bench_store() -> Result<Value> {
+    let mut sizes = BTreeMap::new();
+    println!(
+        "| rows | insert records/s (one transaction each, with FTS row) | eligible-id query p50 / p95 ms |"
+    );
+    println!("|---|---|---|");
+    let mut rng = Rng(7);
+    for n in [1_000usize, 10_000, 50_000] {
+        let dir = tempfile::tempdir()?;
+        let store = SqliteStore::open(&StoreConfig::new(dir.path().join("bench.db"))).await?;
+        let scopes: Vec<Scope> = (0..10).map(|i| Scope::parse(&format!("project:p{i}")).unwrap()).collect();
+        let t = Instant::now();
+        for i in 1..=n {
+            let r = record(i, &scopes[i % scopes.len()], sentence(&mut rng, i));
+            store.apply(WriteUnit { inserts: vec![r], ..WriteUnit::default() }).await?;
+        }
+        let per_s = n as f64 / t.elapsed().as_secs_f64();
+        let filter = EligibilityFilter {
+            scopes: scopes[..5].to_vec(),
+            statuses: EligibilityFilter::statuses_for(false),
+            now: Utc::now(),
+            types: None,
+            event_from: None,
+            event_to: None,
+        };
+        let mut times = Vec::new();
+        for _ in 0..30 {
+            let t = Instant::now();
+            let ids = store.eligible(&filter).await?;
+            times.push(t.elapsed());
+            anyhow::ensure!(ids.len() == n / 2, "expected half the rows eligible, got {}", ids.len());
+        }
+        let q = percentiles(times);
+        println!("| {n} | {per_s:.0} | {:.2} / {:.2} |", q.0, q.1);
+        sizes.insert(n.to_string(), json!({"insert_per_s": round(per_s), "eligible_ms": ms(q)}));
+        store.close().await?;
+    }
+    Ok(json!({"store": sizes}))
+}
