@@ -20,23 +20,37 @@ struct Args {
     what: String,
     large: bool,
     out: Option<std::path::PathBuf>,
+    /// Only these store sizes (`--n 1000,50000`).
+    sizes: Option<Vec<usize>>,
+    /// Only these dimensions (`--dims 384`).
+    dims: Option<Vec<usize>>,
+}
+
+fn list(value: Option<&String>, flag: &str) -> Result<Vec<usize>> {
+    value
+        .with_context(|| format!("{flag} needs a comma-separated list of numbers"))?
+        .split(',')
+        .map(|n| n.trim().parse::<usize>().with_context(|| format!("{flag}: {n:?} is not a number")))
+        .collect()
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let mut parsed = Args { what: String::new(), large: false, out: None };
+    let mut parsed = Args { what: String::new(), large: false, out: None, sizes: None, dims: None };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--large" => parsed.large = true,
+            "--n" => parsed.sizes = Some(list(it.next(), "--n")?),
+            "--dims" => parsed.dims = Some(list(it.next(), "--dims")?),
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "index" | "store" if parsed.what.is_empty() => parsed.what = arg.clone(),
             other => bail!(
-                "unknown bench argument {other:?}; usage: cargo xtask bench index|store [--large] [--out FILE]"
+                "unknown bench argument {other:?}; usage: cargo xtask bench index|store [--large] [--n N,..] [--dims D,..] [--out FILE]"
             ),
         }
     }
     if parsed.what.is_empty() {
-        bail!("usage: cargo xtask bench index|store [--large] [--out FILE]");
+        bail!("usage: cargo xtask bench index|store [--large] [--n N,..] [--dims D,..] [--out FILE]");
     }
     Ok(parsed)
 }
@@ -51,7 +65,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let args = parse(args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = match args.what.as_str() {
-        "index" => runtime.block_on(bench_index(args.large))?,
+        "index" => runtime.block_on(bench_index(&args))?,
         _ => runtime.block_on(bench_store())?,
     };
     if let Some(out) = &args.out {
@@ -165,11 +179,13 @@ fn sentence(rng: &mut Rng, n: usize) -> String {
     format!("record {n}: {}", words.join(" "))
 }
 
-async fn bench_index(large: bool) -> Result<Value> {
+async fn bench_index(args: &Args) -> Result<Value> {
     let mut sizes = vec![1_000, 10_000, 50_000];
-    if large {
+    if args.large {
         sizes.push(200_000);
     }
+    let sizes = args.sizes.clone().unwrap_or(sizes);
+    let all_dims = args.dims.clone().unwrap_or_else(|| vec![384, 1024]);
     let queries = 40;
     let k = 10;
     let mut rows = Vec::new();
@@ -177,7 +193,7 @@ async fn bench_index(large: bool) -> Result<Value> {
         "| n | dims | eligible | masked search p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for &dims in &[384usize, 1024] {
+    for &dims in &all_dims {
         for &n in &sizes {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64) ^ ((dims as u64) << 32));
             let vectors: Vec<Vec<f32>> = (0..n).map(|_| rng.vector(dims)).collect();
@@ -258,7 +274,7 @@ async fn bench_index(large: bool) -> Result<Value> {
             }
         }
     }
-    let embedder = bench_embedder()?;
+    let embedder = if args.sizes.is_none() && args.dims.is_none() { bench_embedder()? } else { Value::Null };
     Ok(json!({"index": rows, "embedder": embedder}))
 }
 
@@ -292,7 +308,6 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
                 let n = chunk_index * 1_000 + i + 1;
                 unit.inserts.push(record(n, &scope, format!("record {n}")));
                 unit.embeddings.push(EmbeddingRow {
-                    record_key: None,
                     record_id: id(n),
                     model: model.name.clone(),
                     version: 1,
@@ -305,11 +320,27 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
         store.close().await?;
     }
     let mut times = Vec::new();
-    for _ in 0..6 {
+    for run in 0..6 {
         let t = Instant::now();
         let store = SqliteStore::open(&StoreConfig::new(&path)).await?;
+        let opened = t.elapsed();
         let (index, report) = ExactIndex::rebuild(&store, &model).await?;
         times.push(t.elapsed());
+        if run == 0 && std::env::var_os("RETOLD_BENCH_BREAKDOWN").is_some() {
+            let t2 = Instant::now();
+            let scan = store.compatible_embeddings(&model.name, 1, dims as u32).await?;
+            let scanned = t2.elapsed();
+            let t3 = Instant::now();
+            std::hint::black_box(ExactIndex::from_scan(scan)?);
+            eprintln!(
+                "n={} dims={dims}: open {:?}, open+rebuild {:?}; again: scan {:?}, build {:?}",
+                vectors.len(),
+                opened,
+                times[0],
+                scanned,
+                t3.elapsed()
+            );
+        }
         anyhow::ensure!(
             report.loaded == vectors.len() && index.live_len() == vectors.len(),
             "rebuild lost rows"

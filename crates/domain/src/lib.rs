@@ -26,9 +26,9 @@ pub use crate::ids::{
 };
 pub use crate::ports::{
     Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink, EligibilityFilter,
-    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, Entailment, EntailmentJudge, EntityStore,
-    GrantStore, IdGenerator, LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey, RecordStore,
-    RecordUpdate, VectorHit, VectorIndex, WriteUnit,
+    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, Entailment, EntailmentJudge,
+    EntityStore, GrantStore, IdGenerator, LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey,
+    RecordStore, RecordUpdate, VectorHit, VectorIndex, WriteUnit,
 };
 pub use crate::principal::{Grant, Principal};
 pub use crate::record::{

@@ -38,16 +38,26 @@ pub struct EligibleRecord {
     pub id: RecordId,
 }
 
-/// A stored embedding vector and the model that produced it.
+/// A stored embedding vector and the model that produced it (the write side).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddingRow {
-    /// Set by the store when read back; ignored on insert.
-    pub record_key: Option<RecordKey>,
     pub record_id: RecordId,
     pub model: String,
     pub version: u32,
     pub dims: u32,
     pub vector: Vec<f32>,
+}
+
+/// Every compatible stored vector, packed for the index to take over without copying:
+/// row `i` is `keys[i]`, `ids[i]` and `vectors[i * dims..(i + 1) * dims]`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EmbeddingScan {
+    pub dims: u32,
+    pub keys: Vec<RecordKey>,
+    pub ids: Vec<RecordId>,
+    pub vectors: Vec<f32>,
+    /// Stored vectors of another model, version or dimension count: counted, never mixed in.
+    pub incompatible: u64,
 }
 
 /// A conflict link between two records of the same current fact.
@@ -136,14 +146,9 @@ pub trait RecordStore: Send + Sync {
     async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>>;
     /// Audit events about a record, oldest first.
     async fn events_of(&self, id: &RecordId) -> Result<Vec<AuditEvent>>;
-    /// Every embedding row that matches `model`, `version` and `dims`, plus the number of
-    /// rows that did not (reported, never mixed in). Deleted records are skipped.
-    async fn compatible_embeddings(
-        &self,
-        model: &str,
-        version: u32,
-        dims: u32,
-    ) -> Result<(Vec<EmbeddingRow>, u64)>;
+    /// Every stored vector that matches `model`, `version` and `dims`, ordered by key, plus
+    /// the number that did not. Deleted and erased records are skipped.
+    async fn compatible_embeddings(&self, model: &str, version: u32, dims: u32) -> Result<EmbeddingScan>;
 }
 
 /// Entities and aliases; alias changes rewrite the affected FTS rows in the same transaction.

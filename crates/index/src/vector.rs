@@ -309,21 +309,64 @@ pub struct RebuildReport {
 }
 
 impl ExactIndex {
+    /// Take over a scan's contiguous vectors as the matrix (no copy). Vectors the embedder
+    /// already normalised are left as they are; others are normalised in place.
+    pub fn from_scan(scan: retold_domain::EmbeddingScan) -> Result<Self> {
+        let dims = scan.dims as usize;
+        let rows = scan.keys.len();
+        if scan.ids.len() != rows || scan.vectors.len() != rows * dims {
+            return Err(DomainError::Invalid {
+                field: "embeddings",
+                reason: format!(
+                    "{} keys, {} ids and {} numbers for {dims} dims",
+                    rows,
+                    scan.ids.len(),
+                    scan.vectors.len()
+                ),
+            });
+        }
+        let max_key = scan.keys.iter().map(|k| k.0).max().unwrap_or(0);
+        let slots = usize::try_from(max_key).ok().filter(|k| *k < NO_ROW as usize).ok_or_else(|| {
+            DomainError::Invalid { field: "record_key", reason: format!("{max_key} is too large") }
+        })?;
+        let mut pos = vec![NO_ROW; slots + 1];
+        for (row, key) in scan.keys.iter().enumerate() {
+            let slot = &mut pos[key.0 as usize];
+            if *slot != NO_ROW {
+                return Err(DomainError::Invalid {
+                    field: "record_key",
+                    reason: format!("{} appears twice", key.0),
+                });
+            }
+            *slot = row as u32;
+        }
+        let mut matrix = scan.vectors;
+        if dims > 0 {
+            for vector in matrix.chunks_exact_mut(dims) {
+                if vector.iter().any(|x| !x.is_finite()) {
+                    return Err(DomainError::Invalid {
+                        field: "vector",
+                        reason: "contains a non-finite number".into(),
+                    });
+                }
+                if (dot(vector, vector) - 1.0).abs() > 1e-4 {
+                    normalise(vector);
+                }
+            }
+        }
+        let inner =
+            Inner { ids: scan.ids, keys: scan.keys, matrix, pos, live: vec![true; rows], live_count: rows };
+        Ok(Self { dims, inner: RwLock::new(inner) })
+    }
+
     /// Boot: scan the compatible embedding rows of `model` from the store and build the index.
     pub async fn rebuild(
         store: &dyn retold_domain::RecordStore,
         model: &retold_domain::EmbeddingModelInfo,
     ) -> Result<(Self, RebuildReport)> {
-        let (rows, incompatible) =
-            store.compatible_embeddings(&model.name, model.version, model.dims).await?;
-        let index = Self::with_capacity(model.dims as usize, rows.len());
-        for row in &rows {
-            let key = row.record_key.ok_or_else(|| DomainError::Invalid {
-                field: "record_key",
-                reason: format!("embedding of {} was read without its key", row.record_id),
-            })?;
-            index.upsert(key, &row.record_id, &row.vector)?;
-        }
-        Ok((index, RebuildReport { loaded: rows.len(), incompatible }))
+        let scan = store.compatible_embeddings(&model.name, model.version, model.dims).await?;
+        let (loaded, incompatible) = (scan.keys.len(), scan.incompatible);
+        let index = Self::from_scan(scan)?;
+        Ok((index, RebuildReport { loaded, incompatible }))
     }
 }

@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, Attribute, AuditEvent, Confidence, Content, EmbeddingRow, Entity, EntityId, EntityKind,
-    EntityStatus, EventId, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name,
-    RecordEntityLink, RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
+    AgentId, Attribute, AuditEvent, Confidence, Content, Entity, EntityId, EntityKind, EntityStatus, EventId,
+    Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name, RecordEntityLink, RecordId,
+    RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
 };
 use sea_orm::{QueryResult, Value};
 
@@ -197,22 +197,4 @@ pub(crate) fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError
 /// Little-endian `f32`s.
 pub(crate) fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
-
-pub(crate) fn embedding_from_row(row: &QueryResult) -> Result<EmbeddingRow, StoreError> {
-    const T: &str = "embeddings";
-    let blob: Vec<u8> = get(row, T, "vector")?;
-    let dims = u32::try_from(get::<i64>(row, T, "dims")?).map_err(|e| corrupt(T, e))?;
-    if blob.len() != dims as usize * 4 {
-        return Err(corrupt(T, format!("vector has {} bytes for {dims} dims", blob.len())));
-    }
-    let vector = blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    Ok(EmbeddingRow {
-        record_key: Some(record_key(row)?),
-        record_id: RecordId::new(get::<String>(row, T, "record_id")?).map_err(|e| corrupt(T, e))?,
-        model: get(row, T, "model")?,
-        version: u32::try_from(get::<i64>(row, T, "version")?).map_err(|e| corrupt(T, e))?,
-        dims,
-        vector,
-    })
 }

@@ -13,6 +13,7 @@ mod error;
 mod lexical;
 mod migration;
 mod store;
+mod vector_scan;
 
 pub use crate::error::StoreError;
 pub use crate::store::{Durability, SqliteStore, StoreConfig};

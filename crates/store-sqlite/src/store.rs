@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EntityId, MemoryRecord,
-    RecordEntityLink, RecordId, RecordStore, Result as DomainResult, Scope, Status, WriteUnit,
+    AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EmbeddingScan, EntityId,
+    MemoryRecord, RecordEntityLink, RecordId, RecordStore, Result as DomainResult, Scope, Status, WriteUnit,
 };
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
@@ -301,8 +301,10 @@ async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Resu
         });
     }
     txn.execute_raw(stmt(
-        "INSERT OR REPLACE INTO embeddings (record_id, model, version, dims, vector) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO embeddings (record_key, record_id, model, version, dims, vector) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?)",
         [
+            row.record_id.as_str().into(),
             row.record_id.as_str().into(),
             row.model.as_str().into(),
             i64::from(row.version).into(),
@@ -469,20 +471,11 @@ impl RecordStore for SqliteStore {
         model: &str,
         version: u32,
         dims: u32,
-    ) -> DomainResult<(Vec<EmbeddingRow>, u64)> {
-        let live = "JOIN records r ON r.id = e.record_id WHERE r.status != 'deleted' AND r.erased_at IS NULL";
-        let rows = self
-            .reader
-            .query_all_raw(stmt(
-                &format!(
-                    "SELECT r.key, e.record_id, e.model, e.version, e.dims, e.vector FROM embeddings e {live} \
-                     AND e.model = ? AND e.version = ? AND e.dims = ? ORDER BY r.key"
-                ),
-                [model.into(), i64::from(version).into(), i64::from(dims).into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        let compatible = rows.iter().map(convert::embedding_from_row).collect::<Result<Vec<_>, _>>()?;
+    ) -> DomainResult<EmbeddingScan> {
+        let live =
+            "JOIN records r ON r.key = e.record_key WHERE r.status != 'deleted' AND r.erased_at IS NULL";
+        let mut scan =
+            crate::vector_scan::scan(self.reader.get_sqlite_connection_pool(), model, version, dims).await?;
         let other = self
             .reader
             .query_one_raw(stmt(
@@ -498,6 +491,7 @@ impl RecordStore for SqliteStore {
             .transpose()
             .map_err(StoreError::from)?
             .unwrap_or(0);
-        Ok((compatible, u64::try_from(other).unwrap_or(0)))
+        scan.incompatible = u64::try_from(other).unwrap_or(0);
+        Ok(scan)
     }
 }

@@ -52,7 +52,6 @@ async fn boot_rebuilds_from_compatible_rows_only() {
             .apply(WriteUnit {
                 inserts: vec![r.clone()],
                 embeddings: vec![EmbeddingRow {
-                    record_key: None,
                     record_id: r.id.clone(),
                     model: name.into(),
                     version,

@@ -134,11 +134,13 @@ CREATE TABLE search_log (
 CREATE INDEX search_log_at ON search_log (at);
 
 CREATE TABLE embeddings (
-    record_id  TEXT PRIMARY KEY REFERENCES records(id),
-    model      TEXT NOT NULL,
-    version    INTEGER NOT NULL,
-    dims       INTEGER NOT NULL CHECK (dims > 0),
-    vector     BLOB NOT NULL CHECK (length(vector) = 4 * dims)
+    -- = records.key, so the boot scan joins on the rowid.
+    record_key  INTEGER PRIMARY KEY REFERENCES records(key),
+    record_id   TEXT NOT NULL UNIQUE REFERENCES records(id),
+    model       TEXT NOT NULL,
+    version     INTEGER NOT NULL,
+    dims        INTEGER NOT NULL CHECK (dims > 0),
+    vector      BLOB NOT NULL CHECK (length(vector) = 4 * dims)
 ) STRICT;
 
 -- rowid = records.key. Deleted records have no row here.

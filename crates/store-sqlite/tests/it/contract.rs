@@ -108,7 +108,6 @@ async fn a_failing_statement_leaves_nothing_behind() {
             role: LinkRole::About,
         }],
         embeddings: vec![EmbeddingRow {
-            record_key: None,
             record_id: r.id.clone(),
             model: "m".into(),
             version: 1,
@@ -121,7 +120,8 @@ async fn a_failing_statement_leaves_nothing_behind() {
     assert!(store.apply(unit).await.is_err());
     assert_eq!(store.get(&r.id).await.unwrap(), None);
     assert!(store.events_of(&r.id).await.unwrap().is_empty());
-    assert_eq!(store.compatible_embeddings("m", 1, 2).await.unwrap(), (vec![], 0));
+    let scan = store.compatible_embeddings("m", 1, 2).await.unwrap();
+    assert!(scan.keys.is_empty() && scan.vectors.is_empty() && scan.incompatible == 0);
     assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
 
     // A duplicate event id as the last statement also rolls everything back.
@@ -415,7 +415,6 @@ async fn only_compatible_embeddings_are_loaded() {
             .apply(WriteUnit {
                 inserts: vec![r.clone()],
                 embeddings: vec![EmbeddingRow {
-                    record_key: None,
                     record_id: r.id.clone(),
                     model: model.into(),
                     version: 1,
@@ -427,9 +426,40 @@ async fn only_compatible_embeddings_are_loaded() {
             .await
             .unwrap();
     }
-    let (rows, other) = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
-    assert_eq!(other, 1);
-    assert_eq!(rows.iter().map(|r| r.record_key.unwrap().0).collect::<Vec<_>>(), [1, 2]);
-    assert_eq!(rows[0].vector, [0.5, 1.5]);
-    assert_eq!(store.compatible_embeddings("minilm", 2, 2).await.unwrap().1, 3);
+    let scan = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!(scan.incompatible, 1);
+    assert_eq!(scan.keys, [RecordKey(1), RecordKey(2)]);
+    assert_eq!(scan.ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["mem_0001", "mem_0002"]);
+    assert_eq!(scan.vectors, [0.5, 1.5, 0.5, 1.5]);
+    assert_eq!(store.compatible_embeddings("minilm", 2, 2).await.unwrap().incompatible, 3);
+}
+
+#[tokio::test]
+async fn embeddings_round_trip_bit_for_bit_across_many_rows() {
+    let f = open().await;
+    let store: &dyn RecordStore = &f.store;
+    // Bytes 0x00 and ',' inside blobs, signed zeros, subnormals, thousands of rows.
+    let tricky = [0.0f32, -0.0, f32::from_bits(1), f32::from_bits(0x2C2C_2C2C), -1.5e-38];
+    let mut unit = WriteUnit::default();
+    let n = 9_000u32;
+    for i in 1..=n {
+        let r = record(i, "project:p", "x");
+        unit.embeddings.push(EmbeddingRow {
+            record_id: r.id.clone(),
+            model: "m".into(),
+            version: 1,
+            dims: 5,
+            vector: tricky.iter().map(|x| if i % 2 == 0 { *x } else { x * i as f32 }).collect(),
+        });
+        unit.inserts.push(r);
+    }
+    store.apply(unit.clone()).await.unwrap();
+    let scan = store.compatible_embeddings("m", 1, 5).await.unwrap();
+    assert_eq!(scan.incompatible, 0);
+    assert_eq!(scan.keys.len(), n as usize);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for ((id, got), want) in scan.ids.iter().zip(scan.vectors.chunks_exact(5)).zip(&unit.embeddings) {
+        assert_eq!(id, &want.record_id);
+        assert_eq!(bits(got), bits(&want.vector));
+    }
 }
