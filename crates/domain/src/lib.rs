@@ -13,6 +13,7 @@ mod ports;
 mod principal;
 mod record;
 mod scope;
+mod session;
 mod source;
 
 pub use crate::audit::AuditEvent;
@@ -27,8 +28,9 @@ pub use crate::ids::{
 pub use crate::ports::{
     Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink, EligibilityFilter,
     EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, Entailment, EntailmentJudge,
-    EntityStore, GrantStore, IdGenerator, LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey,
-    RecordStore, RecordUpdate, VectorHit, VectorIndex, WriteUnit,
+    EntityStore, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
+    MatchedTerm, NewEntity, RecordKey, RecordStore, RecordUpdate, SessionStore, VectorHit, VectorIndex,
+    WriteUnit,
 };
 pub use crate::principal::{Grant, Principal};
 pub use crate::record::{
@@ -36,6 +38,7 @@ pub use crate::record::{
     MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag, Timestamp,
 };
 pub use crate::scope::{Scope, ScopeKind};
+pub use crate::session::{MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
 
 /// Re-exported so callers build timestamps and durations with the same types.

@@ -8,10 +8,11 @@ use async_trait::async_trait;
 use crate::audit::AuditEvent;
 use crate::entity::{Entity, Name, RecordEntityLink};
 use crate::error::Result;
-use crate::ids::{AgentId, EntityId, GrantId, RecordId};
+use crate::ids::{AgentId, EntityId, GrantId, RecordId, SessionId};
 use crate::principal::Grant;
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
 use crate::scope::Scope;
+use crate::session::{Session, SessionTurn, TurnRole};
 
 /// The current time. Injected so tests control it.
 pub trait Clock: Send + Sync {
@@ -36,6 +37,13 @@ pub struct RecordKey(pub u64);
 pub struct EligibleRecord {
     pub key: RecordKey,
     pub id: RecordId,
+}
+
+/// A record with its store key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KeyedRecord {
+    pub key: RecordKey,
+    pub record: MemoryRecord,
 }
 
 /// A stored embedding vector and the model that produced it (the write side).
@@ -77,9 +85,35 @@ pub struct RecordUpdate {
     pub expected_version: u32,
 }
 
+/// An entity created as part of a write (an unknown name becomes a provisional entity). The
+/// store refuses it with `DomainError::Conflict` when its scope meanwhile holds an entity of
+/// that name, so concurrent writers never create the same entity twice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntity {
+    pub entity: Entity,
+    pub aliases: Vec<Name>,
+}
+
+/// A precondition on a current fact: inside the transaction, the active records of this key
+/// in this scope must be exactly `expected`, or the whole unit fails with
+/// `DomainError::Conflict` (the writer then re-reads and decides again). This is what keeps
+/// concurrent writers of one key from both creating a current record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyGuard {
+    pub scope: Scope,
+    pub subject_entity_id: EntityId,
+    pub attribute: String,
+    /// Sorted ids of the provisional and confirmed records the writer decided against.
+    pub expected: Vec<RecordId>,
+}
+
 /// Everything one write changes, applied in one transaction or not at all.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WriteUnit {
+    /// Preconditions checked first.
+    pub guards: Vec<KeyGuard>,
+    /// Entities created first, so the records below may link to them.
+    pub entities: Vec<NewEntity>,
     /// New records, each with its FTS row written alongside.
     pub inserts: Vec<MemoryRecord>,
     /// Changes to existing records (status, confidence, expiry, reinforcement, tags; content
@@ -133,13 +167,24 @@ pub trait RecordStore: Send + Sync {
     async fn get(&self, id: &RecordId) -> Result<Option<MemoryRecord>>;
     /// Records that match the filter, ordered by key.
     async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
-    /// Records in the given scopes with this current-fact key and an active status.
+    /// The key of a record.
+    async fn key_of(&self, id: &RecordId) -> Result<Option<RecordKey>>;
+    /// Records in the given scopes with this current-fact key and an active status (by
+    /// status; the caller decides about expiry dates), ordered by key.
     async fn active_by_key(
         &self,
         scopes: &[Scope],
         subject_entity_id: &EntityId,
         attribute: &str,
-    ) -> Result<Vec<MemoryRecord>>;
+    ) -> Result<Vec<KeyedRecord>>;
+    /// Active records in the given scopes whose subject is `subject_entity_id`, any attribute,
+    /// newest first, at most `limit`.
+    async fn active_by_subject(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        limit: usize,
+    ) -> Result<Vec<KeyedRecord>>;
     /// Entity links of a record.
     async fn links_of(&self, id: &RecordId) -> Result<Vec<RecordEntityLink>>;
     /// Conflict links that involve a record.
@@ -168,6 +213,29 @@ pub trait EntityStore: Send + Sync {
     async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<()>;
     /// Entities in `scopes` whose canonical name or an alias folds to the same text as `name`.
     async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> Result<Vec<Entity>>;
+}
+
+/// Sessions and their numbered turns.
+#[async_trait]
+pub trait SessionStore: Send + Sync {
+    /// Record a new session.
+    async fn start_session(&self, session: Session, event: AuditEvent) -> Result<()>;
+    /// Append a turn; the store numbers it (1, 2, …). Refused once the session has ended.
+    async fn append_turn(
+        &self,
+        id: &SessionId,
+        role: TurnRole,
+        content: String,
+        at: Timestamp,
+    ) -> Result<u32>;
+    /// End a session; refused when it has already ended.
+    async fn end_session(&self, id: &SessionId, at: Timestamp, event: AuditEvent) -> Result<()>;
+    /// One session.
+    async fn session(&self, id: &SessionId) -> Result<Option<Session>>;
+    /// One turn.
+    async fn turn(&self, id: &SessionId, turn: u32) -> Result<Option<SessionTurn>>;
+    /// Every turn, in order.
+    async fn turns(&self, id: &SessionId) -> Result<Vec<SessionTurn>>;
 }
 
 /// Grants from the host.

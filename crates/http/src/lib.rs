@@ -4,10 +4,11 @@
 mod server;
 mod settings;
 
-pub use crate::server::{AppState, app, embedder_config, serve, store_config};
+pub use crate::server::{AppState, app, embedder_config, ingest_config, serve, store_config};
 
 pub use crate::settings::{
-    AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings, FreshnessSettings,
-    GateSettings, IngestionSettings, LogFormat, ModelStageSettings, Pooling, RetrievalSettings,
-    ServerSettings, Settings, SettingsError, StorageSettings, Synchronous, TelemetrySettings,
+    AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,
+    FreshnessSettings, GateSettings, IngestionSettings, LogFormat, ModelStageSettings, Pooling,
+    RetrievalSettings, ServerSettings, Settings, SettingsError, StorageSettings, Synchronous,
+    TelemetrySettings,
 };

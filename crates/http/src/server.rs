@@ -46,6 +46,23 @@ pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
     }
 }
 
+/// The write path's configuration from settings.
+pub fn ingest_config(settings: &Settings) -> retold_ingest::IngestConfig {
+    let i = &settings.ingestion;
+    retold_ingest::IngestConfig {
+        entail_floor: i.evidence.entail_floor,
+        max_entity_attributes: i.max_entity_attributes,
+        provisional_ttl: retold_domain::chrono::TimeDelta::milliseconds(
+            (i.provisional_ttl_days * 86_400_000.0) as i64,
+        ),
+        reinforcements_to_confirm: i.reinforcements_to_confirm,
+        same_meaning_floor: i.same_meaning_floor,
+        attribute_name_floor: i.attribute_alias.name_floor,
+        attribute_content_floor: i.attribute_alias.content_floor,
+        reinforcement_step: i.reinforcement_step,
+    }
+}
+
 /// The store configuration from settings.
 pub fn store_config(settings: &Settings, data_dir: &std::path::Path) -> StoreConfig {
     let s = &settings.storage;

@@ -188,6 +188,20 @@ pub struct IngestionSettings {
     pub reinforcements_to_confirm: u32,
     #[validate(range(min = 0.0, max = 1.0))]
     pub same_meaning_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub reinforcement_step: f64,
+    #[validate(nested)]
+    pub attribute_alias: AttributeAliasSettings,
+}
+
+/// `ingestion.attribute_alias.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct AttributeAliasSettings {
+    #[validate(range(min = -1.0, max = 1.0))]
+    pub name_floor: f64,
+    #[validate(range(min = -1.0, max = 1.0))]
+    pub content_floor: f64,
 }
 
 /// `ingestion.evidence.*`

@@ -50,32 +50,7 @@ impl SqliteStore {
         event: AuditEvent,
     ) -> Result<(), StoreError> {
         let txn = self.begin_write().await?;
-        txn.execute_raw(stmt(
-            &format!(
-                "INSERT INTO entities ({ENTITY_COLUMNS}, name_folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            ),
-            [
-                entity.id.as_str().into(),
-                entity.kind.as_str().into(),
-                entity.canonical_name.as_str().into(),
-                entity.scope.kind().as_str().into(),
-                entity.scope.id().into(),
-                entity.status.as_str().into(),
-                entity.merged_into.as_ref().map(|m| m.as_str().to_owned()).into(),
-                millis(entity.created_at).into(),
-                entity.canonical_name.folded().into(),
-            ],
-        ))
-        .await
-        .map_err(|e| match e.sql_err() {
-            Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
-                StoreError::Duplicate(format!("entity {} already exists", entity.id))
-            }
-            _ => StoreError::Db(e),
-        })?;
-        for alias in &aliases {
-            insert_alias(&txn, &entity.id, alias).await?;
-        }
+        insert_entity(&txn, &entity, &aliases).await?;
         insert_event(&txn, &event).await?;
         txn.commit().await?;
         Ok(())
@@ -159,6 +134,39 @@ impl SqliteStore {
         txn.commit().await?;
         Ok(())
     }
+}
+
+/// Insert an entity and its aliases inside a write transaction.
+pub(crate) async fn insert_entity(
+    txn: &DatabaseTransaction,
+    entity: &Entity,
+    aliases: &[Name],
+) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        &format!("INSERT INTO entities ({ENTITY_COLUMNS}, name_folded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+        [
+            entity.id.as_str().into(),
+            entity.kind.as_str().into(),
+            entity.canonical_name.as_str().into(),
+            entity.scope.kind().as_str().into(),
+            entity.scope.id().into(),
+            entity.status.as_str().into(),
+            entity.merged_into.as_ref().map(|m| m.as_str().to_owned()).into(),
+            millis(entity.created_at).into(),
+            entity.canonical_name.folded().into(),
+        ],
+    ))
+    .await
+    .map_err(|e| match e.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+            StoreError::Duplicate(format!("entity {} already exists", entity.id))
+        }
+        _ => StoreError::Db(e),
+    })?;
+    for alias in aliases {
+        insert_alias(txn, &entity.id, alias).await?;
+    }
+    Ok(())
 }
 
 async fn insert_alias(txn: &DatabaseTransaction, id: &EntityId, alias: &Name) -> Result<(), StoreError> {

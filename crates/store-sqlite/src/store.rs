@@ -7,7 +7,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EmbeddingScan, EntityId,
-    MemoryRecord, RecordEntityLink, RecordId, RecordStore, Result as DomainResult, Scope, Status, WriteUnit,
+    KeyedRecord, MemoryRecord, RecordEntityLink, RecordId, RecordKey, RecordStore, Result as DomainResult,
+    Scope, WriteUnit,
 };
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
@@ -123,6 +124,34 @@ impl SqliteStore {
 
     async fn apply_unit(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>, StoreError> {
         let txn = self.begin_write().await?;
+        for guard in &unit.guards {
+            check_guard(&txn, guard).await?;
+        }
+        for new in &unit.entities {
+            // The name was unknown when the writer resolved it; if a concurrent write created
+            // it since, fail so the writer resolves again instead of duplicating the entity.
+            let name = new.entity.canonical_name.folded();
+            let taken = txn
+                .query_one_raw(stmt(
+                    "SELECT 1 AS one FROM entities WHERE scope_kind = ? AND scope_id = ? AND status != 'merged' \
+                     AND (name_folded = ? OR id IN (SELECT entity_id FROM entity_aliases WHERE alias_folded = ?))",
+                    [
+                        new.entity.scope.kind().as_str().into(),
+                        new.entity.scope.id().into(),
+                        name.clone().into(),
+                        name.into(),
+                    ],
+                ))
+                .await?;
+            if taken.is_some() {
+                return Err(StoreError::Duplicate(format!(
+                    "an entity named {:?} was created concurrently in {}",
+                    new.entity.canonical_name.as_str(),
+                    new.entity.scope
+                )));
+            }
+            crate::entities::insert_entity(&txn, &new.entity, &new.aliases).await?;
+        }
         let mut inserted = Vec::with_capacity(unit.inserts.len());
         for record in &unit.inserts {
             let placeholders = vec!["?"; 21].join(", ");
@@ -175,6 +204,25 @@ impl SqliteStore {
         Ok(inserted)
     }
 
+    async fn select_keyed(
+        &self,
+        where_sql: &str,
+        values: Vec<Value>,
+    ) -> Result<Vec<KeyedRecord>, StoreError> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+                values,
+            ))
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(KeyedRecord { key: convert::record_key(row)?, record: convert::record_from_row(row)? })
+            })
+            .collect()
+    }
+
     async fn select_records(
         &self,
         where_sql: &str,
@@ -189,6 +237,31 @@ impl SqliteStore {
             .await?;
         rows.iter().map(convert::record_from_row).collect()
     }
+}
+
+/// Fail with `StaleVersion`-like conflict when the active records of a key moved on.
+async fn check_guard(txn: &DatabaseTransaction, guard: &retold_domain::KeyGuard) -> Result<(), StoreError> {
+    let rows = txn
+        .query_all_raw(stmt(
+            "SELECT id FROM records WHERE scope_kind = ? AND scope_id = ? AND subject_entity_id = ? AND attribute = ? \
+             AND status IN ('provisional', 'confirmed') ORDER BY id",
+            [
+                guard.scope.kind().as_str().into(),
+                guard.scope.id().into(),
+                guard.subject_entity_id.as_str().into(),
+                guard.attribute.as_str().into(),
+            ],
+        ))
+        .await?;
+    let actual: Vec<String> = rows.iter().map(|r| r.try_get::<String>("", "id")).collect::<Result<_, _>>()?;
+    let expected: Vec<&str> = guard.expected.iter().map(RecordId::as_str).collect();
+    if actual != expected {
+        return Err(StoreError::Duplicate(format!(
+            "the current fact {}/{} in {} changed concurrently",
+            guard.subject_entity_id, guard.attribute, guard.scope
+        )));
+    }
+    Ok(())
 }
 
 /// Refuse a database that records migrations this binary does not know.
@@ -400,20 +473,48 @@ impl RecordStore for SqliteStore {
             .map_err(Into::into)
     }
 
+    async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {
+        let row = self
+            .reader
+            .query_one_raw(stmt("SELECT key FROM records WHERE id = ?", [id.as_str().into()]))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(convert::record_key).transpose()?)
+    }
+
     async fn active_by_key(
         &self,
         scopes: &[Scope],
         subject_entity_id: &EntityId,
         attribute: &str,
-    ) -> DomainResult<Vec<MemoryRecord>> {
+    ) -> DomainResult<Vec<KeyedRecord>> {
         let mut values = vec![subject_entity_id.as_str().into(), attribute.into()];
         let scopes = scope_clause(scopes, &mut values);
-        values.push(Status::Provisional.as_str().into());
-        values.push(Status::Confirmed.as_str().into());
         Ok(self
-            .select_records(
+            .select_keyed(
                 &format!(
-                    "subject_entity_id = ? AND attribute = ? AND {scopes} AND status IN (?, ?) ORDER BY key"
+                    "subject_entity_id = ? AND attribute = ? AND {scopes} \
+                     AND status IN ('provisional', 'confirmed') ORDER BY key"
+                ),
+                values,
+            )
+            .await?)
+    }
+
+    async fn active_by_subject(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        limit: usize,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into()];
+        let scopes = scope_clause(scopes, &mut values);
+        values.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        Ok(self
+            .select_keyed(
+                &format!(
+                    "subject_entity_id = ? AND {scopes} AND status IN ('provisional', 'confirmed') \
+                     ORDER BY key DESC LIMIT ?"
                 ),
                 values,
             )

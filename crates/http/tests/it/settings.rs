@@ -111,3 +111,9 @@ fn a_missing_file_is_an_error() {
         error_text(Settings::load_with_env(Some(std::path::Path::new("/nonexistent/retold.yaml")), env(&[])));
     assert!(text.contains("retold.yaml"), "{text}");
 }
+
+#[test]
+fn the_write_path_defaults_come_from_the_yaml() {
+    let s = Settings::load_with_env(None, env(&[])).unwrap();
+    assert_eq!(retold_http::ingest_config(&s), retold_ingest::IngestConfig::default());
+}

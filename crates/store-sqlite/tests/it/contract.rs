@@ -463,3 +463,50 @@ async fn embeddings_round_trip_bit_for_bit_across_many_rows() {
         assert_eq!(bits(got), bits(&want.vector));
     }
 }
+
+#[tokio::test]
+async fn sessions_number_turns_and_refuse_writes_after_the_end() {
+    use retold_domain::{Session, SessionId, SessionStore, TurnRole};
+    let f = open().await;
+    let sessions: &dyn SessionStore = &f.store;
+    let id = SessionId::new("sess_42").unwrap();
+    let session = Session {
+        id: id.clone(),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        project_id: None,
+        started_at: t(3),
+        ended_at: None,
+    };
+    sessions.start_session(session.clone(), event("session.started", None)).await.unwrap();
+    assert!(matches!(
+        sessions.start_session(session, event("session.started", None)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    for (n, (role, text)) in
+        [(TurnRole::User, "Keep answers concise."), (TurnRole::Assistant, "Noted."), (TurnRole::Tool, "{}")]
+            .into_iter()
+            .enumerate()
+    {
+        assert_eq!(sessions.append_turn(&id, role, text.into(), t(3)).await.unwrap(), n as u32 + 1);
+    }
+    let turn = sessions.turn(&id, 1).await.unwrap().unwrap();
+    assert_eq!((turn.role, turn.content.as_str()), (TurnRole::User, "Keep answers concise."));
+    assert_eq!(sessions.turns(&id).await.unwrap().len(), 3);
+    assert!(sessions.turn(&id, 4).await.unwrap().is_none());
+    sessions.end_session(&id, t(4), event("session.ended", None)).await.unwrap();
+    assert_eq!(sessions.session(&id).await.unwrap().unwrap().ended_at, Some(t(4)));
+    assert!(matches!(
+        sessions.append_turn(&id, TurnRole::User, "late".into(), t(5)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    assert!(matches!(
+        sessions.end_session(&id, t(5), event("session.ended", None)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    let missing = SessionId::new("sess_missing").unwrap();
+    assert!(matches!(
+        sessions.append_turn(&missing, TurnRole::User, "x".into(), t(5)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}

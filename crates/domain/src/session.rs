@@ -1,0 +1,69 @@
+//! Sessions and their numbered turns (seed section 13): the transcript evidence is cited from.
+
+use std::fmt;
+
+use crate::error::{DomainError, Result};
+use crate::ids::{AgentId, ProjectId, SessionId, UserId};
+use crate::record::Timestamp;
+
+/// Longest turn accepted, in characters.
+pub const MAX_TURN_CHARS: usize = 100_000;
+
+/// Who spoke in a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TurnRole {
+    User,
+    Assistant,
+    /// A tool result.
+    Tool,
+}
+
+impl TurnRole {
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::User => "user",
+            Self::Assistant => "assistant",
+            Self::Tool => "tool",
+        }
+    }
+
+    /// Parse the stable name.
+    pub fn parse(value: &str) -> Result<Self> {
+        match value {
+            "user" => Ok(Self::User),
+            "assistant" => Ok(Self::Assistant),
+            "tool" => Ok(Self::Tool),
+            other => {
+                Err(DomainError::invalid("role", format!("{other:?} is not one of user, assistant, tool")))
+            }
+        }
+    }
+}
+
+impl fmt::Display for TurnRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One agent run with one user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    pub id: SessionId,
+    pub agent_id: AgentId,
+    pub user_id: UserId,
+    pub project_id: Option<ProjectId>,
+    pub started_at: Timestamp,
+    pub ended_at: Option<Timestamp>,
+}
+
+/// One numbered turn of a session (numbers start at 1 and have no gaps).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionTurn {
+    pub session_id: SessionId,
+    pub turn: u32,
+    pub role: TurnRole,
+    pub content: String,
+    pub created_at: Timestamp,
+}

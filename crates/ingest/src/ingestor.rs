@@ -1,0 +1,663 @@
+//! The ingestor: one write = policy checks, evidence, entities, the current-fact decision,
+//! embedding, one store transaction and the vector index update.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use retold_domain::{
+    AuditEvent, Clock, ConflictLink, DomainError, EligibleRecord, Embedder, EmbeddingRow, EntailmentJudge,
+    Entity, EntityId, EntityStatus, EntityStore, EventId, FactKey, GrantStore, IdGenerator, KeyGuard,
+    KeyedRecord, LinkRole, MemoryRecord, NewEntity, Principal, RecordEntityLink, RecordId, RecordStore,
+    RecordUpdate, Result, Scope, SessionStore, SourceKind, Status, VectorIndex, WriteUnit,
+};
+use retold_policy::{
+    EvidenceVerdict, FactDecision, Reinforcement, ScopeAccess, decide, evidence_appears_verbatim,
+    judge_evidence, reinforce, resolve_scopes, transition,
+};
+
+use crate::config::IngestConfig;
+use crate::judge::cosine;
+use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
+
+/// How often a write is retried when a concurrent writer changed the same current fact.
+const MAX_ATTEMPTS: usize = 8;
+
+/// The ports the ingestor writes through.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct Ports {
+    pub records: Arc<dyn RecordStore>,
+    pub entities: Arc<dyn EntityStore>,
+    pub grants: Arc<dyn GrantStore>,
+    pub sessions: Arc<dyn SessionStore>,
+    pub embedder: Arc<dyn Embedder>,
+    pub index: Arc<dyn VectorIndex>,
+    pub judge: Arc<dyn EntailmentJudge>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+/// The write path.
+#[derive(Clone)]
+pub struct Ingestor {
+    ports: Ports,
+    config: IngestConfig,
+}
+
+impl std::fmt::Debug for Ingestor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ingestor").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+/// What the evidence checks concluded, for the record and its audit event.
+struct EvidenceResult {
+    source_kind: SourceKind,
+    details: BTreeMap<String, String>,
+}
+
+/// Resolved entity links plus entities to create in the same transaction.
+#[derive(Default)]
+struct Resolved {
+    subject: Option<EntityId>,
+    links: Vec<(EntityId, LinkRole)>,
+    new_entities: Vec<NewEntity>,
+}
+
+enum Resolution {
+    Done(Resolved),
+    Ambiguous(RejectCode),
+}
+
+impl Ingestor {
+    /// An ingestor over `ports` with `config`.
+    pub fn new(ports: Ports, config: IngestConfig) -> Self {
+        Self { ports, config }
+    }
+
+    /// The readable and writable scopes of a principal, from its stored grants.
+    pub async fn access(&self, principal: &Principal) -> Result<ScopeAccess> {
+        let grants = self.ports.grants.grants_for(&principal.agent_id).await?;
+        Ok(resolve_scopes(principal, &grants))
+    }
+
+    fn event(&self, kind: &str, record: Option<&RecordId>, principal: &Principal) -> AuditEvent {
+        AuditEvent {
+            id: EventId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid"),
+            at: self.ports.clock.now(),
+            kind: kind.to_owned(),
+            record_id: record.cloned(),
+            actor: Some(principal.agent_id.clone()),
+            details: BTreeMap::new(),
+        }
+    }
+
+    fn new_record_id(&self) -> RecordId {
+        RecordId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid")
+    }
+
+    /// `memory_write`: one of created, reinforced, superseding, conflicting or rejected.
+    pub async fn write(&self, principal: &Principal, request: &WriteRequest) -> Result<WriteOutcome> {
+        self.retrying(|| self.write_once(principal, request, None)).await
+    }
+
+    async fn retrying<'a, F, Fut>(&'a self, attempt: F) -> Result<WriteOutcome>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<WriteOutcome>> + 'a,
+    {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            match attempt().await {
+                // Another writer changed the same current fact between our read and our
+                // commit: read again and decide again.
+                Err(DomainError::Conflict(_)) if tries < MAX_ATTEMPTS => continue,
+                other => return other,
+            }
+        }
+    }
+
+    async fn reject(&self, principal: &Principal, code: RejectCode, reason: String) -> Result<WriteOutcome> {
+        let mut event = self.event("write.rejected", None, principal);
+        event.details.insert("code".into(), code.code().into());
+        event.details.insert("reason".into(), reason.clone());
+        self.ports.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+        Ok(WriteOutcome::Rejected { code, reason })
+    }
+
+    async fn check_evidence(&self, request: &WriteRequest) -> Result<EvidenceResult> {
+        let mut details = BTreeMap::new();
+        let requested = request.source_kind;
+        details.insert("requested_source_kind".into(), requested.as_str().into());
+        if !requested.requires_evidence_check() {
+            return Ok(EvidenceResult { source_kind: requested, details });
+        }
+        let verdict = self.evidence_verdict(request).await?;
+        let source_kind = match verdict {
+            EvidenceVerdict::Supported { entail_score } => {
+                details.insert("evidence_check".into(), "passed".into());
+                details.insert("entail_score".into(), format!("{entail_score:.4}"));
+                requested
+            }
+            EvidenceVerdict::Downgraded { reason, entail_score } => {
+                details.insert("evidence_check".into(), "downgraded".into());
+                details.insert("downgrade_reason".into(), reason);
+                if let Some(score) = entail_score {
+                    details.insert("entail_score".into(), format!("{score:.4}"));
+                }
+                SourceKind::AgentInference
+            }
+        };
+        details.insert("entail_floor".into(), format!("{:.4}", self.config.entail_floor));
+        Ok(EvidenceResult { source_kind, details })
+    }
+
+    async fn evidence_verdict(&self, request: &WriteRequest) -> Result<EvidenceVerdict> {
+        let floor = self.config.entail_floor;
+        let missing =
+            |reason: &str| EvidenceVerdict::Downgraded { reason: reason.into(), entail_score: None };
+        let Some(evidence) = &request.evidence else {
+            return Ok(missing("no evidence was given"));
+        };
+        let Some((session, turn)) = request.source_ref.as_ref().and_then(|r| r.session_turn()) else {
+            return Ok(missing("source_ref does not cite a session turn (session:<id><turn:N>)"));
+        };
+        let Some(turn) = self.ports.sessions.turn(&session, turn).await? else {
+            return Ok(missing("the cited session turn does not exist"));
+        };
+        let verbatim = evidence_appears_verbatim(evidence.as_str(), &turn.content);
+        let score = self.ports.judge.entails(evidence.as_str(), request.content.as_str()).await?.score;
+        Ok(judge_evidence(verbatim, Some(score), floor))
+    }
+
+    async fn resolve_entities(&self, access: &ScopeAccess, request: &WriteRequest) -> Result<Resolution> {
+        let mut resolved = Resolved::default();
+        let refs = request
+            .subject
+            .iter()
+            .map(|r| (r, LinkRole::About))
+            .chain(request.mentions.iter().map(|r| (r, LinkRole::Mentions)));
+        for (reference, role) in refs {
+            let id = match reference {
+                EntityRef::Id(id) => self.entity_by_id(access, id).await?,
+                EntityRef::Name { name, kind } => {
+                    // A name created earlier in this same request resolves to that entity.
+                    if let Some(new) = resolved
+                        .new_entities
+                        .iter()
+                        .find(|n| n.entity.canonical_name.folded() == name.folded())
+                    {
+                        new.entity.id.clone()
+                    } else {
+                        let found = self.ports.entities.find_by_name(&access.readable, name).await?;
+                        match found.as_slice() {
+                            [] => {
+                                let entity = Entity {
+                                    id: EntityId::from_body(&self.ports.ids.next_body().to_lowercase())
+                                        .expect("generated ids are valid"),
+                                    kind: *kind,
+                                    canonical_name: name.clone(),
+                                    scope: request.scope.clone(),
+                                    status: EntityStatus::Provisional,
+                                    merged_into: None,
+                                    created_at: self.ports.clock.now(),
+                                };
+                                let id = entity.id.clone();
+                                resolved.new_entities.push(NewEntity { entity, aliases: vec![] });
+                                id
+                            }
+                            [one] => one.id.clone(),
+                            many => {
+                                return Ok(Resolution::Ambiguous(RejectCode::EntityAmbiguous {
+                                    name: name.to_string(),
+                                    candidates: many.iter().map(|e| e.id.clone()).collect(),
+                                }));
+                            }
+                        }
+                    }
+                }
+            };
+            if role == LinkRole::About && resolved.subject.is_none() {
+                resolved.subject = Some(id.clone());
+            }
+            if !resolved.links.iter().any(|(existing, _)| *existing == id) {
+                resolved.links.push((id, role));
+            }
+        }
+        Ok(Resolution::Done(resolved))
+    }
+
+    /// An entity by id, following merges; unreadable entities are answered like missing ones.
+    async fn entity_by_id(&self, access: &ScopeAccess, id: &EntityId) -> Result<EntityId> {
+        let mut current = id.clone();
+        for _ in 0..16 {
+            let entity = self.ports.entities.entity(&current).await?;
+            match entity {
+                Some(e) if access.can_read(&e.scope) => match e.merged_into {
+                    Some(next) => current = next,
+                    None => return Ok(e.id),
+                },
+                _ => break,
+            }
+        }
+        Err(DomainError::NotFound { what: "entity", id: id.to_string() })
+    }
+
+    async fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
+        let mut vectors = self.ports.embedder.embed(&[text.to_owned()]).await?;
+        vectors.pop().ok_or_else(|| DomainError::backend("embedder", "returned no vector"))
+    }
+
+    async fn vector_of(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
+        match self.ports.index.vector(keyed.key) {
+            Some(vector) => Ok(vector),
+            None => self.embed_one(keyed.record.content.as_str()).await,
+        }
+    }
+
+    /// Find the active records of the current fact, following attribute aliasing.
+    /// Returns (records of the key, the attribute to use, aliasing details).
+    async fn current_fact(
+        &self,
+        scopes: &[Scope],
+        entity: &EntityId,
+        attribute: &str,
+        candidate_vector: &[f32],
+        details: &mut BTreeMap<String, String>,
+    ) -> Result<(Vec<KeyedRecord>, String)> {
+        let exact = self.ports.records.active_by_key(scopes, entity, attribute).await?;
+        if !exact.is_empty() {
+            return Ok((exact, attribute.to_owned()));
+        }
+        // Scan other attributes of the same entity for an equivalent label.
+        let cap = self.config.max_entity_attributes;
+        let nearby =
+            self.ports.records.active_by_subject(scopes, entity, cap.saturating_mul(4).max(cap)).await?;
+        let mut attributes: Vec<String> = Vec::new();
+        for keyed in &nearby {
+            if let Some(key) = &keyed.record.key {
+                let name = key.attribute.as_str().to_owned();
+                if name != attribute && !attributes.contains(&name) {
+                    attributes.push(name);
+                }
+            }
+        }
+        if attributes.len() > cap {
+            attributes.truncate(cap);
+            details.insert("attribute_scan_truncated".into(), "true".into());
+        }
+        if attributes.is_empty() {
+            return Ok((Vec::new(), attribute.to_owned()));
+        }
+        let mut texts = vec![attribute.replace('_', " ")];
+        texts.extend(attributes.iter().map(|a| a.replace('_', " ")));
+        let name_vectors = self.ports.embedder.embed(&texts).await?;
+        let mut best: Option<(f64, &String)> = None;
+        for (other, vector) in attributes.iter().zip(&name_vectors[1..]) {
+            let name_similarity = cosine(&name_vectors[0], vector);
+            if name_similarity < self.config.attribute_name_floor {
+                continue;
+            }
+            for keyed in nearby
+                .iter()
+                .filter(|k| k.record.key.as_ref().is_some_and(|key| key.attribute.as_str() == other))
+            {
+                let content_similarity = cosine(candidate_vector, &self.vector_of(keyed).await?);
+                if content_similarity >= self.config.attribute_content_floor
+                    && best.is_none_or(|(score, _)| name_similarity > score)
+                {
+                    best = Some((name_similarity, other));
+                }
+            }
+        }
+        let Some((_, survivor)) = best else {
+            return Ok((Vec::new(), attribute.to_owned()));
+        };
+        details.insert("attribute_aliased_from".into(), attribute.to_owned());
+        details.insert("attribute_aliased_to".into(), survivor.clone());
+        let records = self.ports.records.active_by_key(scopes, entity, survivor).await?;
+        Ok((records, survivor.clone()))
+    }
+
+    async fn write_once(
+        &self,
+        principal: &Principal,
+        request: &WriteRequest,
+        forced_target: Option<&RecordId>,
+    ) -> Result<WriteOutcome> {
+        let now = self.ports.clock.now();
+        let access = self.access(principal).await?;
+        if !access.can_write(&request.scope) {
+            let reason =
+                format!("{} is not among the writable scopes of agent {}", request.scope, principal.agent_id);
+            return self.reject(principal, RejectCode::ScopeNotWritable, reason).await;
+        }
+        if request.attribute.is_some() && request.subject.is_none() {
+            return Err(DomainError::Invalid {
+                field: "attribute",
+                reason: "an attribute needs a subject entity".into(),
+            });
+        }
+        if request.tags.len() > retold_domain::MAX_TAGS {
+            return Err(DomainError::Invalid {
+                field: "tags",
+                reason: format!("at most {} tags", retold_domain::MAX_TAGS),
+            });
+        }
+        let evidence = self.check_evidence(request).await?;
+        let resolved = match self.resolve_entities(&access, request).await? {
+            Resolution::Done(resolved) => resolved,
+            Resolution::Ambiguous(code) => {
+                let reason = match &code {
+                    RejectCode::EntityAmbiguous { name, candidates } => {
+                        format!("{name:?} matches {} entities: {:?}", candidates.len(), candidates)
+                    }
+                    RejectCode::ScopeNotWritable => unreachable!("resolution only reports ambiguity"),
+                };
+                return self.reject(principal, code, reason).await;
+            }
+        };
+        let vector = self.embed_one(request.content.as_str()).await?;
+
+        let source_kind = evidence.source_kind;
+        let mut details = evidence.details;
+        details.insert("source_kind".into(), source_kind.as_str().into());
+        let mut record = MemoryRecord {
+            id: self.new_record_id(),
+            memory_type: request.memory_type,
+            version: 1,
+            content: request.content.clone(),
+            key: None,
+            scope: request.scope.clone(),
+            source_kind,
+            source_ref: request.source_ref.clone(),
+            creator_agent_id: principal.agent_id.clone(),
+            evidence: request.evidence.clone(),
+            created_at: now,
+            event_at: Some(request.event_at.unwrap_or(now)),
+            expires_at: None,
+            confidence: source_kind.initial_confidence(),
+            status: source_kind.initial_status(),
+            supersedes_id: None,
+            reinforcements: 0,
+            last_reinforced_at: None,
+            tags: request.tags.clone(),
+        };
+        if record.status == Status::Provisional {
+            record.expires_at = Some(now + self.config.provisional_ttl);
+        }
+
+        let mut unit = WriteUnit { entities: resolved.new_entities, ..WriteUnit::default() };
+        let mut outcome: Option<WriteOutcome> = None;
+
+        let keyed = match (&resolved.subject, &request.attribute) {
+            (Some(subject), Some(attribute)) if request.memory_type.has_current_fact_key() => {
+                Some((subject, attribute))
+            }
+            _ => None,
+        };
+        if let Some((subject, attribute)) = keyed {
+            // Only readable scopes are ever consulted: a write-only grant gets no duplicate check.
+            let lookup: Vec<Scope> = access.readable_of([&request.scope]);
+            let (existing, attribute_name) =
+                self.current_fact(&lookup, subject, attribute.as_str(), &vector, &mut details).await?;
+            let final_attribute = retold_domain::Attribute::new(attribute_name.clone())?;
+            record.key = Some(FactKey::new(subject.clone(), final_attribute));
+            let mut expected: Vec<RecordId> = existing.iter().map(|k| k.record.id.clone()).collect();
+            expected.sort();
+            if !lookup.is_empty() {
+                unit.guards.push(KeyGuard {
+                    scope: request.scope.clone(),
+                    subject_entity_id: subject.clone(),
+                    attribute: attribute_name,
+                    expected,
+                });
+            }
+            let live: Vec<&KeyedRecord> = existing.iter().filter(|k| !k.record.is_expired_at(now)).collect();
+            let current = match forced_target {
+                Some(target) => live.iter().find(|k| &k.record.id == target).copied(),
+                None => live
+                    .iter()
+                    .filter(|k| k.record.status == Status::Confirmed)
+                    .chain(live.iter().filter(|k| k.record.status == Status::Provisional))
+                    .next()
+                    .copied(),
+            };
+            if let Some(current) = current {
+                let similarity = cosine(&vector, &self.vector_of(current).await?);
+                details.insert("similarity_to_current".into(), format!("{similarity:.4}"));
+                let same_meaning = forced_target.is_none() && similarity >= self.config.same_meaning_floor;
+                let decision = if forced_target.is_some() {
+                    FactDecision::Supersede
+                } else {
+                    decide(&current.record, source_kind, same_meaning)
+                };
+                match decision {
+                    FactDecision::Reinforce => {
+                        let rules = Reinforcement {
+                            confidence_step: self.config.reinforcement_step,
+                            to_confirm: self.config.reinforcements_to_confirm,
+                            provisional_ttl: self.config.provisional_ttl,
+                        };
+                        let next = reinforce(&current.record, now, &rules);
+                        let mut event = self.event("record.reinforced", Some(&current.record.id), principal);
+                        event.details = details;
+                        event.details.insert("reinforcements".into(), next.reinforcements.to_string());
+                        event.details.insert("status".into(), next.status.as_str().into());
+                        unit.updates
+                            .push(RecordUpdate { expected_version: current.record.version, record: next });
+                        unit.events.push(event);
+                        // Reinforcement writes no new row, so no new entity either.
+                        unit.entities.clear();
+                        self.ports.records.apply(unit).await?;
+                        return Ok(WriteOutcome::Reinforced {
+                            id: current.record.id.clone(),
+                            reason: format!(
+                                "same meaning as the current record (similarity {similarity:.3})"
+                            ),
+                        });
+                    }
+                    FactDecision::Supersede => {
+                        let mut superseded = Vec::new();
+                        for old in live
+                            .iter()
+                            .filter(|k| forced_target.is_none() || Some(&k.record.id) == forced_target)
+                        {
+                            transition(old.record.status, Status::Superseded)?;
+                            let mut next = old.record.clone();
+                            next.status = Status::Superseded;
+                            next.version += 1;
+                            let mut event = self.event("record.superseded", Some(&old.record.id), principal);
+                            event.details.insert("superseded_by".into(), record.id.to_string());
+                            unit.updates
+                                .push(RecordUpdate { expected_version: old.record.version, record: next });
+                            unit.events.push(event);
+                            superseded.push(old.record.id.clone());
+                        }
+                        record.supersedes_id = Some(current.record.id.clone());
+                        details.insert("supersedes".into(), current.record.id.to_string());
+                        let reason = if forced_target.is_some() {
+                            "explicit revise".to_owned()
+                        } else {
+                            format!(
+                                "{} (rank {}) replaces {} (rank {})",
+                                source_kind,
+                                source_kind.rank(),
+                                current.record.source_kind,
+                                current.record.source_kind.rank()
+                            )
+                        };
+                        outcome =
+                            Some(WriteOutcome::Superseding { id: record.id.clone(), superseded, reason });
+                    }
+                    FactDecision::Conflict => {
+                        record.status = Status::Provisional;
+                        record.expires_at = Some(now + self.config.provisional_ttl);
+                        unit.conflicts.push(ConflictLink {
+                            record_id: current.record.id.clone(),
+                            conflicting_id: record.id.clone(),
+                        });
+                        details.insert("conflicts_with".into(), current.record.id.to_string());
+                        outcome = Some(WriteOutcome::Conflicting {
+                            id: record.id.clone(),
+                            conflicts_with: current.record.id.clone(),
+                            reason: format!(
+                                "{} (rank {}) contradicts {} (rank {}); the higher-ranked record stays current",
+                                source_kind,
+                                source_kind.rank(),
+                                current.record.source_kind,
+                                current.record.source_kind.rank()
+                            ),
+                        });
+                    }
+                }
+            } else if let Some(target) = forced_target {
+                return Err(DomainError::NotFound { what: "record", id: target.to_string() });
+            }
+        }
+
+        let outcome = outcome
+            .unwrap_or_else(|| WriteOutcome::Created { id: record.id.clone(), reason: "new record".into() });
+        let mut event = self.event(&format!("record.{}", outcome.kind()), Some(&record.id), principal);
+        event.details = details;
+        for (entity, role) in &resolved.links {
+            unit.links.push(RecordEntityLink {
+                record_id: record.id.clone(),
+                entity_id: entity.clone(),
+                role: *role,
+            });
+        }
+        let info = self.ports.embedder.info();
+        unit.embeddings.push(EmbeddingRow {
+            record_id: record.id.clone(),
+            model: info.name.clone(),
+            version: info.version,
+            dims: info.dims,
+            vector: vector.clone(),
+        });
+        unit.inserts.push(record);
+        unit.events.push(event);
+        let keys = self.ports.records.apply(unit).await?;
+        for EligibleRecord { key, id } in keys {
+            self.ports.index.upsert(key, &id, &vector)?;
+        }
+        Ok(outcome)
+    }
+
+    /// Load a record the principal may read, or answer exactly like a missing one.
+    async fn readable_record(&self, access: &ScopeAccess, id: &RecordId) -> Result<MemoryRecord> {
+        match self.ports.records.get(id).await? {
+            Some(record) if access.can_read(&record.scope) => Ok(record),
+            _ => Err(DomainError::NotFound { what: "record", id: id.to_string() }),
+        }
+    }
+
+    async fn change_status(
+        &self,
+        principal: &Principal,
+        id: &RecordId,
+        to: Status,
+        kind: &str,
+        reason: Option<&str>,
+    ) -> Result<RevisionOutcome> {
+        let access = self.access(principal).await?;
+        let record = self.readable_record(&access, id).await?;
+        if !access.can_write(&record.scope) {
+            let reason =
+                format!("{} is not among the writable scopes of agent {}", record.scope, principal.agent_id);
+            return self
+                .reject(principal, RejectCode::ScopeNotWritable, reason)
+                .await
+                .map(RevisionOutcome::from);
+        }
+        transition(record.status, to)?;
+        let mut next = record.clone();
+        next.status = to;
+        next.version += 1;
+        if to == Status::Confirmed {
+            next.expires_at = None;
+        }
+        let mut event = self.event(kind, Some(id), principal);
+        event.details.insert("from".into(), record.status.as_str().into());
+        event.details.insert("to".into(), to.as_str().into());
+        if let Some(reason) = reason {
+            event.details.insert("reason".into(), reason.into());
+        }
+        self.ports
+            .records
+            .apply(WriteUnit {
+                updates: vec![RecordUpdate { expected_version: record.version, record: next }],
+                events: vec![event],
+                ..WriteUnit::default()
+            })
+            .await?;
+        if !to.keeps_indexes()
+            && let Some(key) = self.ports.records.key_of(id).await?
+        {
+            self.ports.index.mark_dead(key);
+        }
+        Ok(RevisionOutcome::StatusChanged { id: id.clone(), from: record.status, to })
+    }
+
+    /// `memory_forget`: status deleted with a reason; the FTS row is removed, the vector
+    /// marked dead, the row kept as a tombstone.
+    pub async fn forget(
+        &self,
+        principal: &Principal,
+        id: &RecordId,
+        reason: &str,
+    ) -> Result<RevisionOutcome> {
+        self.change_status(principal, id, Status::Deleted, "record.forgotten", Some(reason)).await
+    }
+
+    /// `memory_revise`.
+    pub async fn revise(&self, principal: &Principal, action: &ReviseAction) -> Result<RevisionOutcome> {
+        match action {
+            ReviseAction::Confirm { id } => {
+                self.change_status(principal, id, Status::Confirmed, "record.confirmed", None).await
+            }
+            ReviseAction::Expire { id } => {
+                self.change_status(principal, id, Status::Expired, "record.expired", None).await
+            }
+            ReviseAction::Supersede { id, replacement } => {
+                let access = self.access(principal).await?;
+                let target = self.readable_record(&access, id).await?;
+                if replacement.scope != target.scope || target.key.is_none() {
+                    return Err(DomainError::Invalid {
+                        field: "replacement",
+                        reason: "a replacement must have the same scope and a current-fact key (subject and attribute)"
+                            .into(),
+                    });
+                }
+                self.retrying(|| self.write_once(principal, replacement, Some(id)))
+                    .await
+                    .map(RevisionOutcome::from)
+            }
+            ReviseAction::MergeEntities { from, into } => {
+                let access = self.access(principal).await?;
+                for id in [from, into] {
+                    let entity = self.ports.entities.entity(id).await?;
+                    match entity {
+                        Some(e) if access.can_read(&e.scope) => {
+                            if !access.can_write(&e.scope) {
+                                let reason =
+                                    format!("entity {id} lives in {}, which is not writable", e.scope);
+                                return self
+                                    .reject(principal, RejectCode::ScopeNotWritable, reason)
+                                    .await
+                                    .map(RevisionOutcome::from);
+                            }
+                        }
+                        _ => return Err(DomainError::NotFound { what: "entity", id: id.to_string() }),
+                    }
+                }
+                let mut event = self.event("entity.merged", None, principal);
+                event.details.insert("from".into(), from.to_string());
+                event.details.insert("into".into(), into.to_string());
+                self.ports.entities.merge(from, into, event).await?;
+                Ok(RevisionOutcome::EntitiesMerged { from: from.clone(), into: into.clone() })
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+//! Sessions and numbered turns.
+
+use async_trait::async_trait;
+use retold_domain::chrono::{DateTime, Utc};
+use retold_domain::{
+    AgentId, AuditEvent, ProjectId, Result as DomainResult, Session, SessionId, SessionStore, SessionTurn,
+    Timestamp, TurnRole, UserId,
+};
+use sea_orm::{ConnectionTrait, QueryResult};
+
+use crate::convert::millis;
+use crate::error::{StoreError, corrupt};
+use crate::store::{SqliteStore, insert_event, stmt};
+
+fn at(value: i64) -> Result<Timestamp, StoreError> {
+    DateTime::<Utc>::from_timestamp_millis(value)
+        .ok_or_else(|| corrupt("sessions", format!("bad timestamp {value}")))
+}
+
+fn session_from_row(row: &QueryResult) -> Result<Session, StoreError> {
+    let bad = |e: retold_domain::DomainError| corrupt("sessions", e);
+    Ok(Session {
+        id: SessionId::new(row.try_get::<String>("", "id")?).map_err(bad)?,
+        agent_id: AgentId::new(row.try_get::<String>("", "agent_id")?).map_err(bad)?,
+        user_id: UserId::new(row.try_get::<String>("", "user_id")?).map_err(bad)?,
+        project_id: row
+            .try_get::<Option<String>>("", "project_id")?
+            .map(ProjectId::new)
+            .transpose()
+            .map_err(bad)?,
+        started_at: at(row.try_get("", "started_at")?)?,
+        ended_at: row.try_get::<Option<i64>>("", "ended_at")?.map(at).transpose()?,
+    })
+}
+
+fn turn_from_row(row: &QueryResult) -> Result<SessionTurn, StoreError> {
+    let bad = |e: retold_domain::DomainError| corrupt("session_turns", e);
+    Ok(SessionTurn {
+        session_id: SessionId::new(row.try_get::<String>("", "session_id")?).map_err(bad)?,
+        turn: u32::try_from(row.try_get::<i64>("", "turn")?).map_err(|e| corrupt("session_turns", e))?,
+        role: TurnRole::parse(&row.try_get::<String>("", "role")?).map_err(bad)?,
+        content: row.try_get("", "content")?,
+        created_at: at(row.try_get("", "created_at")?)?,
+    })
+}
+
+const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at";
+const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
+
+#[async_trait]
+impl SessionStore for SqliteStore {
+    async fn start_session(&self, session: Session, event: AuditEvent) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        txn.execute_raw(stmt(
+            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"),
+            [
+                session.id.as_str().into(),
+                session.agent_id.as_str().into(),
+                session.user_id.as_str().into(),
+                session.project_id.as_ref().map(|p| p.as_str().to_owned()).into(),
+                millis(session.started_at).into(),
+                session.ended_at.map(millis).into(),
+            ],
+        ))
+        .await
+        .map_err(|e| match e.sql_err() {
+            Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+                StoreError::Duplicate(format!("session {} already exists", session.id))
+            }
+            _ => StoreError::Db(e),
+        })?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn append_turn(
+        &self,
+        id: &SessionId,
+        role: TurnRole,
+        content: String,
+        at: Timestamp,
+    ) -> DomainResult<u32> {
+        let txn = self.begin_write().await?;
+        let open = txn
+            .query_one_raw(stmt("SELECT ended_at FROM sessions WHERE id = ?", [id.as_str().into()]))
+            .await
+            .map_err(StoreError::from)?;
+        match open {
+            None => return Err(StoreError::NotFound { what: "session", id: id.to_string() }.into()),
+            Some(row) if row.try_get::<Option<i64>>("", "ended_at").map_err(StoreError::from)?.is_some() => {
+                return Err(StoreError::Duplicate(format!("session {id} has ended")).into());
+            }
+            Some(_) => {}
+        }
+        let row = txn
+            .query_one_raw(stmt(
+                "INSERT INTO session_turns (session_id, turn, role, content, created_at) \
+                 SELECT ?, coalesce(max(turn), 0) + 1, ?, ?, ? FROM session_turns WHERE session_id = ? RETURNING turn",
+                [id.as_str().into(), role.as_str().into(), content.into(), millis(at).into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .ok_or_else(|| corrupt("session_turns", "insert returned no turn"))?;
+        let turn: i64 = row.try_get("", "turn").map_err(StoreError::from)?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(u32::try_from(turn).map_err(|e| corrupt("session_turns", e))?)
+    }
+
+    async fn end_session(&self, id: &SessionId, at: Timestamp, event: AuditEvent) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
+                [millis(at).into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 0 {
+            let exists = txn
+                .query_one_raw(stmt("SELECT 1 AS one FROM sessions WHERE id = ?", [id.as_str().into()]))
+                .await;
+            return Err(match exists.map_err(StoreError::from)? {
+                Some(_) => StoreError::Duplicate(format!("session {id} has already ended")),
+                None => StoreError::NotFound { what: "session", id: id.to_string() },
+            }
+            .into());
+        }
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn session(&self, id: &SessionId) -> DomainResult<Option<Session>> {
+        let row = self
+            .reader
+            .query_one_raw(stmt(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?"),
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(session_from_row).transpose()?)
+    }
+
+    async fn turn(&self, id: &SessionId, turn: u32) -> DomainResult<Option<SessionTurn>> {
+        let row = self
+            .reader
+            .query_one_raw(stmt(
+                &format!("SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? AND turn = ?"),
+                [id.as_str().into(), i64::from(turn).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(turn_from_row).transpose()?)
+    }
+
+    async fn turns(&self, id: &SessionId) -> DomainResult<Vec<SessionTurn>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!("SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? ORDER BY turn"),
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(turn_from_row).collect::<Result<_, _>>()?)
+    }
+}
