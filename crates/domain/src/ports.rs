@@ -85,13 +85,16 @@ pub struct RecordUpdate {
     pub expected_version: u32,
 }
 
-/// An entity created as part of a write (an unknown name becomes a provisional entity). The
-/// store refuses it with `DomainError::Conflict` when its scope meanwhile holds an entity of
-/// that name, so concurrent writers never create the same entity twice.
+/// An entity created as part of a write (an unknown name becomes a provisional entity).
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewEntity {
     pub entity: Entity,
     pub aliases: Vec<Name>,
+    /// The writer looked the name up in the entity's scope and found nothing. The store then
+    /// refuses the entity with `DomainError::Conflict` if that scope holds the name by now,
+    /// so concurrent writers never create the same entity twice. `false` when the writer
+    /// cannot read the scope (a write-only grant) and so could not look.
+    pub name_was_unknown: bool,
 }
 
 /// A precondition on a current fact: inside the transaction, the active records of this key

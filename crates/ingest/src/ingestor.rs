@@ -204,7 +204,12 @@ impl Ingestor {
                                     created_at: self.ports.clock.now(),
                                 };
                                 let id = entity.id.clone();
-                                resolved.new_entities.push(NewEntity { entity, aliases: vec![] });
+                                let name_was_unknown = access.can_read(&entity.scope);
+                                resolved.new_entities.push(NewEntity {
+                                    entity,
+                                    aliases: vec![],
+                                    name_was_unknown,
+                                });
                                 id
                             }
                             [one] => one.id.clone(),

@@ -127,7 +127,7 @@ impl SqliteStore {
         for guard in &unit.guards {
             check_guard(&txn, guard).await?;
         }
-        for new in &unit.entities {
+        for new in unit.entities.iter().filter(|n| n.name_was_unknown) {
             // The name was unknown when the writer resolved it; if a concurrent write created
             // it since, fail so the writer resolves again instead of duplicating the entity.
             let name = new.entity.canonical_name.folded();
@@ -150,6 +150,8 @@ impl SqliteStore {
                     new.entity.scope
                 )));
             }
+        }
+        for new in &unit.entities {
             crate::entities::insert_entity(&txn, &new.entity, &new.aliases).await?;
         }
         let mut inserted = Vec::with_capacity(unit.inserts.len());

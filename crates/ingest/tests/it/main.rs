@@ -2,6 +2,7 @@
 
 mod examples;
 mod properties;
+mod spy;
 
 use std::sync::{Arc, OnceLock};
 
@@ -41,6 +42,8 @@ pub(crate) fn embedder() -> Arc<OnnxEmbedder> {
 
 pub(crate) struct World {
     pub(crate) store: SqliteStore,
+    /// Every scope list the ingestor read records or entities with.
+    pub(crate) reads: Arc<std::sync::Mutex<Vec<Vec<Scope>>>>,
     pub(crate) index: Arc<ExactIndex>,
     pub(crate) clock: Arc<ManualClock>,
     pub(crate) ingestor: Ingestor,
@@ -52,9 +55,11 @@ pub(crate) async fn world_with(embedder: Arc<dyn Embedder>) -> World {
     let store = SqliteStore::open(&StoreConfig::new(dir.path().join("retold.db"))).await.unwrap();
     let index = Arc::new(ExactIndex::new(384));
     let clock = Arc::new(ManualClock::new(Utc.with_ymd_and_hms(2026, 9, 3, 12, 0, 0).unwrap()));
+    let spy = spy::Spy { inner: store.clone(), reads: Default::default() };
+    let reads = spy.reads.clone();
     let ports = Ports {
-        records: Arc::new(store.clone()),
-        entities: Arc::new(store.clone()),
+        records: Arc::new(spy.clone()),
+        entities: Arc::new(spy),
         grants: Arc::new(store.clone()),
         sessions: Arc::new(store.clone()),
         embedder: embedder.clone(),
@@ -64,7 +69,7 @@ pub(crate) async fn world_with(embedder: Arc<dyn Embedder>) -> World {
         ids: Arc::new(SequentialIds::default()),
     };
     let ingestor = Ingestor::new(ports, IngestConfig::default());
-    World { store, index, clock, ingestor, _dir: dir }
+    World { store, reads, index, clock, ingestor, _dir: dir }
 }
 
 pub(crate) async fn world() -> World {

@@ -60,6 +60,7 @@ proptest! {
                     }
                 }
                 let target = Scope::parse(SCOPES[*scope]).unwrap();
+                w.reads.lock().unwrap().clear();
                 let outcome = w.ingestor.write(&p, &request(SCOPES[*scope], n)).await.unwrap();
                 match &outcome {
                     WriteOutcome::Rejected { .. } => assert!(!access.can_write(&target)),
@@ -67,6 +68,11 @@ proptest! {
                         assert!(access.can_write(&target), "{other:?} in {target}");
                         let id = other.record_id().unwrap();
                         assert_eq!(w.record(id).await.scope, target);
+                    }
+                }
+                for scopes in w.reads.lock().unwrap().iter() {
+                    for s in scopes {
+                        assert!(access.can_read(s), "ingestion read {s}, which {p:?} cannot read");
                     }
                 }
                 for before in hidden {
