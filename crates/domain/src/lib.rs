@@ -15,6 +15,7 @@ mod record;
 mod scope;
 mod session;
 mod source;
+mod trace;
 
 pub use crate::audit::AuditEvent;
 pub use crate::doubles::{ManualClock, SequentialIds};
@@ -29,8 +30,8 @@ pub use crate::ports::{
     Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink, EligibilityFilter,
     EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, Entailment, EntailmentJudge,
     EntityStore, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
-    MatchedTerm, NewEntity, RecordKey, RecordStore, RecordUpdate, SessionStore, VectorHit, VectorIndex,
-    WriteUnit,
+    LinkedRecord, MatchedTerm, NewEntity, RecordKey, RecordStore, RecordUpdate, Reranker, SearchLogStore,
+    SessionStore, VectorHit, VectorIndex, WriteUnit,
 };
 pub use crate::principal::{Grant, Principal};
 pub use crate::record::{
@@ -40,6 +41,7 @@ pub use crate::record::{
 pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
+pub use crate::trace::{SearchTrace, TraceCandidate, TraceDrop, TraceResult};
 
 /// Re-exported so callers build timestamps and durations with the same types.
 pub use chrono;

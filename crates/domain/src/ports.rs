@@ -6,13 +6,14 @@
 use async_trait::async_trait;
 
 use crate::audit::AuditEvent;
-use crate::entity::{Entity, Name, RecordEntityLink};
+use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
 use crate::error::Result;
-use crate::ids::{AgentId, EntityId, GrantId, RecordId, SessionId};
+use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
 use crate::principal::Grant;
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
 use crate::scope::Scope;
 use crate::session::{Session, SessionTurn, TurnRole};
+use crate::trace::SearchTrace;
 
 /// The current time. Injected so tests control it.
 pub trait Clock: Send + Sync {
@@ -37,6 +38,15 @@ pub struct RecordKey(pub u64);
 pub struct EligibleRecord {
     pub key: RecordKey,
     pub id: RecordId,
+}
+
+/// A record reached through an entity link.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkedRecord {
+    pub key: RecordKey,
+    pub record_id: RecordId,
+    pub entity_id: EntityId,
+    pub role: LinkRole,
 }
 
 /// A record with its store key.
@@ -190,6 +200,11 @@ pub trait RecordStore: Send + Sync {
     ) -> Result<Vec<KeyedRecord>>;
     /// Entity links of a record.
     async fn links_of(&self, id: &RecordId) -> Result<Vec<RecordEntityLink>>;
+    /// Records linked to any of `entities`, with the link role (any status; callers
+    /// intersect with their eligible set).
+    async fn linked_records(&self, entities: &[EntityId]) -> Result<Vec<LinkedRecord>>;
+    /// Records whose `supersedes_id` is `id`.
+    async fn successors(&self, id: &RecordId) -> Result<Vec<RecordId>>;
     /// Conflict links that involve a record.
     async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>>;
     /// Audit events about a record, oldest first.
@@ -216,6 +231,8 @@ pub trait EntityStore: Send + Sync {
     async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<()>;
     /// Entities in `scopes` whose canonical name or an alias folds to the same text as `name`.
     async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> Result<Vec<Entity>>;
+    /// For each of `names` that resolves in `scopes`: the folded name and the entity.
+    async fn find_by_names(&self, scopes: &[Scope], names: &[Name]) -> Result<Vec<(String, Entity)>>;
 }
 
 /// Sessions and their numbered turns.
@@ -239,6 +256,22 @@ pub trait SessionStore: Send + Sync {
     async fn turn(&self, id: &SessionId, turn: u32) -> Result<Option<SessionTurn>>;
     /// Every turn, in order.
     async fn turns(&self, id: &SessionId) -> Result<Vec<SessionTurn>>;
+}
+
+/// The search_log table.
+#[async_trait]
+pub trait SearchLogStore: Send + Sync {
+    /// Append one trace.
+    async fn append_trace(&self, trace: &SearchTrace) -> Result<()>;
+    /// One trace as stored (JSON text), with the agent and user it belongs to.
+    async fn trace(&self, id: &SearchId) -> Result<Option<(AgentId, UserId, String)>>;
+}
+
+/// Scores survivors against the query (e.g. bge-reranker-v2-m3). Optional; off by default.
+#[async_trait]
+pub trait Reranker: Send + Sync {
+    /// One score per document, higher is better.
+    async fn rerank(&self, query: &str, documents: &[String]) -> Result<Vec<f64>>;
 }
 
 /// Grants from the host.

@@ -1,4 +1,22 @@
-//! Retold's search pipeline, written against the domain's ports only: eligible ids,
-//! the dense, lexical and entity channels, reciprocal rank fusion, result control
-//! (freshness, relevance gate, duplicate collapse, reranker, token budget),
-//! explanations and the search_log trace. (Arrives with the retrieval issue.)
+//! Retold's search pipeline (seed sections 5, 10, 11, 12), written against the domain's
+//! ports only: eligible ids first, then the dense, lexical and entity channels over that same
+//! set, reciprocal rank fusion, result control (episodic freshness, relevance gate, duplicate
+//! collapse, optional reranker, token budget), an explanation per result and one complete
+//! search_log trace per request; plus `memory_get`.
+
+mod config;
+mod fusion;
+mod query;
+mod retriever;
+mod rewrite;
+
+pub use crate::config::RetrieveConfig;
+pub use crate::fusion::rrf;
+pub use crate::retriever::{
+    Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, RetrievePorts, Retriever, SearchHit,
+    SearchRequest, SearchResponse,
+};
+pub use crate::rewrite::{NoRewriter, QueryRewriter, Rewrite};
+
+#[cfg(test)]
+mod tests;

@@ -245,6 +245,53 @@ impl EntityStore for SqliteStore {
             .map_err(StoreError::from)?;
         Ok(rows.iter().map(convert::entity_from_row).collect::<Result<_, _>>()?)
     }
+
+    async fn find_by_names(&self, scopes: &[Scope], names: &[Name]) -> DomainResult<Vec<(String, Entity)>> {
+        if names.is_empty() || scopes.is_empty() {
+            return Ok(Vec::new());
+        }
+        let folded: Vec<String> = names.iter().map(Name::folded).collect();
+        let json = serde_json::to_string(&folded).expect("strings serialise");
+        let mut values = Vec::new();
+        let scopes = scope_clause(scopes, &mut values);
+        values.push(json.clone().into());
+        values.push(json.into());
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT n.value AS matched, e.id AS id, e.kind AS kind, e.canonical_name AS canonical_name, \
+                            e.scope_kind AS scope_kind, e.scope_id AS scope_id, e.status AS status, \
+                            e.merged_into AS merged_into, e.created_at AS created_at \
+                     FROM entities e JOIN json_each(?) n ON e.name_folded = n.value \
+                     WHERE {scopes} AND e.status != 'merged' \
+                     UNION \
+                     SELECT n.value AS matched, e.id, e.kind, e.canonical_name, e.scope_kind, e.scope_id, e.status, \
+                            e.merged_into, e.created_at \
+                     FROM entity_aliases a JOIN json_each(?) n ON a.alias_folded = n.value \
+                     JOIN entities e ON e.id = a.entity_id WHERE {scopes} AND e.status != 'merged' \
+                     ORDER BY matched, id"
+                ),
+                {
+                    // The scope clause appears twice: bind its values for both.
+                    let scope_values: Vec<Value> = values[..values.len() - 2].to_vec();
+                    let mut all = vec![values[values.len() - 2].clone()];
+                    all.extend(scope_values.clone());
+                    all.push(values[values.len() - 1].clone());
+                    all.extend(scope_values);
+                    all
+                },
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let matched: String = row.try_get("", "matched").map_err(StoreError::from)?;
+                Ok((matched, convert::entity_from_row(row)?))
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
 }
 
 #[async_trait]

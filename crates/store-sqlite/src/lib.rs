@@ -12,6 +12,7 @@ mod entities;
 mod error;
 mod lexical;
 mod migration;
+mod search_log;
 mod sessions;
 mod store;
 mod vector_scan;

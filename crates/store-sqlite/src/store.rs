@@ -7,8 +7,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EmbeddingScan, EntityId,
-    KeyedRecord, MemoryRecord, RecordEntityLink, RecordId, RecordKey, RecordStore, Result as DomainResult,
-    Scope, WriteUnit,
+    KeyedRecord, LinkedRecord, MemoryRecord, RecordEntityLink, RecordId, RecordKey, RecordStore,
+    Result as DomainResult, Scope, WriteUnit,
 };
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
@@ -533,6 +533,53 @@ impl RecordStore for SqliteStore {
             .await
             .map_err(StoreError::from)?;
         Ok(rows.iter().map(convert::link_from_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn linked_records(&self, entities: &[EntityId]) -> DomainResult<Vec<LinkedRecord>> {
+        if entities.is_empty() {
+            return Ok(Vec::new());
+        }
+        let placeholders = vec!["?"; entities.len()].join(", ");
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT r.key, l.record_id, l.entity_id, l.role FROM record_entities l \
+                     JOIN records r ON r.id = l.record_id WHERE l.entity_id IN ({placeholders}) ORDER BY r.key"
+                ),
+                entities.iter().map(|e| Value::from(e.as_str())),
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let link = convert::link_from_row(row)?;
+                Ok(LinkedRecord {
+                    key: convert::record_key(row)?,
+                    record_id: link.record_id,
+                    entity_id: link.entity_id,
+                    role: link.role,
+                })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+
+    async fn successors(&self, id: &RecordId) -> DomainResult<Vec<RecordId>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT id FROM records WHERE supersedes_id = ? ORDER BY key",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("", "id").map_err(StoreError::from)?;
+                RecordId::new(id).map_err(|e| crate::error::corrupt("records", e).into())
+            })
+            .collect()
     }
 
     async fn conflicts_of(&self, id: &RecordId) -> DomainResult<Vec<ConflictLink>> {

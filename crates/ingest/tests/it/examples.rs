@@ -474,3 +474,28 @@ async fn id_of_first_downgrade(w: &World) -> retold_domain::RecordId {
     let ids = w.eligible("user:aditya").await;
     retold_domain::RecordId::new(ids[0].clone()).unwrap()
 }
+
+#[tokio::test]
+async fn a_changed_name_or_number_is_a_new_value_not_a_reinforcement() {
+    let w = world().await;
+    w.grant("a", "project:p", true, true).await;
+    let p = principal("a", "u");
+    let mut first = claim("The release train leaves on Tuesdays.", "release_day", SourceKind::System);
+    first.scope = Scope::parse("project:p").unwrap();
+    first.subject =
+        Some(EntityRef::Name { name: Name::new("Release Train").unwrap(), kind: EntityKind::Project });
+    let WriteOutcome::Created { id: old, .. } = w.ingestor.write(&p, &first).await.unwrap() else { panic!() };
+    let mut second = first.clone();
+    second.content = retold_domain::Content::new("The release train leaves on Thursdays.").unwrap();
+    let outcome = w.ingestor.write(&p, &second).await.unwrap();
+    assert!(
+        matches!(&outcome, WriteOutcome::Superseding { superseded, .. } if superseded == std::slice::from_ref(&old)),
+        "{outcome:?}"
+    );
+    let mut port = first.clone();
+    port.attribute = Some(retold_domain::Attribute::new("port").unwrap());
+    port.content = retold_domain::Content::new("The release train dashboard listens on port 8443.").unwrap();
+    w.ingestor.write(&p, &port).await.unwrap();
+    port.content = retold_domain::Content::new("The release train dashboard listens on port 8444.").unwrap();
+    assert!(matches!(w.ingestor.write(&p, &port).await.unwrap(), WriteOutcome::Superseding { .. }));
+}

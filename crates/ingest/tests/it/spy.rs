@@ -5,8 +5,8 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingScan, Entity, EntityId,
-    EntityStore, KeyedRecord, MemoryRecord, Name, RecordEntityLink, RecordId, RecordKey, RecordStore, Result,
-    Scope, WriteUnit,
+    EntityStore, KeyedRecord, LinkedRecord, MemoryRecord, Name, RecordEntityLink, RecordId, RecordKey,
+    RecordStore, Result, Scope, WriteUnit,
 };
 use retold_store_sqlite::SqliteStore;
 
@@ -58,6 +58,12 @@ impl RecordStore for Spy {
     async fn links_of(&self, id: &RecordId) -> Result<Vec<RecordEntityLink>> {
         self.inner.links_of(id).await
     }
+    async fn linked_records(&self, entities: &[EntityId]) -> Result<Vec<LinkedRecord>> {
+        self.inner.linked_records(entities).await
+    }
+    async fn successors(&self, id: &RecordId) -> Result<Vec<RecordId>> {
+        self.inner.successors(id).await
+    }
     async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>> {
         self.inner.conflicts_of(id).await
     }
@@ -92,5 +98,9 @@ impl EntityStore for Spy {
     async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> Result<Vec<Entity>> {
         self.log(scopes);
         self.inner.find_by_name(scopes, name).await
+    }
+    async fn find_by_names(&self, scopes: &[Scope], names: &[Name]) -> Result<Vec<(String, Entity)>> {
+        self.log(scopes);
+        self.inner.find_by_names(scopes, names).await
     }
 }

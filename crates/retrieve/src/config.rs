@@ -1,0 +1,46 @@
+//! The search pipeline's settings, as plain values.
+
+use std::time::Duration;
+
+/// Thresholds of the search pipeline (`retrieval.*` in the configuration).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RetrieveConfig {
+    /// RRF constant: each list adds `1 / (rrf_k + rank)`.
+    pub rrf_k: u32,
+    /// Candidates per channel before fusion.
+    pub per_generator_k: usize,
+    pub default_limit: usize,
+    pub max_limit: usize,
+    /// Tool-result budget in tokens (estimated as characters / 4 plus a per-record overhead).
+    pub token_budget: usize,
+    /// A dense-only match needs at least this cosine.
+    pub dense_floor: f64,
+    /// A lexical-only match needs at least this share of the query's terms.
+    pub lexical_min_term_share: f64,
+    /// Survivors with at least this cosine to a higher-ranked survivor are collapsed.
+    pub duplicate_collapse_floor: f64,
+    /// An episodic record's score halves every this many days (non-time-bounded queries).
+    pub episodic_half_life_days: f64,
+    /// Rerank survivors when a reranker is configured.
+    pub reranker_enabled: bool,
+    pub reranker_timeout: Duration,
+}
+
+impl Default for RetrieveConfig {
+    /// The shipped defaults (`config/default.yaml`).
+    fn default() -> Self {
+        Self {
+            rrf_k: 60,
+            per_generator_k: 50,
+            default_limit: 10,
+            max_limit: 50,
+            token_budget: 2000,
+            dense_floor: 0.30,
+            lexical_min_term_share: 0.5,
+            duplicate_collapse_floor: 0.95,
+            episodic_half_life_days: 90.0,
+            reranker_enabled: false,
+            reranker_timeout: Duration::from_millis(800),
+        }
+    }
+}

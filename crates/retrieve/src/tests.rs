@@ -1,0 +1,85 @@
+//! Unit tests of the pure parts: RRF and query analysis.
+
+use retold_domain::RecordId;
+
+use crate::fusion::rrf;
+use crate::query::{is_identifier, lexical_terms, name_phrases};
+
+fn id(s: &str) -> RecordId {
+    RecordId::new(format!("mem_{s}")).unwrap()
+}
+
+#[test]
+fn rrf_reproduces_the_seed_table() {
+    let lexical = vec![id("A"), id("B"), id("C")];
+    let dense = vec![id("C"), id("A"), id("D")];
+    let fused = rrf(&[lexical, dense], 60);
+    let rounded: Vec<(String, String)> = fused
+        .iter()
+        .map(|(id, s)| (id.as_str().trim_start_matches("mem_").to_owned(), format!("{s:.5}")))
+        .collect();
+    let expected = [("A", "0.03252"), ("C", "0.03227"), ("B", "0.01613"), ("D", "0.01587")];
+    assert_eq!(rounded, expected.map(|(a, b)| (a.to_owned(), b.to_owned())));
+}
+
+#[test]
+fn a_record_in_three_lists_gets_three_contributions() {
+    let fused = rrf(&[vec![id("A")], vec![id("A")], vec![id("A")]], 60);
+    assert!((fused[0].1 - 3.0 / 61.0).abs() < 1e-12);
+}
+
+#[test]
+fn identifiers_are_detected_on_raw_tokens() {
+    for yes in [
+        "crates/http/src/lib.rs",
+        "explanation_style",
+        "std::io::Error",
+        "E0277",
+        "mem_01J9K4",
+        "config.yaml",
+        "getUserName",
+        "v2.26",
+        "\"OAuth2\"",
+    ] {
+        assert!(is_identifier(yes), "{yes}");
+    }
+    for no in ["hello", "OAuth", "a", "Hello,", "--", "x."] {
+        assert!(!is_identifier(no), "{no}");
+    }
+}
+
+#[test]
+fn lexical_terms_follow_the_seed_steps() {
+    let terms =
+        lexical_terms("What does the OAuth refresh failure in crates/http/src/lib.rs mean? E0277 a C");
+    let texts: Vec<(&str, bool)> = terms.iter().map(|t| (t.text.as_str(), t.identifier)).collect();
+    assert_eq!(
+        texts,
+        [
+            ("oauth", false),
+            ("refresh", false),
+            ("failure", false),
+            ("crates/http/src/lib.rs", true),
+            ("mean", false),
+            ("E0277", true),
+            ("c", false),
+        ]
+    );
+    assert!(lexical_terms("the of and is").is_empty());
+}
+
+#[test]
+fn stopwords_are_sorted_for_lookup() {
+    // binary_search needs it; a wrongly placed word would silently stop being removed.
+    assert!(crate::query::STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    let terms = lexical_terms("yourselves about above");
+    assert!(terms.is_empty(), "{terms:?}");
+}
+
+#[test]
+fn name_phrases_cover_multi_word_aliases_and_possessives() {
+    let phrases = name_phrases("what did the memory system ship for Aditya's team?");
+    assert!(phrases.contains(&"memory system".to_owned()));
+    assert!(phrases.contains(&"Aditya".to_owned()));
+    assert!(!phrases.contains(&"the".to_owned()));
+}

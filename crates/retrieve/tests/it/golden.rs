@@ -1,0 +1,264 @@
+//! Golden tests over a fixed corpus: rankings and explanations.
+
+use retold_domain::chrono::TimeDelta;
+use retold_domain::{EntityStore, MemoryType, Name, RecordId, Scope, SourceKind};
+use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
+
+use crate::{World, about, ids, principal, request, world};
+
+const SCOPE: &str = "project:golden";
+
+struct Corpus {
+    error: RecordId,
+    concise: RecordId,
+    tea: RecordId,
+    old_deploy: RecordId,
+    new_deploy: RecordId,
+    staging: [RecordId; 2],
+}
+
+async fn corpus(w: &World) -> Corpus {
+    w.grant("golden-agent", SCOPE, true, true).await;
+    let p = principal("golden-agent", "u");
+    let error = w
+        .write(
+            &p,
+            request(
+                SCOPE,
+                "Build failed with error E0599: no method named `get` found for struct SqliteStore.",
+            ),
+        )
+        .await;
+    let concise =
+        w.write(&p, about(request(SCOPE, "Aditya prefers concise technical explanations."), "Aditya")).await;
+    let tea = w.write(&p, about(request(SCOPE, "He drinks green tea every morning."), "Zoltan Kovacs")).await;
+    let zoltan = w
+        .store
+        .find_by_name(&[Scope::parse(SCOPE).unwrap()], &Name::new("Zoltan Kovacs").unwrap())
+        .await
+        .unwrap();
+    w.store.add_alias(&zoltan[0].id, Name::new("Zoli").unwrap(), crate_event()).await.unwrap();
+    for filler in [
+        "The project uses Conventional Commits.",
+        "The OAuth refresh token expired after one hour.",
+        "Run the benchmark with a warm embedder, then record per-stage timings.",
+        "The office coffee machine is on the third floor.",
+        "Release notes are published every second Friday.",
+        "The CI pipeline caches cargo registries between runs.",
+    ] {
+        w.write(&p, request(SCOPE, filler)).await;
+    }
+    let mut episode = request(SCOPE, "Deploy to production failed because the database migration timed out.");
+    episode.memory_type = MemoryType::Episodic;
+    episode.event_at = Some(retold_domain::Clock::now(w.clock.as_ref()) - TimeDelta::days(400));
+    let old_deploy = w.write(&p, episode).await;
+    let mut episode = request(SCOPE, "Deploy to production failed because the cache warmup timed out.");
+    episode.memory_type = MemoryType::Episodic;
+    episode.event_at = Some(retold_domain::Clock::now(w.clock.as_ref()) - TimeDelta::days(2));
+    let new_deploy = w.write(&p, episode).await;
+    let staging = [
+        w.write(&p, request(SCOPE, "The staging server listens on port 8443.")).await,
+        w.write(&p, request(SCOPE, "The staging server listens on port 8443 only.")).await,
+    ];
+    Corpus { error, concise, tea, old_deploy, new_deploy, staging }
+}
+
+fn crate_event() -> retold_domain::AuditEvent {
+    retold_domain::AuditEvent {
+        id: retold_domain::EventId::new("evt_alias_zoli").unwrap(),
+        at: retold_domain::chrono::Utc::now(),
+        kind: "entity.alias_added".into(),
+        record_id: None,
+        actor: None,
+        details: Default::default(),
+    }
+}
+
+fn only(dense: bool, lexical: bool, entity: bool) -> Channels {
+    Channels { dense, lexical, entity, result_control: true }
+}
+
+#[tokio::test]
+async fn an_exact_error_code_is_found_lexically_but_not_densely() {
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let p = principal("golden-agent", "u");
+    let response = w.search(&p, SearchRequest::new("E0599")).await;
+    let top = &response.hits[0];
+    assert_eq!(top.record.id, c.error);
+    let lexical = top.lexical.as_ref().expect("lexical match");
+    assert_eq!((lexical.rank, lexical.matched.len(), lexical.matched[0].identifier), (1, 1, true));
+    assert!(
+        top.explanation.contains("lexical 1/1 terms (rank 1) [1 identifier, 0 alias]"),
+        "{}",
+        top.explanation
+    );
+    // The dense channel alone does not surface it: the code carries no meaning for the model.
+    let mut dense_only = SearchRequest::new("E0599");
+    dense_only.channels = only(true, false, false);
+    let dense = w.search(&p, dense_only).await;
+    assert!(
+        !ids(&dense).contains(&c.error),
+        "{:?}",
+        dense.hits.iter().map(|h| &h.explanation).collect::<Vec<_>>()
+    );
+}
+
+#[tokio::test]
+async fn a_paraphrase_is_found_densely_but_not_lexically() {
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let response =
+        w.search(&principal("golden-agent", "u"), SearchRequest::new("short, to-the-point answers")).await;
+    let hit = response.hits.iter().find(|h| h.record.id == c.concise).expect("the paraphrase is found");
+    assert!(hit.lexical.is_none(), "no shared word: {}", hit.explanation);
+    assert!(hit.explanation.starts_with("matched: dense"), "{}", hit.explanation);
+    assert!(hit.explanation.ends_with("gate: passed dense threshold"), "{}", hit.explanation);
+    assert_eq!(response.hits[0].record.id, c.concise);
+}
+
+#[tokio::test]
+async fn a_name_only_the_entity_channel_knows_finds_a_pronoun_record() {
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let p = principal("golden-agent", "u");
+    let response = w.search(&p, SearchRequest::new("Tell me about Zoli")).await;
+    let top = &response.hits[0];
+    assert_eq!(top.record.id, c.tea);
+    let entity = top.entity.as_ref().expect("entity match");
+    assert_eq!((entity.rank, entity.role), (1, retold_domain::LinkRole::About));
+    assert!(top.explanation.contains("gate: passed: entity match"), "{}", top.explanation);
+    // The alias reached the lexical channel through the FTS aliases column, flagged as such.
+    assert!(top.lexical.as_ref().unwrap().matched.iter().any(|m| m.alias && m.term == "zoli"));
+    // Dense alone cannot connect "Zoli" to "He drinks green tea".
+    let mut dense_only = SearchRequest::new("Tell me about Zoli");
+    dense_only.channels = only(true, false, false);
+    assert!(!ids(&w.search(&p, dense_only).await).contains(&c.tea));
+    let mut entity_only = SearchRequest::new("Tell me about Zoli");
+    entity_only.channels = only(false, false, true);
+    assert_eq!(ids(&w.search(&p, entity_only).await), std::slice::from_ref(&c.tea));
+}
+
+#[tokio::test]
+async fn an_old_episode_ranks_below_a_recent_one_unless_the_query_is_time_bounded() {
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let p = principal("golden-agent", "u");
+    let response = w.search(&p, SearchRequest::new("deploy to production failed timed out")).await;
+    let order = ids(&response);
+    let new_at = order.iter().position(|id| *id == c.new_deploy).unwrap();
+    let old_at = order.iter().position(|id| *id == c.old_deploy).unwrap();
+    assert!(new_at < old_at, "{order:?}");
+    let old = &response.hits[old_at];
+    assert!(old.explanation.contains("freshness: x0.05 (episodic, 400 days old)"), "{}", old.explanation);
+    // Time-bounded: no decay.
+    let mut bounded = SearchRequest::new("deploy to production failed timed out");
+    bounded.event_from = Some(retold_domain::Clock::now(w.clock.as_ref()) - TimeDelta::days(500));
+    let bounded = w.search(&p, bounded).await;
+    assert!(bounded.hits.iter().all(|h| !h.explanation.contains("freshness")));
+}
+
+#[tokio::test]
+async fn near_duplicates_are_collapsed_keeping_the_higher_ranked() {
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let response =
+        w.search(&principal("golden-agent", "u"), SearchRequest::new("staging server port 8443")).await;
+    let found: Vec<_> = ids(&response).into_iter().filter(|id| c.staging.contains(id)).collect();
+    assert_eq!(found.len(), 1, "one of the twins is collapsed");
+    let trace = w.trace(&response.search_id).await;
+    let dropped: Vec<_> =
+        trace["drops"].as_array().unwrap().iter().filter(|d| d["stage"] == "duplicate").collect();
+    assert_eq!(dropped.len(), 1);
+    assert_ne!(dropped[0]["record_id"].as_str().unwrap(), found[0].as_str());
+    assert!(dropped[0]["reason"].as_str().unwrap().contains(found[0].as_str()));
+}
+
+#[tokio::test]
+async fn the_token_budget_cuts_the_list_at_whole_records() {
+    let w = world(RetrieveConfig { token_budget: 40, ..RetrieveConfig::default() }).await;
+    corpus(&w).await;
+    let response =
+        w.search(&principal("golden-agent", "u"), SearchRequest::new("server production project")).await;
+    assert!(!response.hits.is_empty());
+    let spent: usize =
+        response.hits.iter().map(|h| h.record.content.as_str().chars().count().div_ceil(4) + 12).sum();
+    assert!(spent <= 40 || response.hits.len() == 1, "{spent}");
+    let trace = w.trace(&response.search_id).await;
+    assert!(trace["drops"].as_array().unwrap().iter().any(|d| d["stage"] == "budget"), "{trace}");
+}
+
+#[tokio::test]
+async fn the_trace_holds_every_stage() {
+    let w = world(RetrieveConfig::default()).await;
+    corpus(&w).await;
+    let response = w.search(&principal("golden-agent", "u"), SearchRequest::new("Aditya explanations")).await;
+    let trace = w.trace(&response.search_id).await;
+    assert_eq!(trace["principal"]["agent_id"], "golden-agent");
+    assert_eq!(trace["request"]["query"], "Aditya explanations");
+    assert_eq!(trace["rewrite_status"], "off");
+    assert_eq!(trace["eligible_count"], 13);
+    for channel in ["dense", "lexical", "entity"] {
+        assert!(trace["channels"][channel].is_array(), "{channel}");
+    }
+    assert!(!trace["fused"].as_array().unwrap().is_empty());
+    for stage in ["eligibility", "dense", "lexical", "entity", "fusion", "gate", "total"] {
+        assert!(trace["timings_us"][stage].is_u64(), "{stage}");
+    }
+    assert_eq!(trace["results"].as_array().unwrap().len(), response.hits.len());
+}
+
+#[tokio::test]
+async fn superseded_only_with_history_deleted_and_expired_never() {
+    let w = world(RetrieveConfig::default()).await;
+    w.grant("a", "project:p", true, true).await;
+    let p = principal("a", "u");
+    let mut first = about(request("project:p", "The release train leaves on Tuesdays."), "Release Train");
+    first.attribute = Some(retold_domain::Attribute::new("release_day").unwrap());
+    let old = w.write(&p, first.clone()).await;
+    let mut second = first.clone();
+    second.content = retold_domain::Content::new("The release train leaves on Thursdays.").unwrap();
+    let new = w.write(&p, second).await;
+    let query = || SearchRequest::new("When does the release train leave?");
+    assert_eq!(ids(&w.search(&p, query()).await), std::slice::from_ref(&new));
+    let mut history = query();
+    history.include_history = true;
+    let with_history = ids(&w.search(&p, history.clone()).await);
+    assert!(with_history.contains(&old) && with_history.contains(&new), "{with_history:?}");
+
+    let mut guess = request("project:p", "The release train might move to Wednesdays.");
+    guess.source_kind = SourceKind::AgentInference;
+    let guess = w.write(&p, guess).await;
+    assert!(ids(&w.search(&p, query()).await).contains(&guess));
+    w.days(31);
+    assert!(!ids(&w.search(&p, history.clone()).await).contains(&guess), "expired never");
+
+    w.ingestor.forget(&p, &new, "wrong").await.unwrap();
+    assert!(!ids(&w.search(&p, history).await).contains(&new), "deleted never");
+}
+
+#[tokio::test]
+async fn memory_get_shows_the_chain_and_hides_what_the_caller_cannot_read() {
+    let w = world(RetrieveConfig::default()).await;
+    w.grant("a", "project:p", true, true).await;
+    let p = principal("a", "u");
+    let mut first = about(request("project:p", "The release train leaves on Tuesdays."), "Release Train");
+    first.attribute = Some(retold_domain::Attribute::new("release_day").unwrap());
+    let old = w.write(&p, first.clone()).await;
+    let mut second = first;
+    second.content = retold_domain::Content::new("The release train leaves on Thursdays.").unwrap();
+    let new = w.write(&p, second).await;
+    let details = w.retriever.get(&p, std::slice::from_ref(&new)).await.unwrap();
+    assert_eq!(
+        details[0].supersedes.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+        std::slice::from_ref(&old)
+    );
+    assert_eq!(details[0].links.len(), 1);
+    let old_detail = w.retriever.get(&p, std::slice::from_ref(&old)).await.unwrap();
+    assert_eq!(old_detail[0].superseded_by, std::slice::from_ref(&new));
+    // Another principal without the grant: exactly like a missing id.
+    let stranger = w.retriever.get(&principal("b", "u"), std::slice::from_ref(&new)).await.unwrap_err();
+    let missing = w.retriever.get(&p, &[RecordId::new("mem_nothing").unwrap()]).await.unwrap_err();
+    assert!(matches!(stranger, retold_domain::DomainError::NotFound { what: "record", .. }));
+    assert!(matches!(missing, retold_domain::DomainError::NotFound { what: "record", .. }));
+}
