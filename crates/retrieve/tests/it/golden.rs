@@ -262,3 +262,55 @@ async fn memory_get_shows_the_chain_and_hides_what_the_caller_cannot_read() {
     assert!(matches!(stranger, retold_domain::DomainError::NotFound { what: "record", .. }));
     assert!(matches!(missing, retold_domain::DomainError::NotFound { what: "record", .. }));
 }
+
+/// Scores documents by reversed position, or never answers, or fails.
+enum TestReranker {
+    Reverse,
+    Hang,
+    Fail,
+}
+
+#[async_trait::async_trait]
+impl retold_domain::Reranker for TestReranker {
+    async fn rerank(&self, _query: &str, documents: &[String]) -> retold_domain::Result<Vec<f64>> {
+        match self {
+            Self::Reverse => Ok((0..documents.len()).map(|i| i as f64).collect()),
+            Self::Hang => std::future::pending().await,
+            Self::Fail => Err(retold_domain::DomainError::backend("reranker", "unavailable")),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_reranker_reorders_and_falls_back_to_rrf_order_on_timeout_or_failure() {
+    let config = RetrieveConfig {
+        reranker_enabled: true,
+        reranker_timeout: std::time::Duration::from_millis(50),
+        ..RetrieveConfig::default()
+    };
+    let query = || SearchRequest::new("deploy production staging server");
+    let baseline = {
+        let w = world(RetrieveConfig::default()).await;
+        corpus(&w).await;
+        ids(&w.search(&principal("golden-agent", "u"), query()).await)
+    };
+    assert!(baseline.len() >= 2);
+    for (reranker, reversed, reason) in [
+        (TestReranker::Reverse, true, None),
+        (TestReranker::Hang, false, Some("timed out")),
+        (TestReranker::Fail, false, Some("failed")),
+    ] {
+        let w = crate::world_with(config.clone(), Some(std::sync::Arc::new(reranker))).await;
+        corpus(&w).await;
+        let response = w.search(&principal("golden-agent", "u"), query()).await;
+        let got = ids(&response);
+        if reversed {
+            assert_eq!(got.first(), baseline.last(), "the reranker's order wins");
+        } else {
+            assert_eq!(got, baseline, "RRF order kept");
+            let trace = w.trace(&response.search_id).await;
+            let drop = trace["drops"].as_array().unwrap().iter().find(|d| d["stage"] == "reranker").unwrap();
+            assert!(drop["reason"].as_str().unwrap().contains(reason.unwrap()), "{drop}");
+        }
+    }
+}

@@ -51,6 +51,13 @@ pub(crate) struct World {
 }
 
 pub(crate) async fn world(config: RetrieveConfig) -> World {
+    world_with(config, None).await
+}
+
+pub(crate) async fn world_with(
+    config: RetrieveConfig,
+    reranker: Option<Arc<dyn retold_domain::Reranker>>,
+) -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(&StoreConfig::new(dir.path().join("retold.db"))).await.unwrap();
     let index = Arc::new(ExactIndex::new(384));
@@ -81,7 +88,7 @@ pub(crate) async fn world(config: RetrieveConfig) -> World {
             embedder,
             search_log: Arc::new(store.clone()),
             rewriter: Arc::new(NoRewriter),
-            reranker: None,
+            reranker,
             clock: clock.clone(),
             ids,
         },
