@@ -17,6 +17,7 @@ fn main() -> Result<()> {
         "ci" => ci(rest),
         "setup" => setup::run(rest),
         "bench" => bench::run(rest),
+        "openapi" => openapi(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -34,7 +35,8 @@ fn print_help() {
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
-         bench   index|store [--large] [--out FILE]: speed and memory figures (release build)"
+         bench   index|store [--large] [--out FILE]: speed and memory figures (release build)\n  \
+         openapi write docs/openapi.json from the code (CI fails when it drifts)"
     );
 }
 
@@ -47,6 +49,18 @@ fn ci(args: &[String]) -> Result<()> {
     cargo(&["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     cargo(&["test", "--workspace", "--all-targets", "--locked"])?;
     eprintln!("xtask ci: all checks passed");
+    Ok(())
+}
+
+fn openapi(args: &[String]) -> Result<()> {
+    if !args.is_empty() {
+        bail!("openapi takes no arguments");
+    }
+    let path = workspace_root().join("docs/openapi.json");
+    let mut text = retold_http::openapi_json();
+    text.push('\n');
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
     Ok(())
 }
 

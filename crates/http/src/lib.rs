@@ -1,14 +1,31 @@
-//! Retold's front door: configuration loading, the axum routes, DTOs, OpenAPI, auth,
-//! the error-code table and telemetry. The composition root of the `retold` binary.
+//! Retold's front door: configuration loading, the axum routes, DTOs, OpenAPI, auth, the
+//! error-code table and telemetry. The composition root of the `retold` binary.
 
+mod app;
+mod auth;
+mod dto;
+mod error;
+mod openapi;
+mod routes;
 mod server;
 mod settings;
+mod state;
+mod system;
+mod telemetry;
 
-pub use crate::server::{AppState, app, embedder_config, ingest_config, serve, store_config};
-
+pub use crate::app::app;
+pub use crate::auth::hash_key;
+pub use crate::error::{ErrorCode, Problem};
+pub use crate::openapi::{ApiDoc, openapi_json};
+pub use crate::server::{
+    Built, build, embedder_config, ingest_config, load_embedder, retrieve_config, serve, store_config,
+};
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,
     FreshnessSettings, GateSettings, IngestionSettings, LogFormat, ModelStageSettings, Pooling,
     RetrievalSettings, ServerSettings, Settings, SettingsError, StorageSettings, Synchronous,
     TelemetrySettings,
 };
+pub use crate::state::AppState;
+pub use crate::system::{SystemClock, UlidIds};
+pub use crate::telemetry::{TelemetryGuard, init as init_telemetry};

@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use retold_http::{Settings, serve};
+use retold_http::{Settings, init_telemetry, serve};
 
 const USAGE: &str = "usage: retold serve [--listen ADDR] [--data-dir DIR] [--config FILE]";
 
@@ -37,5 +37,6 @@ async fn main() -> Result<()> {
     if let Some(dir) = data_dir {
         settings.server.data_dir = dir.to_string_lossy().into_owned();
     }
+    let _telemetry = init_telemetry(&settings.telemetry)?;
     serve(settings).await
 }

@@ -1,28 +1,22 @@
-//! Composition root: build the components from settings, wire the router, serve until a
-//! shutdown signal.
+//! Composition root: build every component from settings, wire the router, serve until a
+//! shutdown signal, finishing in-flight requests.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use axum::Router;
-use axum::extract::State;
-use axum::http::StatusCode;
-use axum::routing::get;
-use retold_domain::{Embedder, RecordStore, VectorIndex};
+use retold_domain::{Clock, Embedder, IdGenerator};
 use retold_index::{
     ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library,
 };
-use retold_store_sqlite::{Durability, SqliteStore, StoreConfig};
+use retold_ingest::{EmbeddingEntailmentJudge, IngestConfig, Ingestor, Ports};
+use retold_retrieve::{NoRewriter, RetrieveConfig, RetrievePorts, Retriever};
+use retold_store_sqlite::{ApiKeyRecord, Durability, SqliteStore, StoreConfig};
 
+use crate::auth::{hash_key, new_key};
 use crate::settings::{Pooling, Settings, Synchronous};
-
-/// What request handlers share.
-#[derive(Debug, Clone)]
-pub struct AppState {
-    embedder: Arc<OnnxEmbedder>,
-    store: SqliteStore,
-    index: Arc<ExactIndex>,
-}
+use crate::state::AppState;
+use crate::system::{SystemClock, UlidIds};
 
 /// The embedder configuration from settings (empty paths mean the provisioned cache).
 pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
@@ -47,9 +41,9 @@ pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
 }
 
 /// The write path's configuration from settings.
-pub fn ingest_config(settings: &Settings) -> retold_ingest::IngestConfig {
+pub fn ingest_config(settings: &Settings) -> IngestConfig {
     let i = &settings.ingestion;
-    retold_ingest::IngestConfig {
+    IngestConfig {
         entail_floor: i.evidence.entail_floor,
         max_entity_attributes: i.max_entity_attributes,
         provisional_ttl: retold_domain::chrono::TimeDelta::milliseconds(
@@ -63,8 +57,26 @@ pub fn ingest_config(settings: &Settings) -> retold_ingest::IngestConfig {
     }
 }
 
+/// The search pipeline's configuration from settings.
+pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
+    let r = &settings.retrieval;
+    RetrieveConfig {
+        rrf_k: r.rrf_k,
+        per_generator_k: r.per_generator_k,
+        default_limit: r.default_limit,
+        max_limit: r.max_limit,
+        token_budget: r.token_budget,
+        dense_floor: r.gate.dense_floor,
+        lexical_min_term_share: r.gate.lexical_min_term_share,
+        duplicate_collapse_floor: r.duplicate_collapse_floor,
+        episodic_half_life_days: r.freshness.episodic_half_life_days,
+        reranker_enabled: r.reranker.enabled,
+        reranker_timeout: std::time::Duration::from_millis(r.reranker.timeout_ms),
+    }
+}
+
 /// The store configuration from settings.
-pub fn store_config(settings: &Settings, data_dir: &std::path::Path) -> StoreConfig {
+pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
     let s = &settings.storage;
     StoreConfig {
         path: data_dir.join(&s.sqlite_file),
@@ -77,44 +89,22 @@ pub fn store_config(settings: &Settings, data_dir: &std::path::Path) -> StoreCon
     }
 }
 
-/// The router.
-pub fn app(state: AppState) -> Router {
-    Router::new().route("/health", get(health)).route("/ready", get(ready)).with_state(state)
+/// A fully wired service and, on a first start without a configured key, the admin key it
+/// just created (to be shown once).
+#[allow(missing_debug_implementations)]
+pub struct Built {
+    pub state: AppState,
+    pub new_admin_key: Option<String>,
+    pub vectors_loaded: usize,
 }
 
-async fn health() -> &'static str {
-    "ok"
-}
-
-async fn ready(State(state): State<AppState>) -> (StatusCode, String) {
-    let probe = async {
-        state.embedder.embed(&["readiness probe".to_owned()]).await?;
-        state.store.get(&retold_domain::RecordId::new("mem_readiness")?).await
-    };
-    match probe.await {
-        Ok(_) => (
-            StatusCode::OK,
-            format!(
-                "ready: {} ({} vectors in the index)",
-                state.embedder.info().name,
-                state.index.live_len()
-            ),
-        ),
-        Err(error) => {
-            tracing::error!(%error, "readiness check failed");
-            (StatusCode::SERVICE_UNAVAILABLE, "embedder unavailable".to_owned())
-        }
-    }
-}
-
-/// Start the service and run until SIGINT or SIGTERM.
-pub async fn serve(settings: Settings) -> Result<()> {
+/// Build every component: the embedder, the store (migrated), the index (rebuilt from the
+/// store), the ingestor and the retriever.
+pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built> {
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
-    let config = embedder_config(&settings);
-    let embedder = tokio::task::spawn_blocking(move || OnnxEmbedder::load(config)).await??;
-    let store = SqliteStore::open(&store_config(&settings, &data_dir)).await?;
+    let store = SqliteStore::open(&store_config(settings, &data_dir)).await?;
     let (index, report) = ExactIndex::rebuild(&store, embedder.info()).await?;
     if report.incompatible > 0 {
         tracing::warn!(
@@ -122,13 +112,88 @@ pub async fn serve(settings: Settings) -> Result<()> {
             "stored vectors from another embedding model were not loaded"
         );
     }
-    let state = AppState { embedder: Arc::new(embedder), store: store.clone(), index: Arc::new(index) };
+    let index = Arc::new(index);
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
+    let ingestor = Ingestor::new(
+        Ports {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            sessions: Arc::new(store.clone()),
+            embedder: embedder.clone(),
+            index: index.clone(),
+            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        ingest_config(settings),
+    );
+    let retriever = Retriever::new(
+        RetrievePorts {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            lexical: Arc::new(store.clone()),
+            index: index.clone(),
+            embedder: embedder.clone(),
+            search_log: Arc::new(store.clone()),
+            rewriter: Arc::new(NoRewriter),
+            reranker: None,
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        retrieve_config(settings),
+    );
+    let mut admin_hashes = Vec::new();
+    if !settings.auth.admin_key_sha256.is_empty() {
+        admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());
+    }
+    if !settings.auth.admin_key.is_empty() {
+        admin_hashes.push(hash_key(&settings.auth.admin_key));
+    }
+    let mut new_admin_key = None;
+    if admin_hashes.is_empty() && !store.has_admin_key().await? {
+        let key = new_key("rtadm")?;
+        let record = ApiKeyRecord {
+            id: format!("key_{}", ids.next_body()),
+            name: "first admin key".into(),
+            role: "admin".into(),
+            agents: vec![],
+        };
+        store.put_api_key(&record, &hash_key(&key), clock.now()).await?;
+        new_admin_key = Some(key);
+    }
+    let vectors_loaded = report.loaded;
+    let state = AppState { store, index, embedder, ingestor, retriever, clock, ids, admin_hashes };
+    Ok(Built { state, new_admin_key, vectors_loaded })
+}
+
+/// Load the embedder off the async workers.
+pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>> {
+    let config = embedder_config(settings);
+    Ok(Arc::new(tokio::task::spawn_blocking(move || OnnxEmbedder::load(config)).await??))
+}
+
+/// Start the service and run until SIGINT or SIGTERM.
+pub async fn serve(settings: Settings) -> Result<()> {
+    let embedder = load_embedder(&settings).await?;
+    let built = build(&settings, embedder).await?;
     let listener = tokio::net::TcpListener::bind(settings.server.listen)
         .await
         .with_context(|| format!("binding {}", settings.server.listen))?;
     println!("retold listening on http://{}", listener.local_addr()?);
-    println!("retold data directory: {} ({} vectors loaded)", data_dir.display(), report.loaded);
-    axum::serve(listener, app(state)).with_graceful_shutdown(shutdown_signal()).await?;
+    println!(
+        "retold data directory: {} ({} vectors loaded)",
+        settings.data_dir().display(),
+        built.vectors_loaded
+    );
+    if let Some(key) = &built.new_admin_key {
+        println!("retold created the first admin key (shown once, stored hashed): {key}");
+    }
+    let store = built.state.store.clone();
+    let app = crate::app::app(built.state, &settings.server);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     store.close().await?;
     println!("retold stopped");
     Ok(())

@@ -60,7 +60,10 @@ pub struct ServerSettings {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthSettings {
+    /// SHA-256 hex of the admin key.
     pub admin_key_sha256: String,
+    /// The admin key itself, for automation (`RETOLD__AUTH__ADMIN_KEY`); hashed at start.
+    pub admin_key: String,
 }
 
 /// SQLite `synchronous` level under WAL.

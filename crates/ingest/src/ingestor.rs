@@ -112,7 +112,9 @@ impl Ingestor {
 
     /// `memory_write`: one of created, reinforced, superseding, conflicting or rejected.
     pub async fn write(&self, principal: &Principal, request: &WriteRequest) -> Result<WriteOutcome> {
-        self.retrying(|| self.write_once(principal, request, None)).await
+        use tracing::Instrument;
+        let span = tracing::info_span!("ingest.write", agent = %principal.agent_id, scope = %request.scope);
+        self.retrying(|| self.write_once(principal, request, None)).instrument(span).await
     }
 
     async fn retrying<'a, F, Fut>(&'a self, attempt: F) -> Result<WriteOutcome>

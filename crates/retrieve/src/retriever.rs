@@ -12,6 +12,7 @@ use retold_domain::{
     SearchTrace, Timestamp, TraceCandidate, TraceDrop, TraceResult, VectorIndex,
 };
 use retold_policy::{ScopeAccess, resolve_scopes};
+use tracing::{Instrument, info_span};
 
 use crate::config::RetrieveConfig;
 use crate::fusion::rrf;
@@ -214,7 +215,8 @@ impl Retriever {
             event_from: request.event_from,
             event_to: request.event_to,
         };
-        let eligible: Vec<EligibleRecord> = self.ports.records.eligible(&filter).await?;
+        let eligible: Vec<EligibleRecord> =
+            self.ports.records.eligible(&filter).instrument(info_span!("retrieve.eligibility")).await?;
         let eligible_ids: HashMap<&RecordId, RecordKey> = eligible.iter().map(|e| (&e.id, e.key)).collect();
         let keys: Vec<RecordKey> = eligible.iter().map(|e| e.key).collect();
         timings.push(("eligibility".into(), micros(t)));
@@ -266,7 +268,12 @@ impl Retriever {
         if request.channels.lexical && !keys.is_empty() {
             let t = Instant::now();
             let terms = lexical_terms(&query);
-            let hits = self.ports.lexical.search(&terms, &keys, k).await?;
+            let hits = self
+                .ports
+                .lexical
+                .search(&terms, &keys, k)
+                .instrument(info_span!("retrieve.lexical"))
+                .await?;
             let mut list = Vec::new();
             let mut trace = Vec::new();
             for hit in hits.into_iter().filter(|h| eligible_ids.contains_key(&h.record_id)) {
@@ -290,7 +297,10 @@ impl Retriever {
         }
         if request.channels.entity && !keys.is_empty() {
             let t = Instant::now();
-            let (list, trace) = self.entity_channel(&access, &query, &eligible_ids, k, &mut entity).await?;
+            let (list, trace) = self
+                .entity_channel(&access, &query, &eligible_ids, k, &mut entity)
+                .instrument(info_span!("retrieve.entity"))
+                .await?;
             trace_channels.push(("entity".into(), trace));
             lists.push(list);
             timings.push(("entity".into(), micros(t)));
@@ -422,7 +432,7 @@ impl Retriever {
                 .collect(),
             timings_us: timings,
         };
-        self.ports.search_log.append_trace(&trace).await?;
+        self.ports.search_log.append_trace(&trace).instrument(info_span!("retrieve.search_log")).await?;
         Ok(SearchResponse { search_id, hits, eligible_count: eligible.len(), rewrite_status })
     }
 

@@ -7,6 +7,7 @@
 //! a busy timeout, foreign keys on, one writer connection and a pool of readers. Every write
 //! is one `BEGIN IMMEDIATE` transaction.
 
+mod api_keys;
 mod convert;
 mod entities;
 mod error;
@@ -17,5 +18,6 @@ mod sessions;
 mod store;
 mod vector_scan;
 
+pub use crate::api_keys::ApiKeyRecord;
 pub use crate::error::StoreError;
 pub use crate::store::{Durability, SqliteStore, StoreConfig};

@@ -1,3 +1,124 @@
-//! Integration tests of the http crate.
+//! Integration tests of the http crate: configuration, every endpoint through `oneshot`,
+//! the OpenAPI document, and end-to-end runs of the real binary.
 
+mod api;
+mod e2e;
+mod openapi;
 mod settings;
+mod telemetry;
+
+use std::sync::{Arc, OnceLock};
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use retold_http::{Built, Settings};
+use retold_index::OnnxEmbedder;
+use serde_json::{Value, json};
+use tower::ServiceExt;
+
+pub(crate) const ADMIN_KEY: &str = "test-admin-key";
+
+pub(crate) fn embedder(settings: &Settings) -> Arc<OnnxEmbedder> {
+    static EMBEDDER: OnceLock<Arc<OnnxEmbedder>> = OnceLock::new();
+    EMBEDDER
+        .get_or_init(|| {
+            Arc::new(OnnxEmbedder::load(retold_http::embedder_config(settings)).expect("cargo xtask setup"))
+        })
+        .clone()
+}
+
+pub(crate) fn settings(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Settings {
+    let mut env = vec![
+        ("RETOLD__SERVER__DATA_DIR".to_owned(), data_dir.display().to_string()),
+        ("RETOLD__AUTH__ADMIN_KEY".to_owned(), ADMIN_KEY.to_owned()),
+    ];
+    env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    Settings::load_with_env(None, env).unwrap()
+}
+
+pub(crate) struct TestApp {
+    pub(crate) router: Router,
+    pub(crate) built_store: retold_store_sqlite::SqliteStore,
+    _dir: tempfile::TempDir,
+}
+
+pub(crate) async fn app_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> TestApp {
+    let settings = settings(dir.path(), extra);
+    let Built { state, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
+    let store = state.store.clone();
+    TestApp { router: retold_http::app(state, &settings.server), built_store: store, _dir: dir }
+}
+
+pub(crate) async fn app() -> TestApp {
+    app_in(tempfile::tempdir().unwrap(), &[]).await
+}
+
+impl TestApp {
+    pub(crate) async fn call(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(key) = key {
+            request = request.header("authorization", format!("Bearer {key}"));
+        }
+        let body = match body {
+            Some(value) => {
+                request = request.header("content-type", "application/json");
+                Body::from(value.to_string())
+            }
+            None => Body::empty(),
+        };
+        let response = self.router.clone().oneshot(request.body(body).unwrap()).await.unwrap();
+        let status = response.status();
+        let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned());
+        let bytes = response.into_body().collect().await.unwrap().to_bytes();
+        let value = if bytes.is_empty() {
+            Value::Null
+        } else if content_type.as_deref().is_some_and(|c| c.contains("json")) {
+            serde_json::from_slice(&bytes).unwrap()
+        } else {
+            Value::String(String::from_utf8_lossy(&bytes).into_owned())
+        };
+        if !status.is_success() {
+            assert_eq!(content_type.as_deref(), Some("application/problem+json"), "{status} {value}");
+        }
+        (status, value)
+    }
+
+    /// Create a host key limited to `agents`.
+    pub(crate) async fn host_key(&self, agents: &[&str]) -> String {
+        let (status, body) = self
+            .call(
+                "POST",
+                "/v1/admin/host-keys",
+                Some(ADMIN_KEY),
+                Some(json!({"name": "test", "agents": agents})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body["key"].as_str().unwrap().to_owned()
+    }
+
+    pub(crate) async fn grant(&self, agent: &str, scope: &str, read: bool, write: bool) -> Value {
+        let (status, body) = self
+            .call(
+                "POST",
+                "/v1/admin/grants",
+                Some(ADMIN_KEY),
+                Some(json!({"agent_id": agent, "scope": scope, "can_read": read, "can_write": write})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        body
+    }
+}
+
+pub(crate) fn principal(agent: &str, user: &str) -> Value {
+    json!({"agent_id": agent, "user_id": user})
+}

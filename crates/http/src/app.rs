@@ -1,0 +1,104 @@
+//! The router and its middleware.
+
+use std::time::Duration;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
+use axum::routing::{delete, get, post};
+use retold_domain::{Embedder, VectorIndex};
+use tower_http::compression::CompressionLayer;
+use tower_http::cors::CorsLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::auth::AnyKey;
+use crate::dto::ReadyDto;
+use crate::error::{ApiError, ErrorCode};
+use crate::openapi::ApiDoc;
+use crate::routes::{admin, sessions, tools};
+use crate::settings::ServerSettings;
+use crate::state::AppState;
+
+/// Liveness: the process answers. Needs no key.
+async fn health() -> &'static str {
+    "ok"
+}
+
+/// Readiness: the store answers and the embedder runs.
+#[utoipa::path(
+    get, path = "/ready", operation_id = "ready", tag = "operations",
+    responses(
+        (status = 200, description = "Ready", body = ReadyDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 500, description = "internal (a component is down)", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ready(State(state): State<AppState>, _: AnyKey) -> Result<Json<ReadyDto>, ApiError> {
+    state.embedder.embed(&["readiness probe".to_owned()]).await?;
+    state.store.has_admin_key().await.map_err(|e| ApiError::from(retold_domain::DomainError::from(e)))?;
+    Ok(Json(ReadyDto {
+        status: "ready".into(),
+        model: state.embedder.info().name.clone(),
+        vectors: state.index.live_len(),
+    }))
+}
+
+async fn not_found() -> ApiError {
+    ApiError::new(ErrorCode::NotFound, "no such endpoint")
+}
+
+/// The whole application: routes, docs and middleware.
+pub fn app(state: AppState, server: &ServerSettings) -> Router {
+    let api = Router::new()
+        .route("/v1/memory/search", post(tools::memory_search))
+        .route("/v1/memory/get", post(tools::memory_get))
+        .route("/v1/memory/write", post(tools::memory_write))
+        .route("/v1/memory/revise", post(tools::memory_revise))
+        .route("/v1/memory/forget", post(tools::memory_forget))
+        .route("/v1/sessions", post(sessions::session_start))
+        .route("/v1/sessions/{id}/turns", post(sessions::session_append_turn))
+        .route("/v1/sessions/{id}/end", post(sessions::session_end))
+        .route("/v1/admin/grants", post(admin::grant_create).get(admin::grant_list))
+        .route("/v1/admin/grants/{id}", delete(admin::grant_revoke))
+        .route("/v1/admin/entities", post(admin::entity_create))
+        .route("/v1/admin/entities/merge", post(admin::entity_merge))
+        .route("/v1/admin/entities/{id}/aliases", post(admin::entity_add_alias))
+        .route("/v1/admin/host-keys", post(admin::host_key_create))
+        .route("/v1/admin/records/{id}/events", get(admin::record_events))
+        .route("/v1/admin/search-log/{id}", get(admin::search_trace))
+        .route("/ready", get(ready))
+        .route("/health", get(health))
+        .fallback(not_found)
+        .with_state(state);
+
+    let cors = if server.cors_origins.is_empty() {
+        CorsLayer::new()
+    } else {
+        let origins: Vec<HeaderValue> = server.cors_origins.iter().filter_map(|o| o.parse().ok()).collect();
+        CorsLayer::new()
+            .allow_origin(origins)
+            .allow_methods([Method::GET, Method::POST, Method::DELETE])
+            .allow_headers([axum::http::header::AUTHORIZATION, axum::http::header::CONTENT_TYPE])
+    };
+    let request_id = HeaderName::from_static("x-request-id");
+    api.merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
+        .layer(CompressionLayer::new())
+        .layer(DefaultBodyLimit::max(server.body_limit_bytes))
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::SERVICE_UNAVAILABLE,
+            Duration::from_millis(server.request_timeout_ms),
+        ))
+        .layer(cors)
+        .layer(PropagateRequestIdLayer::new(request_id.clone()))
+        .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {
+            let id = request.headers().get("x-request-id").and_then(|v| v.to_str().ok()).unwrap_or("-");
+            tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), request_id = %id)
+        }))
+        .layer(SetRequestIdLayer::new(request_id, MakeRequestUuid))
+}

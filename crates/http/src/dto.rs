@@ -1,0 +1,537 @@
+//! Wire types: every request and response body, documented field by field, validated at the
+//! edge and converted by hand to and from domain types.
+
+use chrono::{DateTime, Utc};
+use retold_domain::{self as domain, MemoryRecord};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use validator::Validate;
+
+use crate::error::ApiError;
+
+/// The principal of the current agent run, asserted by the host.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PrincipalDto {
+    /// The agent's id (no `/`).
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) agent_id: String,
+    /// The user's id (no `/`).
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) user_id: String,
+    /// The project of the run, if any.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) project_id: Option<String>,
+    /// The session of the run (`sess_…`), if any.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) session_id: Option<String>,
+}
+
+/// `memory_search` request.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// What to look for, as the agent would ask it.
+    #[validate(length(min = 1, max = 2000))]
+    #[schema(min_length = 1, max_length = 2000)]
+    pub(crate) query: String,
+    /// Most results to return (default from configuration, capped by `retrieval.max_limit`).
+    #[validate(range(min = 1, max = 1000))]
+    #[schema(minimum = 1, maximum = 1000)]
+    pub(crate) limit: Option<usize>,
+    /// Only these memory types: semantic, episodic, procedural.
+    #[validate(length(max = 3))]
+    #[schema(max_items = 3)]
+    pub(crate) types: Option<Vec<String>>,
+    /// Only records whose event time is at or after this instant.
+    pub(crate) event_from: Option<DateTime<Utc>>,
+    /// Only records whose event time is before this instant.
+    pub(crate) event_to: Option<DateTime<Utc>>,
+    /// Also return superseded records.
+    #[serde(default)]
+    pub(crate) include_history: bool,
+    /// Latest user and assistant turns, for query rewriting.
+    #[validate(length(max = 10))]
+    #[schema(max_items = 10)]
+    #[serde(default)]
+    pub(crate) context: Vec<String>,
+}
+
+/// How one channel matched a result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ChannelMatchDto {
+    /// Rank within the channel (1 is best).
+    pub(crate) rank: u32,
+    /// The channel's score: cosine for dense, BM25 for lexical, matched entities for entity.
+    pub(crate) score: f64,
+    /// Matched query terms (lexical) or the linked entity and role (entity).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) terms: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) entity_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) role: Option<String>,
+}
+
+/// Which channels found a result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct MatchesDto {
+    pub(crate) dense: Option<ChannelMatchDto>,
+    pub(crate) lexical: Option<ChannelMatchDto>,
+    pub(crate) entity: Option<ChannelMatchDto>,
+}
+
+/// One memory record.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct RecordDto {
+    pub(crate) id: String,
+    /// semantic, episodic or procedural.
+    #[serde(rename = "type")]
+    pub(crate) memory_type: String,
+    pub(crate) version: u32,
+    pub(crate) content: String,
+    pub(crate) subject_entity_id: Option<String>,
+    pub(crate) attribute: Option<String>,
+    /// `<entity_id>/<attribute>`, derived.
+    pub(crate) subject: Option<String>,
+    pub(crate) scope_kind: String,
+    pub(crate) scope_id: String,
+    pub(crate) source_kind: String,
+    pub(crate) source_ref: Option<String>,
+    pub(crate) creator_agent_id: String,
+    pub(crate) evidence: Option<String>,
+    pub(crate) created_at: DateTime<Utc>,
+    pub(crate) event_at: Option<DateTime<Utc>>,
+    pub(crate) expires_at: Option<DateTime<Utc>>,
+    pub(crate) confidence: f64,
+    /// provisional, confirmed, superseded, expired or deleted.
+    pub(crate) status: String,
+    pub(crate) supersedes_id: Option<String>,
+    pub(crate) reinforcements: u32,
+    pub(crate) last_reinforced_at: Option<DateTime<Utc>>,
+    pub(crate) tags: Vec<String>,
+}
+
+impl From<&MemoryRecord> for RecordDto {
+    fn from(r: &MemoryRecord) -> Self {
+        Self {
+            id: r.id.to_string(),
+            memory_type: r.memory_type.as_str().into(),
+            version: r.version,
+            content: r.content.as_str().into(),
+            subject_entity_id: r.key.as_ref().map(|k| k.subject_entity_id.to_string()),
+            attribute: r.key.as_ref().map(|k| k.attribute.to_string()),
+            subject: r.subject(),
+            scope_kind: r.scope.kind().as_str().into(),
+            scope_id: r.scope.id().into(),
+            source_kind: r.source_kind.as_str().into(),
+            source_ref: r.source_ref.as_ref().map(|s| s.to_string()),
+            creator_agent_id: r.creator_agent_id.to_string(),
+            evidence: r.evidence.as_ref().map(|e| e.as_str().to_owned()),
+            created_at: r.created_at,
+            event_at: r.event_at,
+            expires_at: r.expires_at,
+            confidence: r.confidence.get(),
+            status: r.status.as_str().into(),
+            supersedes_id: r.supersedes_id.as_ref().map(|s| s.to_string()),
+            reinforcements: r.reinforcements,
+            last_reinforced_at: r.last_reinforced_at,
+            tags: r.tags.iter().map(|t| t.as_str().to_owned()).collect(),
+        }
+    }
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SearchResultDto {
+    pub(crate) rank: u32,
+    /// Fused score after freshness.
+    pub(crate) score: f64,
+    pub(crate) fused_rank: u32,
+    /// Why this record was returned, e.g. `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed: 2 channels`.
+    pub(crate) explanation: String,
+    pub(crate) matched: MatchesDto,
+    pub(crate) record: RecordDto,
+}
+
+/// `memory_search` response.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SearchResponseDto {
+    /// Id of the search_log trace (GET /v1/admin/search-log/{id}).
+    pub(crate) search_id: String,
+    pub(crate) results: Vec<SearchResultDto>,
+    /// Records the principal could see before ranking.
+    pub(crate) eligible_count: usize,
+    /// off, unchanged, rewritten, failed: …, refused: ….
+    pub(crate) rewrite_status: String,
+}
+
+/// `memory_get` request.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GetBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// Record ids (`mem_…`).
+    #[validate(length(min = 1, max = 100))]
+    #[schema(min_items = 1, max_items = 100)]
+    pub(crate) ids: Vec<String>,
+}
+
+/// A conflict between two records of one current fact.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ConflictDto {
+    /// The record that stays the normal result.
+    pub(crate) record_id: String,
+    /// The lower-trust record that contradicts it.
+    pub(crate) conflicting_id: String,
+}
+
+/// A link from a record to an entity.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct LinkDto {
+    pub(crate) entity_id: String,
+    /// about or mentions.
+    pub(crate) role: String,
+}
+
+/// A record with its links, conflicts and supersession chain.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct RecordDetailDto {
+    pub(crate) record: RecordDto,
+    pub(crate) links: Vec<LinkDto>,
+    pub(crate) conflicts: Vec<ConflictDto>,
+    /// Older records this one replaced, newest first.
+    pub(crate) supersedes: Vec<RecordDto>,
+    /// Newer records that replaced this one.
+    pub(crate) superseded_by: Vec<String>,
+}
+
+/// `memory_get` response.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct GetResponseDto {
+    pub(crate) records: Vec<RecordDetailDto>,
+}
+
+/// An entity named by id or by name.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntityRefDto {
+    /// An existing entity id (`ent_…`).
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) id: Option<String>,
+    /// A name or alias, resolved exactly in readable scopes; unknown names create a
+    /// provisional entity.
+    #[validate(length(min = 1, max = 200))]
+    #[schema(min_length = 1, max_length = 200)]
+    pub(crate) name: Option<String>,
+    /// For a new entity: person, project, repository, product, organization, other.
+    pub(crate) kind: Option<String>,
+}
+
+/// `memory_write` request.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WriteBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// semantic, episodic or procedural.
+    #[serde(rename = "type")]
+    pub(crate) memory_type: String,
+    #[validate(length(min = 1, max = 8000))]
+    #[schema(min_length = 1, max_length = 8000)]
+    pub(crate) content: String,
+    /// Where the memory belongs: `user:<id>`, `project:<id>`, `org:<id>`, `agent:<id>` or
+    /// `agent:<agent>/<user>`.
+    #[validate(length(min = 3, max = 300))]
+    #[schema(min_length = 3, max_length = 300)]
+    pub(crate) scope: String,
+    /// The entity the memory is about.
+    #[validate(nested)]
+    pub(crate) subject: Option<EntityRefDto>,
+    /// With `subject`: the current-fact attribute, e.g. `explanation_style`.
+    #[validate(length(min = 1, max = 64))]
+    #[schema(min_length = 1, max_length = 64)]
+    pub(crate) attribute: Option<String>,
+    /// Other entities the memory mentions.
+    #[validate(length(max = 16), nested)]
+    #[schema(max_items = 16)]
+    #[serde(default)]
+    pub(crate) mentions: Vec<EntityRefDto>,
+    /// user_statement, system, tool_result, session_summary or agent_inference.
+    pub(crate) source_kind: String,
+    /// `session:<id><turn:N>`, `tool:<name>`, …
+    #[validate(length(min = 1, max = 512))]
+    #[schema(min_length = 1, max_length = 512)]
+    pub(crate) source_ref: Option<String>,
+    /// Supporting text, quoted verbatim from the cited turn for user and tool claims.
+    #[validate(length(min = 1, max = 8000))]
+    #[schema(min_length = 1, max_length = 8000)]
+    pub(crate) evidence: Option<String>,
+    /// When it happened (episodic) or applies from; defaults to now.
+    pub(crate) event_at: Option<DateTime<Utc>>,
+    #[validate(length(max = 32))]
+    #[schema(max_items = 32)]
+    #[serde(default)]
+    pub(crate) tags: Vec<String>,
+}
+
+/// The outcome of a write.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct WriteResponseDto {
+    /// created, reinforced, superseding, conflicting (rejections are errors).
+    pub(crate) outcome: String,
+    pub(crate) record_id: String,
+    /// Records this one superseded.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) superseded: Vec<String>,
+    /// The record this one conflicts with.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) conflicts_with: Option<String>,
+    pub(crate) reason: String,
+}
+
+/// `memory_revise` request.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ReviseBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// confirm, expire, supersede or merge_entities.
+    pub(crate) action: String,
+    /// The record to confirm, expire or supersede.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) id: Option<String>,
+    /// For supersede: the replacement (its principal must match the request's).
+    #[validate(nested)]
+    pub(crate) replacement: Option<Box<WriteBody>>,
+    /// For merge_entities: the entity merged away.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) from: Option<String>,
+    /// For merge_entities: the surviving entity.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) into: Option<String>,
+}
+
+/// The outcome of a revise or forget.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ReviseResponseDto {
+    /// status_changed, written or entities_merged.
+    pub(crate) outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) record_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) from_status: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) to_status: Option<String>,
+    /// For a supersede: the replacement write.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) write: Option<WriteResponseDto>,
+}
+
+/// `memory_forget` request.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ForgetBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) id: String,
+    /// Why the memory is removed (kept in the audit trail).
+    #[validate(length(min = 1, max = 1000))]
+    #[schema(min_length = 1, max_length = 1000)]
+    pub(crate) reason: String,
+}
+
+/// A grant.
+#[derive(Debug, Clone, Deserialize, Serialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct GrantBody {
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) agent_id: String,
+    /// `user:<id>`, `project:<id>`, `org:<id>` or `agent:<id>` (private pair scopes are refused).
+    #[validate(length(min = 3, max = 300))]
+    #[schema(min_length = 3, max_length = 300)]
+    pub(crate) scope: String,
+    pub(crate) can_read: bool,
+    pub(crate) can_write: bool,
+}
+
+/// A stored grant.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct GrantDto {
+    pub(crate) id: String,
+    pub(crate) agent_id: String,
+    pub(crate) scope: String,
+    pub(crate) can_read: bool,
+    pub(crate) can_write: bool,
+}
+
+/// Grants of an agent.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct GrantListDto {
+    pub(crate) grants: Vec<GrantDto>,
+}
+
+/// A new entity.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EntityBody {
+    /// person, project, repository, product, organization or other.
+    pub(crate) kind: String,
+    #[validate(length(min = 1, max = 200))]
+    #[schema(min_length = 1, max_length = 200)]
+    pub(crate) canonical_name: String,
+    /// The scope the entity lives in.
+    #[validate(length(min = 3, max = 300))]
+    #[schema(min_length = 3, max_length = 300)]
+    pub(crate) scope: String,
+    #[validate(length(max = 32))]
+    #[schema(max_items = 32)]
+    #[serde(default)]
+    pub(crate) aliases: Vec<String>,
+}
+
+/// A stored entity.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct EntityDto {
+    pub(crate) id: String,
+    pub(crate) kind: String,
+    pub(crate) canonical_name: String,
+    pub(crate) scope: String,
+    pub(crate) status: String,
+    pub(crate) aliases: Vec<String>,
+}
+
+/// An alias to add.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AliasBody {
+    #[validate(length(min = 1, max = 200))]
+    #[schema(min_length = 1, max_length = 200)]
+    pub(crate) alias: String,
+}
+
+/// Entities to merge.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MergeBody {
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) from: String,
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) into: String,
+}
+
+/// A host key to create.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct HostKeyBody {
+    #[validate(length(min = 1, max = 100))]
+    #[schema(min_length = 1, max_length = 100)]
+    pub(crate) name: String,
+    /// Agent ids the key may assert; empty = any agent.
+    #[validate(length(max = 100))]
+    #[schema(max_items = 100)]
+    #[serde(default)]
+    pub(crate) agents: Vec<String>,
+}
+
+/// A created host key: the secret is shown once and stored only hashed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct HostKeyDto {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) key: String,
+    pub(crate) agents: Vec<String>,
+}
+
+/// A session to start.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SessionBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+}
+
+/// A started session.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SessionDto {
+    /// The session id to cite in `session:<id><turn:N>`.
+    pub(crate) id: String,
+}
+
+/// A turn to append.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TurnBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// user, assistant or tool.
+    pub(crate) role: String,
+    #[validate(length(min = 1, max = 100000))]
+    #[schema(min_length = 1, max_length = 100000)]
+    pub(crate) content: String,
+}
+
+/// An appended turn.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct TurnDto {
+    /// The turn number (1, 2, …) to cite as `session:<id><turn:N>`.
+    pub(crate) turn: u32,
+    pub(crate) source_ref: String,
+}
+
+/// A session to end.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EndSessionBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+}
+
+/// One audit event.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct EventDto {
+    pub(crate) id: String,
+    pub(crate) at: DateTime<Utc>,
+    pub(crate) kind: String,
+    pub(crate) record_id: Option<String>,
+    pub(crate) actor: Option<String>,
+    pub(crate) details: std::collections::BTreeMap<String, String>,
+}
+
+/// A record's audit history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct EventListDto {
+    pub(crate) events: Vec<EventDto>,
+}
+
+/// Readiness.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ReadyDto {
+    pub(crate) status: String,
+    pub(crate) model: String,
+    pub(crate) vectors: usize,
+}
+
+/// Parse a field with a domain constructor, naming the field on failure.
+pub(crate) fn field<T>(name: &str, result: domain::Result<T>) -> Result<T, ApiError> {
+    result.map_err(|e| match e {
+        domain::DomainError::Invalid { reason, .. } => ApiError::validation(name, reason),
+        other => ApiError::from(other),
+    })
+}

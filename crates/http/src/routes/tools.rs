@@ -1,0 +1,345 @@
+//! The five memory tools.
+
+use axum::Json;
+use axum::extract::State;
+use retold_domain::{
+    Attribute, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope, SourceKind,
+    SourceRef, Tag,
+};
+use retold_ingest::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
+use retold_retrieve::{Channels, SearchHit, SearchRequest};
+
+use crate::auth::HostKey;
+use crate::dto::{
+    ChannelMatchDto, ConflictDto, EntityRefDto, ForgetBody, GetBody, GetResponseDto, LinkDto, MatchesDto,
+    RecordDetailDto, RecordDto, ReviseBody, ReviseResponseDto, SearchBody, SearchResponseDto,
+    SearchResultDto, WriteBody, WriteResponseDto, field,
+};
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::routes::Valid;
+use crate::state::AppState;
+
+fn hit_dto(hit: &SearchHit) -> SearchResultDto {
+    SearchResultDto {
+        rank: hit.rank,
+        score: hit.score,
+        fused_rank: hit.fused_rank,
+        explanation: hit.explanation.clone(),
+        matched: MatchesDto {
+            dense: hit.dense.as_ref().map(|d| ChannelMatchDto {
+                rank: d.rank,
+                score: f64::from(d.cosine),
+                terms: vec![],
+                entity_id: None,
+                role: None,
+            }),
+            lexical: hit.lexical.as_ref().map(|l| ChannelMatchDto {
+                rank: l.rank,
+                score: l.bm25,
+                terms: l.matched.iter().map(|m| m.term.clone()).collect(),
+                entity_id: None,
+                role: None,
+            }),
+            entity: hit.entity.as_ref().map(|e| ChannelMatchDto {
+                rank: e.rank,
+                score: 1.0,
+                terms: vec![],
+                entity_id: Some(e.entity_id.to_string()),
+                role: Some(e.role.as_str().to_owned()),
+            }),
+        },
+        record: RecordDto::from(&hit.record),
+    }
+}
+
+/// Find relevant memories the principal may read.
+#[utoipa::path(
+    post, path = "/v1/memory/search", operation_id = "memory_search", tag = "memory tools",
+    request_body = SearchBody,
+    responses(
+        (status = 200, description = "Ranked, explained results", body = SearchResponseDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "forbidden", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_search(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<SearchBody>,
+) -> ApiResult<Json<SearchResponseDto>> {
+    let principal = key.principal(&body.principal)?;
+    let types = body
+        .types
+        .map(|types| {
+            types.iter().map(|t| field("types", MemoryType::parse(t))).collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
+    let request = SearchRequest {
+        query: body.query,
+        limit: body.limit,
+        types,
+        event_from: body.event_from,
+        event_to: body.event_to,
+        include_history: body.include_history,
+        context: body.context,
+        channels: Channels::default(),
+    };
+    let response = state.retriever.search(&principal, &request).await?;
+    Ok(Json(SearchResponseDto {
+        search_id: response.search_id.to_string(),
+        results: response.hits.iter().map(hit_dto).collect(),
+        eligible_count: response.eligible_count,
+        rewrite_status: response.rewrite_status,
+    }))
+}
+
+/// Inspect complete records, including conflicts and supersession history.
+#[utoipa::path(
+    post, path = "/v1/memory/get", operation_id = "memory_get", tag = "memory tools",
+    request_body = GetBody,
+    responses(
+        (status = 200, description = "The records", body = GetResponseDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found (also for records the principal may not read)", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_get(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<GetBody>,
+) -> ApiResult<Json<GetResponseDto>> {
+    let principal = key.principal(&body.principal)?;
+    let ids =
+        body.ids.iter().map(|id| field("ids", RecordId::new(id.clone()))).collect::<Result<Vec<_>, _>>()?;
+    let details = state.retriever.get(&principal, &ids).await?;
+    Ok(Json(GetResponseDto {
+        records: details
+            .iter()
+            .map(|d| RecordDetailDto {
+                record: RecordDto::from(&d.record),
+                links: d
+                    .links
+                    .iter()
+                    .map(|l| LinkDto { entity_id: l.entity_id.to_string(), role: l.role.as_str().into() })
+                    .collect(),
+                conflicts: d
+                    .conflicts
+                    .iter()
+                    .map(|c| ConflictDto {
+                        record_id: c.record_id.to_string(),
+                        conflicting_id: c.conflicting_id.to_string(),
+                    })
+                    .collect(),
+                supersedes: d.supersedes.iter().map(RecordDto::from).collect(),
+                superseded_by: d.superseded_by.iter().map(ToString::to_string).collect(),
+            })
+            .collect(),
+    }))
+}
+
+fn entity_ref(name: &str, dto: &EntityRefDto) -> Result<EntityRef, ApiError> {
+    match (&dto.id, &dto.name) {
+        (Some(id), None) => Ok(EntityRef::Id(field(name, EntityId::new(id.clone()))?)),
+        (None, Some(n)) => Ok(EntityRef::Name {
+            name: field(name, Name::new(n))?,
+            kind: field(name, EntityKind::parse(dto.kind.as_deref().unwrap_or("other")))?,
+        }),
+        _ => Err(ApiError::validation(name, "give exactly one of id or name")),
+    }
+}
+
+pub(crate) fn write_request(body: &WriteBody) -> Result<WriteRequest, ApiError> {
+    Ok(WriteRequest {
+        memory_type: field("type", MemoryType::parse(&body.memory_type))?,
+        content: field("content", Content::new(body.content.clone()))?,
+        scope: field("scope", Scope::parse(&body.scope))?,
+        subject: body.subject.as_ref().map(|s| entity_ref("subject", s)).transpose()?,
+        attribute: body.attribute.clone().map(|a| field("attribute", Attribute::new(a))).transpose()?,
+        mentions: body.mentions.iter().map(|m| entity_ref("mentions", m)).collect::<Result<_, _>>()?,
+        source_kind: field("source_kind", SourceKind::parse(&body.source_kind))?,
+        source_ref: body.source_ref.clone().map(|s| field("source_ref", SourceRef::new(s))).transpose()?,
+        evidence: body.evidence.clone().map(|e| field("evidence", Evidence::new(e))).transpose()?,
+        event_at: body.event_at,
+        tags: body.tags.iter().map(|t| field("tags", Tag::new(t.clone()))).collect::<Result<_, _>>()?,
+    })
+}
+
+pub(crate) fn write_response(outcome: WriteOutcome) -> ApiResult<WriteResponseDto> {
+    let kind = outcome.kind().to_owned();
+    match outcome {
+        WriteOutcome::Created { id, reason } | WriteOutcome::Reinforced { id, reason } => {
+            Ok(WriteResponseDto {
+                outcome: kind,
+                record_id: id.to_string(),
+                superseded: vec![],
+                conflicts_with: None,
+                reason,
+            })
+        }
+        WriteOutcome::Superseding { id, superseded, reason } => Ok(WriteResponseDto {
+            outcome: kind,
+            record_id: id.to_string(),
+            superseded: superseded.iter().map(ToString::to_string).collect(),
+            conflicts_with: None,
+            reason,
+        }),
+        WriteOutcome::Conflicting { id, conflicts_with, reason } => Ok(WriteResponseDto {
+            outcome: kind,
+            record_id: id.to_string(),
+            superseded: vec![],
+            conflicts_with: Some(conflicts_with.to_string()),
+            reason,
+        }),
+        WriteOutcome::Rejected { code, reason } => Err(match code {
+            RejectCode::ScopeNotWritable => ApiError::new(ErrorCode::ScopeNotWritable, reason),
+            RejectCode::EntityAmbiguous { candidates, .. } => ApiError {
+                code: ErrorCode::EntityAmbiguous,
+                detail: reason,
+                field: None,
+                candidates: Some(candidates.iter().map(ToString::to_string).collect()),
+            },
+        }),
+    }
+}
+
+/// Create a memory with source and evidence.
+#[utoipa::path(
+    post, path = "/v1/memory/write", operation_id = "memory_write", tag = "memory tools",
+    request_body = WriteBody,
+    responses(
+        (status = 200, description = "created, reinforced, superseding or conflicting", body = WriteResponseDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found (an entity id)", body = crate::error::Problem),
+        (status = 409, description = "entity_ambiguous or conflict", body = crate::error::Problem),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_write(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<WriteBody>,
+) -> ApiResult<Json<WriteResponseDto>> {
+    let principal = key.principal(&body.principal)?;
+    let request = write_request(&body)?;
+    let outcome = state.ingestor.write(&principal, &request).await?;
+    Ok(Json(write_response(outcome)?))
+}
+
+fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
+    Ok(match outcome {
+        RevisionOutcome::StatusChanged { id, from, to } => ReviseResponseDto {
+            outcome: "status_changed".into(),
+            record_id: Some(id.to_string()),
+            from_status: Some(from.as_str().into()),
+            to_status: Some(to.as_str().into()),
+            write: None,
+        },
+        RevisionOutcome::Written(write) => {
+            let write = write_response(write)?;
+            ReviseResponseDto {
+                outcome: "written".into(),
+                record_id: Some(write.record_id.clone()),
+                from_status: None,
+                to_status: None,
+                write: Some(write),
+            }
+        }
+        RevisionOutcome::EntitiesMerged { from, into } => ReviseResponseDto {
+            outcome: "entities_merged".into(),
+            record_id: None,
+            from_status: Some(from.to_string()),
+            to_status: Some(into.to_string()),
+            write: None,
+        },
+    })
+}
+
+/// Confirm, supersede, expire, or merge an entity.
+#[utoipa::path(
+    post, path = "/v1/memory/revise", operation_id = "memory_revise", tag = "memory tools",
+    request_body = ReviseBody,
+    responses(
+        (status = 200, description = "The revision", body = ReviseResponseDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 409, description = "conflict (an illegal lifecycle transition)", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_revise(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<ReviseBody>,
+) -> ApiResult<Json<ReviseResponseDto>> {
+    let principal = key.principal(&body.principal)?;
+    let id = || -> Result<RecordId, ApiError> {
+        let id = body.id.clone().ok_or_else(|| ApiError::validation("id", "required for this action"))?;
+        field("id", RecordId::new(id))
+    };
+    let action = match body.action.as_str() {
+        "confirm" => ReviseAction::Confirm { id: id()? },
+        "expire" => ReviseAction::Expire { id: id()? },
+        "supersede" => {
+            let replacement = body
+                .replacement
+                .as_ref()
+                .ok_or_else(|| ApiError::validation("replacement", "required for supersede"))?;
+            if key.principal(&replacement.principal)? != principal {
+                return Err(ApiError::validation(
+                    "replacement.principal",
+                    "must equal the request's principal",
+                ));
+            }
+            ReviseAction::Supersede { id: id()?, replacement: Box::new(write_request(replacement)?) }
+        }
+        "merge_entities" => {
+            let get = |name: &str, value: &Option<String>| -> Result<EntityId, ApiError> {
+                let v =
+                    value.clone().ok_or_else(|| ApiError::validation(name, "required for merge_entities"))?;
+                field(name, EntityId::new(v))
+            };
+            ReviseAction::MergeEntities { from: get("from", &body.from)?, into: get("into", &body.into)? }
+        }
+        other => {
+            return Err(ApiError::validation(
+                "action",
+                format!("{other:?} is not one of confirm, expire, supersede, merge_entities"),
+            ));
+        }
+    };
+    Ok(Json(revision_response(state.ingestor.revise(&principal, &action).await?)?))
+}
+
+/// Mark a memory deleted with a reason.
+#[utoipa::path(
+    post, path = "/v1/memory/forget", operation_id = "memory_forget", tag = "memory tools",
+    request_body = ForgetBody,
+    responses(
+        (status = 200, description = "The record is a tombstone now", body = ReviseResponseDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 409, description = "conflict (already deleted)", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_forget(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<ForgetBody>,
+) -> ApiResult<Json<ReviseResponseDto>> {
+    let principal = key.principal(&body.principal)?;
+    let id = field("id", RecordId::new(body.id.clone()))?;
+    Ok(Json(revision_response(state.ingestor.forget(&principal, &id, &body.reason).await?)?))
+}

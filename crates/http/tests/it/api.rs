@@ -1,0 +1,364 @@
+//! Every endpoint's success path and every error code, through `oneshot`.
+
+use axum::http::StatusCode;
+use serde_json::json;
+
+use crate::{ADMIN_KEY, app, principal};
+
+fn write_body(content: &str, scope: &str) -> serde_json::Value {
+    json!({
+        "principal": principal("research-agent", "aditya"),
+        "type": "semantic",
+        "content": content,
+        "scope": scope,
+        "subject": {"name": "Aditya", "kind": "person"},
+        "attribute": "explanation_style",
+        "source_kind": "system",
+    })
+}
+
+#[tokio::test]
+async fn health_needs_no_key_and_everything_else_does() {
+    let app = app().await;
+    let (status, body) = app.call("GET", "/health", None, None).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, Some("ok")));
+    let (status, body) = app.call("GET", "/ready", None, None).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
+    let (status, body) = app.call("GET", "/ready", Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    assert_eq!(body["model"], "sentence-transformers/all-MiniLM-L6-v2");
+    let (status, body) = app.call("GET", "/nowhere", Some(ADMIN_KEY), None).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+}
+
+#[tokio::test]
+async fn keys_decide_what_a_caller_may_do() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    let search = json!({"principal": principal("research-agent", "aditya"), "query": "anything"});
+    // No key, a wrong key, a malformed header.
+    for key in [None, Some("not-a-key")] {
+        let (status, body) = app.call("POST", "/v1/memory/search", key, Some(search.clone())).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::UNAUTHORIZED, Some("unauthorized")),
+            "{key:?}"
+        );
+    }
+    // A host key on an admin endpoint.
+    let (status, body) = app
+        .call(
+            "POST",
+            "/v1/admin/grants",
+            Some(&host),
+            Some(json!({"agent_id": "x", "scope": "org:o", "can_read": true, "can_write": false})),
+        )
+        .await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")));
+    // A host key asserting an agent it is not allowed.
+    let mut other = search.clone();
+    other["principal"] = principal("other-agent", "aditya");
+    let (status, body) = app.call("POST", "/v1/memory/search", Some(&host), Some(other)).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")));
+    // The admin key does not call tools.
+    let (status, body) = app.call("POST", "/v1/memory/search", Some(ADMIN_KEY), Some(search.clone())).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")));
+    // The right key and agent.
+    let (status, body) = app.call("POST", "/v1/memory/search", Some(&host), Some(search)).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    // An unrestricted host key may assert any agent.
+    let any = app.host_key(&[]).await;
+    let (status, _) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&any),
+            Some(json!({"principal": principal("whoever", "u"), "query": "q"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn the_tools_work_end_to_end() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    app.grant("research-agent", "user:aditya", true, true).await;
+
+    // Sessions: start, two turns, end.
+    let (status, session) = app
+        .call(
+            "POST",
+            "/v1/sessions",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya")})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{session}");
+    let sid = session["id"].as_str().unwrap().to_owned();
+    let (status, turn) = app
+        .call(
+            "POST",
+            &format!("/v1/sessions/{sid}/turns"),
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "role": "user", "content": "Keep answers concise."})),
+        )
+        .await;
+    assert_eq!((status, turn["turn"].as_u64()), (StatusCode::CREATED, Some(1)), "{turn}");
+    let source_ref = turn["source_ref"].as_str().unwrap().to_owned();
+
+    // Write with evidence from that turn.
+    let mut body = write_body("Aditya prefers concise technical explanations.", "user:aditya");
+    body["source_kind"] = json!("user_statement");
+    body["source_ref"] = json!(source_ref);
+    body["evidence"] = json!("Keep answers concise.");
+    let (status, written) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+    assert_eq!((status, written["outcome"].as_str()), (StatusCode::OK, Some("created")), "{written}");
+    let id = written["record_id"].as_str().unwrap().to_owned();
+
+    // Search and read the explanation.
+    let (status, found) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "how should answers for Aditya be written"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["results"][0]["record"]["id"], id.as_str());
+    let explanation = found["results"][0]["explanation"].as_str().unwrap();
+    assert!(explanation.starts_with("matched: ") && explanation.contains("fused rank: 1"), "{explanation}");
+    let search_id = found["search_id"].as_str().unwrap().to_owned();
+
+    // The trace and the audit history.
+    let (status, trace) =
+        app.call("GET", &format!("/v1/admin/search-log/{search_id}"), Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(trace["results"][0]["record_id"], id.as_str());
+    let (status, events) =
+        app.call("GET", &format!("/v1/admin/records/{id}/events"), Some(ADMIN_KEY), None).await;
+    assert_eq!((status, events["events"][0]["kind"].as_str()), (StatusCode::OK, Some("record.created")));
+    assert_eq!(events["events"][0]["details"]["evidence_check"], "passed");
+
+    // memory_get.
+    let (status, got) = app
+        .call(
+            "POST",
+            "/v1/memory/get",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "ids": [id]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        got["records"][0]["record"]["subject"].as_str().unwrap().split('/').nth(1),
+        Some("explanation_style")
+    );
+    assert_eq!(got["records"][0]["links"][0]["role"], "about");
+
+    // A lower-rank contradiction: conflicting; then confirm it with revise; then forget it.
+    let mut guess = write_body("Aditya prefers detailed architecture explanations.", "user:aditya");
+    guess["source_kind"] = json!("agent_inference");
+    let (status, conflicting) = app.call("POST", "/v1/memory/write", Some(&host), Some(guess)).await;
+    assert_eq!(
+        (status, conflicting["outcome"].as_str()),
+        (StatusCode::OK, Some("conflicting")),
+        "{conflicting}"
+    );
+    assert_eq!(conflicting["conflicts_with"], id.as_str());
+    let guess_id = conflicting["record_id"].as_str().unwrap().to_owned();
+    let revise =
+        json!({"principal": principal("research-agent", "aditya"), "action": "confirm", "id": guess_id});
+    let (status, revised) = app.call("POST", "/v1/memory/revise", Some(&host), Some(revise)).await;
+    assert_eq!((status, revised["to_status"].as_str()), (StatusCode::OK, Some("confirmed")), "{revised}");
+    let forget =
+        json!({"principal": principal("research-agent", "aditya"), "id": guess_id, "reason": "user asked"});
+    let (status, forgotten) = app.call("POST", "/v1/memory/forget", Some(&host), Some(forget.clone())).await;
+    assert_eq!((status, forgotten["to_status"].as_str()), (StatusCode::OK, Some("deleted")), "{forgotten}");
+    // conflict: forgetting twice is an illegal transition.
+    let (status, body) = app.call("POST", "/v1/memory/forget", Some(&host), Some(forget)).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")), "{body}");
+
+    let end = json!({"principal": principal("research-agent", "aditya")});
+    let (status, _) =
+        app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end.clone())).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
+}
+
+#[tokio::test]
+async fn admin_endpoints_manage_grants_and_entities() {
+    let app = app().await;
+    let grant = app.grant("implementation-agent", "project:agentic-memory-system", true, false).await;
+    let (status, list) =
+        app.call("GET", "/v1/admin/grants?agent_id=implementation-agent", Some(ADMIN_KEY), None).await;
+    assert_eq!((status, list["grants"].as_array().unwrap().len()), (StatusCode::OK, 1));
+    let gid = grant["id"].as_str().unwrap();
+    let (status, _) = app.call("DELETE", &format!("/v1/admin/grants/{gid}"), Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, body) = app.call("DELETE", &format!("/v1/admin/grants/{gid}"), Some(ADMIN_KEY), None).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    // Private-scope grants are refused.
+    let (status, body) = app
+        .call(
+            "POST",
+            "/v1/admin/grants",
+            Some(ADMIN_KEY),
+            Some(json!({"agent_id": "a", "scope": "agent:a/u", "can_read": true, "can_write": true})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str(), body["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("validation_failed"), Some("scope"))
+    );
+
+    let entity = json!({"kind": "project", "canonical_name": "agentic-memory-system", "scope": "project:p", "aliases": ["memory system"]});
+    let (status, created) = app.call("POST", "/v1/admin/entities", Some(ADMIN_KEY), Some(entity)).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let eid = created["id"].as_str().unwrap().to_owned();
+    let (status, aliased) = app
+        .call(
+            "POST",
+            &format!("/v1/admin/entities/{eid}/aliases"),
+            Some(ADMIN_KEY),
+            Some(json!({"alias": "agent-memory-system"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(aliased["aliases"].as_array().unwrap().len(), 2);
+    let other = json!({"kind": "project", "canonical_name": "AMS", "scope": "project:p"});
+    let (_, other) = app.call("POST", "/v1/admin/entities", Some(ADMIN_KEY), Some(other)).await;
+    let (status, merged) = app
+        .call(
+            "POST",
+            "/v1/admin/entities/merge",
+            Some(ADMIN_KEY),
+            Some(json!({"from": other["id"], "into": eid})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{merged}");
+    assert!(merged["aliases"].as_array().unwrap().iter().any(|a| a == "AMS"));
+}
+
+#[tokio::test]
+async fn every_error_code_has_its_status_and_shape() {
+    let app = app().await;
+    let host = app.host_key(&[]).await;
+    app.grant("research-agent", "user:aditya", true, true).await;
+    app.grant("research-agent", "project:p", true, false).await;
+
+    // scope_not_writable.
+    let (status, body) =
+        app.call("POST", "/v1/memory/write", Some(&host), Some(write_body("x y z", "project:p"))).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("scope_not_writable")),
+        "{body}"
+    );
+
+    // entity_ambiguous: two entities of one name in readable scopes.
+    for scope in ["user:aditya", "project:p"] {
+        let entity = json!({"kind": "person", "canonical_name": "Sam", "scope": scope});
+        app.call("POST", "/v1/admin/entities", Some(ADMIN_KEY), Some(entity)).await;
+    }
+    let mut ambiguous = write_body("Sam likes tea.", "user:aditya");
+    ambiguous["subject"] = json!({"name": "sam", "kind": "person"});
+    let (status, body) = app.call("POST", "/v1/memory/write", Some(&host), Some(ambiguous)).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("entity_ambiguous")), "{body}");
+    assert_eq!(body["candidates"].as_array().unwrap().len(), 2);
+
+    // validation_failed naming the field: a bad scope, an unknown field, a bad type, an empty query.
+    let cases = [
+        (write_body("x", "team:x"), "scope"),
+        (
+            {
+                let mut b = write_body("x", "user:aditya");
+                b["colour"] = json!("red");
+                b
+            },
+            "colour",
+        ),
+        (
+            {
+                let mut b = write_body("x", "user:aditya");
+                b["type"] = json!("factual");
+                b
+            },
+            "type",
+        ),
+        (
+            {
+                let mut b = write_body("x", "user:aditya");
+                b["principal"]["agent_id"] = json!("a/b");
+                b
+            },
+            "principal.agent_id",
+        ),
+    ];
+    for (body, field) in cases {
+        let (status, problem) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+        assert_eq!(
+            (status, problem["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("validation_failed")),
+            "{problem}"
+        );
+        assert_eq!(problem["field"], field, "{problem}");
+    }
+    let (status, problem) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("a", "u"), "query": ""})),
+        )
+        .await;
+    assert_eq!(
+        (status, problem["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("query")),
+        "{problem}"
+    );
+
+    // not_found, and an unreadable record answers exactly like a missing one.
+    let (_, written) = app
+        .call(
+            "POST",
+            "/v1/memory/write",
+            Some(&host),
+            Some(write_body("Aditya likes short answers.", "user:aditya")),
+        )
+        .await;
+    let id = written["record_id"].as_str().unwrap();
+    let get = |who: &str, id: &str| json!({"principal": principal(who, "aditya"), "ids": [id]});
+    let (s1, missing) = app
+        .call(
+            "POST",
+            "/v1/memory/get",
+            Some(&host),
+            Some(get("research-agent", "mem_00000000000000000000000000")),
+        )
+        .await;
+    let (s2, hidden) = app.call("POST", "/v1/memory/get", Some(&host), Some(get("stranger", id))).await;
+    assert_eq!((s1, s2), (StatusCode::NOT_FOUND, StatusCode::NOT_FOUND));
+    assert_eq!((missing["code"].as_str(), hidden["code"].as_str()), (Some("not_found"), Some("not_found")));
+    assert_eq!(missing["title"], hidden["title"]);
+
+    // payload_too_large.
+    let big = write_body(&"x".repeat(2_000_000), "user:aditya");
+    let (status, body) = app.call("POST", "/v1/memory/write", Some(&host), Some(big)).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("payload_too_large")));
+
+    // internal: the database goes away; the client learns nothing about why.
+    app.built_store.clone().close().await.unwrap();
+    let (status, body) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "q"})),
+        )
+        .await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
+    assert_eq!(body["detail"], "the request could not be completed");
+}

@@ -1,0 +1,120 @@
+//! The real `retold` binary on a real socket, a real SQLite file and the real model: the
+//! README's session, a restart, and a clean exit on SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+struct Server {
+    child: Child,
+    url: String,
+}
+
+/// Start `retold serve` on an ephemeral port and wait for the line that says where it listens.
+fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retold"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(data_dir)
+        .env("RETOLD__AUTH__ADMIN_KEY", admin_key)
+        .env("RETOLD__TELEMETRY__LOG_FILTER", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("the retold binary starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let url = loop {
+        let line = lines.next().expect("retold printed where it listens").unwrap();
+        if let Some(url) = line.strip_prefix("retold listening on ") {
+            break url.trim().to_owned();
+        }
+    };
+    // Keep draining stdout so the server never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Server { child, url }
+}
+
+impl Server {
+    fn stop(mut self) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(status.success());
+        let exit = self.child.wait().unwrap();
+        assert!(exit.success(), "retold exits cleanly on SIGTERM: {exit:?}");
+    }
+}
+
+fn curl(args: &[&str]) -> String {
+    let out = Command::new("curl").args(["-sS", "--fail-with-body"]).args(args).output().expect("curl runs");
+    assert!(out.status.success(), "curl {args:?}: {}", String::from_utf8_lossy(&out.stdout));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn the_readme_session_runs_against_the_real_server_and_survives_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "e2e-admin-key";
+    let server = start(dir.path(), key);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/quickstart-session.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .env("RETOLD_URL", &server.url)
+        .env("RETOLD_ADMIN_KEY", key)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("\"outcome\":\"created\""), "{stdout}");
+    assert!(stdout.contains("Aditya prefers concise technical explanations.\n  matched: "), "{stdout}");
+
+    // Write a few more through the API, search, restart, search again.
+    let host: serde_json::Value = serde_json::from_str(&curl(&[
+        "-H",
+        &format!("Authorization: Bearer {key}"),
+        "-H",
+        "Content-Type: application/json",
+        "-X",
+        "POST",
+        &format!("{}/v1/admin/host-keys", server.url),
+        "-d",
+        r#"{"name": "e2e"}"#,
+    ]))
+    .unwrap();
+    let host = host["key"].as_str().unwrap().to_owned();
+    let auth = format!("Authorization: Bearer {host}");
+    let post = |url: &str, body: &str| {
+        curl(&["-H", &auth, "-H", "Content-Type: application/json", "-X", "POST", url, "-d", body])
+    };
+    let principal = r#""principal": {"agent_id": "research-agent", "user_id": "aditya""#;
+    for fact in
+        ["Aditya works from Berlin.", "Aditya reviews pull requests on Mondays.", "Aditya uses Neovim."]
+    {
+        post(
+            &format!("{}/v1/memory/write", server.url),
+            &format!(
+                r#"{{{principal}}}, "type": "semantic", "content": "{fact}", "scope": "user:aditya", "source_kind": "system"}}"#
+            ),
+        );
+    }
+    let search = format!(r#"{{{principal}}}, "query": "What does Aditya do on Mondays?"}}"#);
+    let results = |text: &str| -> Vec<(String, String)> {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["record"]["id"].as_str().unwrap().to_owned(),
+                    r["explanation"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let before = results(&post(&format!("{}/v1/memory/search", server.url), &search));
+    assert!(before.len() >= 2, "{before:?}");
+    server.stop();
+
+    let server = start(dir.path(), key);
+    let after = results(&post(&format!("{}/v1/memory/search", server.url), &search));
+    assert_eq!(before, after, "every acknowledged write is back, ranked the same");
+    server.stop();
+}
