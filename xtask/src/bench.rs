@@ -18,6 +18,8 @@ use serde_json::{Value, json};
 
 struct Args {
     what: String,
+    clients: usize,
+    seconds: u64,
     large: bool,
     out: Option<std::path::PathBuf>,
     /// Only these store sizes (`--n 1000,50000`).
@@ -35,7 +37,15 @@ fn list(value: Option<&String>, flag: &str) -> Result<Vec<usize>> {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let mut parsed = Args { what: String::new(), large: false, out: None, sizes: None, dims: None };
+    let mut parsed = Args {
+        what: String::new(),
+        clients: 4,
+        seconds: 10,
+        large: false,
+        out: None,
+        sizes: None,
+        dims: None,
+    };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
@@ -43,14 +53,16 @@ fn parse(args: &[String]) -> Result<Args> {
             "--n" => parsed.sizes = Some(list(it.next(), "--n")?),
             "--dims" => parsed.dims = Some(list(it.next(), "--dims")?),
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
-            "index" | "store" if parsed.what.is_empty() => parsed.what = arg.clone(),
+            "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
+            "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
+            "index" | "store" | "pipeline" | "http" if parsed.what.is_empty() => parsed.what = arg.clone(),
             other => bail!(
-                "unknown bench argument {other:?}; usage: cargo xtask bench index|store [--large] [--n N,..] [--dims D,..] [--out FILE]"
+                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|http] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
             ),
         }
     }
     if parsed.what.is_empty() {
-        bail!("usage: cargo xtask bench index|store [--large] [--n N,..] [--dims D,..] [--out FILE]");
+        parsed.what = "pipeline".into();
     }
     Ok(parsed)
 }
@@ -66,7 +78,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = match args.what.as_str() {
         "index" => runtime.block_on(bench_index(&args))?,
-        _ => runtime.block_on(bench_store())?,
+        "store" => runtime.block_on(bench_store())?,
+        "http" => runtime.block_on(crate::bench_pipeline::http(args.clients, args.seconds))?,
+        _ => runtime.block_on(crate::bench_pipeline::pipeline(args.large))?,
     };
     if let Some(out) = &args.out {
         std::fs::write(out, serde_json::to_string_pretty(&report)?)?;

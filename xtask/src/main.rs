@@ -4,6 +4,8 @@
 //! - `setup`: provisions the ONNX Runtime library and the embedding model into the cache.
 
 mod bench;
+mod bench_pipeline;
+mod eval;
 mod setup;
 
 use std::process::Command;
@@ -18,6 +20,7 @@ fn main() -> Result<()> {
         "setup" => setup::run(rest),
         "bench" => bench::run(rest),
         "openapi" => openapi(rest),
+        "eval" => eval::run(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -35,8 +38,9 @@ fn print_help() {
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
-         bench   index|store [--large] [--out FILE]: speed and memory figures (release build)\n  \
-         openapi write docs/openapi.json from the code (CI fails when it drifts)"
+         bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
+         openapi write docs/openapi.json from the code (CI fails when it drifts)\n  \
+         eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
     );
 }
 

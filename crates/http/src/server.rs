@@ -70,6 +70,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         lexical_min_term_share: r.gate.lexical_min_term_share,
         duplicate_collapse_floor: r.duplicate_collapse_floor,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
+        episodic_freshness_floor: r.freshness.floor,
         reranker_enabled: r.reranker.enabled,
         reranker_timeout: std::time::Duration::from_millis(r.reranker.timeout_ms),
     }

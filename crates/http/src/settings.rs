@@ -160,6 +160,8 @@ pub struct GateSettings {
 pub struct FreshnessSettings {
     #[validate(range(min = 0.1, max = 36_500.0))]
     pub episodic_half_life_days: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub floor: f64,
 }
 
 /// A stage backed by a model call with a timeout (`retrieval.rewrite`, `retrieval.reranker`).

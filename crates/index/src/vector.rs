@@ -197,8 +197,11 @@ impl VectorIndex for ExactIndex {
             .filter(|row| inner.live[*row])
             .map(|row| row as u32)
             .collect();
-        // Scan in matrix order for sequential memory access.
-        rows.sort_unstable();
+        // Scan in matrix order for sequential memory access. Eligible keys arrive sorted and
+        // rows are appended in key order, so the sort is usually skipped.
+        if !rows.is_sorted() {
+            rows.sort_unstable();
+        }
         rows.dedup();
         let mut top = TopK::new(k);
         for &row in &rows {

@@ -21,6 +21,9 @@ pub struct RetrieveConfig {
     pub duplicate_collapse_floor: f64,
     /// An episodic record's score halves every this many days (non-time-bounded queries).
     pub episodic_half_life_days: f64,
+    /// The smallest freshness factor an old episode can get (its score never drops below
+    /// this share of its fused score).
+    pub episodic_freshness_floor: f64,
     /// Rerank survivors when a reranker is configured.
     pub reranker_enabled: bool,
     pub reranker_timeout: Duration,
@@ -39,6 +42,7 @@ impl Default for RetrieveConfig {
             lexical_min_term_share: 0.5,
             duplicate_collapse_floor: 0.95,
             episodic_half_life_days: 90.0,
+            episodic_freshness_floor: 0.5,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
         }

@@ -493,7 +493,11 @@ impl Retriever {
             }
             let at = c.record.event_at.unwrap_or(c.record.created_at);
             let age_days = (now - at).num_days().max(0);
-            let factor = 0.5f64.powf(age_days as f64 / self.config.episodic_half_life_days);
+            // The decayed part halves every half-life; the floor keeps relevance in charge, so an
+            // old episode loses to an equally relevant recent one but not to an irrelevant one.
+            let floor = self.config.episodic_freshness_floor;
+            let factor =
+                floor + (1.0 - floor) * 0.5f64.powf(age_days as f64 / self.config.episodic_half_life_days);
             c.score = c.rrf * factor;
             c.freshness = Some((factor, age_days));
         }

@@ -1,0 +1,765 @@
+//! `cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]`: retrieval
+//! quality through the real write path (`Ingestor::write`) and the real search pipeline
+//! (`Retriever::search`), for five channel configurations on the same store.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use async_trait::async_trait;
+use retold_domain::chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
+use retold_domain::{
+    AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, Grant, GrantId,
+    GrantStore, ManualClock, MemoryType, Name, Principal, RecordId, Scope, SequentialIds, SourceKind, UserId,
+};
+use retold_index::{ExactIndex, OnnxEmbedder};
+use retold_ingest::{EmbeddingEntailmentJudge, EntityRef, Ingestor, Ports, WriteOutcome, WriteRequest};
+use retold_retrieve::{Channels, NoRewriter, RetrievePorts, Retriever, SearchRequest};
+use retold_store_sqlite::{SqliteStore, StoreConfig};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+const CONFIGS: [(&str, Channels); 5] = [
+    ("lexical", Channels { dense: false, lexical: true, entity: false, result_control: false }),
+    ("dense", Channels { dense: true, lexical: false, entity: false, result_control: false }),
+    ("entity", Channels { dense: false, lexical: false, entity: true, result_control: false }),
+    ("rrf", Channels { dense: true, lexical: true, entity: true, result_control: false }),
+    ("default", Channels { dense: true, lexical: true, entity: true, result_control: true }),
+];
+
+struct Args {
+    dataset: String,
+    data: PathBuf,
+    out: Option<PathBuf>,
+    limit: Option<usize>,
+}
+
+fn parse(args: &[String]) -> Result<Args> {
+    let usage = "usage: cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]";
+    let mut it = args.iter();
+    let dataset = it.next().context(usage)?.clone();
+    let default = match dataset.as_str() {
+        "locomo" => "../shared/data/locomo-dev.json",
+        "longmemeval" => "../shared/data/longmemeval-s-dev.json.gz",
+        other => bail!("unknown dataset {other:?}; {usage}"),
+    };
+    let mut parsed = Args { dataset, data: crate::workspace_root().join(default), out: None, limit: None };
+    while let Some(flag) = it.next() {
+        let value = it.next().with_context(|| format!("{flag} needs a value; {usage}"))?;
+        match flag.as_str() {
+            "--data" => parsed.data = PathBuf::from(value),
+            "--out" => parsed.out = Some(PathBuf::from(value)),
+            "--limit" => parsed.limit = Some(value.parse().context("--limit takes a number of questions")?),
+            other => bail!("unknown option {other:?}; {usage}"),
+        }
+    }
+    Ok(parsed)
+}
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    if cfg!(debug_assertions) {
+        let mut cargo_args = vec!["run", "--quiet", "--release", "--package", "xtask", "--", "eval"];
+        cargo_args.extend(args.iter().map(String::as_str));
+        return crate::cargo(&cargo_args);
+    }
+    let args = parse(args)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let report = runtime.block_on(async {
+        match args.dataset.as_str() {
+            "locomo" => locomo(&args).await,
+            _ => longmemeval(&args).await,
+        }
+    })?;
+    if let Some(out) = &args.out {
+        std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
+        eprintln!("wrote {}", out.display());
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Embedding cache: (model, text) → vector on disk, so repeated runs skip the model.
+
+pub(crate) struct CachedEmbedder {
+    inner: Arc<OnnxEmbedder>,
+    dir: PathBuf,
+}
+
+impl CachedEmbedder {
+    fn path(&self, text: &str) -> PathBuf {
+        let info = self.inner.info();
+        let digest: String = Sha256::digest(format!("{}\0{}\0{}", info.name, info.version, text).as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        self.dir.join(&digest[..2]).join(&digest[2..])
+    }
+
+    fn load(&self, text: &str) -> Option<Vec<f32>> {
+        let bytes = std::fs::read(self.path(text)).ok()?;
+        (bytes.len() == self.inner.info().dims as usize * 4)
+            .then(|| bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
+    }
+
+    fn store(&self, text: &str, vector: &[f32]) -> std::io::Result<()> {
+        let path = self.path(text);
+        std::fs::create_dir_all(path.parent().expect("cache paths have a parent"))?;
+        let bytes: Vec<u8> = vector.iter().flat_map(|x| x.to_le_bytes()).collect();
+        std::fs::write(path, bytes)
+    }
+
+    /// Embed every text not cached yet, in large batches (the model's best throughput).
+    pub(crate) fn warm(&self, texts: &[String]) -> Result<()> {
+        let missing: Vec<String> = {
+            let mut seen = HashSet::new();
+            texts.iter().filter(|t| seen.insert(t.as_str()) && self.load(t).is_none()).cloned().collect()
+        };
+        let started = Instant::now();
+        for (i, chunk) in missing.chunks(256).enumerate() {
+            let vectors = self.inner.embed_blocking(chunk)?;
+            for (text, vector) in chunk.iter().zip(&vectors) {
+                self.store(text, vector)?;
+            }
+            progress("embed", (i * 256 + chunk.len()).min(missing.len()), missing.len());
+        }
+        if !missing.is_empty() {
+            eprintln!(
+                "\nembedded {} new texts in {:.1}s ({} were cached)",
+                missing.len(),
+                started.elapsed().as_secs_f64(),
+                texts.len() - missing.len()
+            );
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl Embedder for CachedEmbedder {
+    fn info(&self) -> &EmbeddingModelInfo {
+        self.inner.info()
+    }
+
+    async fn embed(&self, texts: &[String]) -> retold_domain::Result<Vec<Vec<f32>>> {
+        let mut out = Vec::with_capacity(texts.len());
+        for text in texts {
+            match self.load(text) {
+                Some(vector) => out.push(vector),
+                None => {
+                    let vector = self.inner.embed(std::slice::from_ref(text)).await?.remove(0);
+                    self.store(text, &vector)
+                        .map_err(|e| retold_domain::DomainError::backend("embedding cache", e))?;
+                    out.push(vector);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn progress(what: &str, done: usize, total: usize) {
+    let width = 30;
+    let filled = (done * width).checked_div(total).unwrap_or(width).min(width);
+    eprint!("\r{what:>8} [{}{}] {done}/{total}", "#".repeat(filled), ".".repeat(width - filled));
+    std::io::stderr().flush().ok();
+}
+
+// ---------------------------------------------------------------------------------------------
+// One store, written and searched through the real components.
+
+pub(crate) struct World {
+    pub(crate) ingestor: Ingestor,
+    pub(crate) retriever: Retriever,
+    pub(crate) store: SqliteStore,
+    pub(crate) path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+const AGENT: &str = "eval-agent";
+
+pub(crate) fn principal() -> Principal {
+    Principal::new(AgentId::new(AGENT).unwrap(), UserId::new("eval-user").unwrap())
+}
+
+pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateTime<Utc>) -> Result<World> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("eval.db");
+    let store = SqliteStore::open(&StoreConfig::new(&path)).await?;
+    let index = Arc::new(ExactIndex::new(embedder.info().dims as usize));
+    let clock = Arc::new(ManualClock::new(now));
+    let ids = Arc::new(SequentialIds::default());
+    let grant = Grant {
+        id: GrantId::new("grt_eval").unwrap(),
+        agent_id: AgentId::new(AGENT).unwrap(),
+        scope: scope.clone(),
+        can_read: true,
+        can_write: true,
+    };
+    let event = AuditEvent {
+        id: EventId::new("evt_eval_grant").unwrap(),
+        at: now,
+        kind: "grant.created".into(),
+        record_id: None,
+        actor: None,
+        details: BTreeMap::new(),
+    };
+    store.put_grant(grant, event).await?;
+    let ingestor = Ingestor::new(
+        Ports {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            sessions: Arc::new(store.clone()),
+            embedder: embedder.clone(),
+            index: index.clone(),
+            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        retold_http::ingest_config(&retold_http::Settings::load(None)?),
+    );
+    let retriever = Retriever::new(
+        RetrievePorts {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            lexical: Arc::new(store.clone()),
+            index,
+            embedder,
+            search_log: Arc::new(store.clone()),
+            rewriter: Arc::new(NoRewriter),
+            reranker: None,
+            clock,
+            ids,
+        },
+        retold_http::retrieve_config(&retold_http::Settings::load(None)?),
+    );
+    Ok(World { ingestor, retriever, store, path, _dir: dir })
+}
+
+/// One episodic record per turn; returns its record id.
+pub(crate) async fn write_turn(
+    world: &World,
+    scope: &Scope,
+    content: &str,
+    speaker: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<RecordId> {
+    let request = WriteRequest {
+        memory_type: MemoryType::Episodic,
+        content: Content::new(content.chars().take(retold_domain::MAX_CONTENT_CHARS).collect::<String>())?,
+        scope: scope.clone(),
+        subject: speaker.map(|s| EntityRef::Name { name: Name::new(s).unwrap(), kind: EntityKind::Person }),
+        attribute: None,
+        mentions: vec![],
+        source_kind: SourceKind::System,
+        source_ref: None,
+        evidence: None,
+        event_at: Some(at),
+        tags: vec![],
+    };
+    match world.ingestor.write(&principal(), &request).await? {
+        WriteOutcome::Created { id, .. } => Ok(id),
+        other => bail!("an episodic turn must be created, got {other:?}"),
+    }
+}
+
+async fn ranked(world: &World, query: &str, channels: Channels, k: usize) -> Result<Vec<RecordId>> {
+    let mut request = SearchRequest::new(query);
+    request.limit = Some(k);
+    request.channels = channels;
+    Ok(world.retriever.search(&principal(), &request).await?.hits.into_iter().map(|h| h.record.id).collect())
+}
+
+// ---------------------------------------------------------------------------------------------
+// A plain BM25 baseline (Okapi, k1 = 1.2, b = 0.75) over the same turns, independent of FTS5.
+
+struct Bm25 {
+    docs: Vec<HashMap<String, f64>>,
+    lengths: Vec<f64>,
+    df: HashMap<String, f64>,
+    average: f64,
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
+}
+
+impl Bm25 {
+    fn new(texts: &[String]) -> Self {
+        let mut docs = Vec::new();
+        let mut lengths = Vec::new();
+        let mut df: HashMap<String, f64> = HashMap::new();
+        for text in texts {
+            let mut tf: HashMap<String, f64> = HashMap::new();
+            let tokens = words(text);
+            lengths.push(tokens.len() as f64);
+            for t in tokens {
+                *tf.entry(t).or_default() += 1.0;
+            }
+            for t in tf.keys() {
+                *df.entry(t.clone()).or_default() += 1.0;
+            }
+            docs.push(tf);
+        }
+        let average = lengths.iter().sum::<f64>() / lengths.len().max(1) as f64;
+        Self { docs, lengths, df, average }
+    }
+
+    fn top(&self, query: &str, k: usize) -> Vec<usize> {
+        let n = self.docs.len() as f64;
+        let terms: HashSet<String> = words(query).into_iter().collect();
+        let mut scored: Vec<(f64, usize)> = self
+            .docs
+            .iter()
+            .enumerate()
+            .map(|(i, tf)| {
+                let score = terms
+                    .iter()
+                    .filter_map(|t| {
+                        let f = *tf.get(t)?;
+                        let df = self.df[t];
+                        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                        Some(idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * self.lengths[i] / self.average)))
+                    })
+                    .sum();
+                (score, i)
+            })
+            .filter(|(s, _)| *s > 0.0)
+            .collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        scored.into_iter().take(k).map(|(_, i)| i).collect()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Metrics.
+
+#[derive(Default)]
+struct Sums {
+    values: BTreeMap<String, f64>,
+    count: usize,
+}
+
+impl Sums {
+    fn add(&mut self, metric: String, value: f64) {
+        *self.values.entry(metric).or_default() += value;
+    }
+
+    fn mean(&self) -> Value {
+        let n = self.count.max(1) as f64;
+        self.values
+            .iter()
+            .map(|(k, v)| (k.clone(), json!((v / n * 10_000.0).round() / 10_000.0)))
+            .collect::<serde_json::Map<_, _>>()
+            .into()
+    }
+}
+
+fn recall_metrics(sums: &mut Sums, retrieved: &[RecordId], evidence: &HashSet<RecordId>, ks: &[usize]) {
+    for &k in ks {
+        let top: HashSet<&RecordId> = retrieved.iter().take(k).collect();
+        let hit = evidence.iter().filter(|e| top.contains(e)).count();
+        sums.add(format!("recall_frac@{k}"), hit as f64 / evidence.len() as f64);
+        sums.add(format!("recall_all@{k}"), f64::from(u8::from(hit == evidence.len())));
+        sums.add(format!("recall_any@{k}"), f64::from(u8::from(hit > 0)));
+    }
+}
+
+fn print_table(title: &str, columns: &[&str], configs: &BTreeMap<String, Value>, order: &[&str]) {
+    println!("\n### {title}\n");
+    println!("| config | {} |", columns.join(" | "));
+    println!("|---|{}|", columns.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    for name in order {
+        if let Some(overall) = configs.get(*name).map(|c| &c["overall"]) {
+            let cells: Vec<String> = columns
+                .iter()
+                .map(|m| overall[*m].as_f64().map_or("-".into(), |v| format!("{v:.3}")))
+                .collect();
+            println!("| {name} | {} |", cells.join(" | "));
+        }
+    }
+}
+
+fn git_revision() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(crate::workspace_root())
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+pub(crate) fn embedder() -> Result<Arc<CachedEmbedder>> {
+    let settings = retold_http::Settings::load(None)?;
+    let inner = Arc::new(OnnxEmbedder::load(retold_http::embedder_config(&settings))?);
+    let dir = retold_index::cache_dir().join("embedding-cache");
+    Ok(Arc::new(CachedEmbedder { inner, dir }))
+}
+
+fn envelope(
+    dataset: &str,
+    questions: usize,
+    skipped: Value,
+    configs: BTreeMap<String, Value>,
+    extra: Value,
+) -> Value {
+    json!({
+        "dataset": dataset,
+        "questions": questions,
+        "skipped": skipped,
+        "configs": configs,
+        "git_revision": git_revision(),
+        "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)",
+        "configuration": {"retrieve": format!("{:?}", retold_http::retrieve_config(&retold_http::Settings::load(None).expect("settings load"))), "channels": CONFIGS.iter().map(|(n, c)| (n.to_string(), Value::from(format!("{c:?}")))).collect::<serde_json::Map<_, _>>()},
+        "baseline": extra,
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// LoCoMo.
+
+fn locomo_date(text: &str) -> Option<DateTime<Utc>> {
+    // "1:56 pm on 8 May, 2023"
+    let parsed = NaiveDateTime::parse_from_str(&text.replace(" on ", " "), "%I:%M %p %d %B, %Y").ok()?;
+    Some(Utc.from_utc_datetime(&parsed))
+}
+
+async fn locomo(args: &Args) -> Result<Value> {
+    let data: Value = serde_json::from_str(
+        &std::fs::read_to_string(&args.data).with_context(|| args.data.display().to_string())?,
+    )?;
+    let conversations = data.as_array().context("LoCoMo data is a list of conversations")?;
+    let embedder = embedder()?;
+    let ks = [5usize, 10, 25];
+    let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
+    let mut adversarial: BTreeMap<String, Sums> = BTreeMap::new();
+    let mut baseline = BTreeMap::<String, Sums>::new();
+    let (mut questions, mut malformed, mut adversarial_count) = (0usize, 0usize, 0usize);
+    let started = Instant::now();
+    for (ci, conversation) in conversations.iter().enumerate() {
+        let sample = conversation["sample_id"].as_str().unwrap_or("conv").to_owned();
+        let scope =
+            Scope::parse(&format!("project:locomo-{}", sample.replace(|c: char| !c.is_alphanumeric(), "-")))?;
+        let conv = &conversation["conversation"];
+        let mut turns: Vec<(String, String, String, DateTime<Utc>)> = Vec::new(); // dia_id, speaker, content, at
+        for n in 1.. {
+            let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else { break };
+            let at = conv[format!("session_{n}_date_time")]
+                .as_str()
+                .and_then(locomo_date)
+                .unwrap_or_else(Utc::now);
+            for turn in session {
+                let speaker = turn["speaker"].as_str().unwrap_or("someone").to_owned();
+                let mut content = format!("{speaker}: {}", turn["text"].as_str().unwrap_or(""));
+                if let Some(caption) = turn["blip_caption"].as_str() {
+                    content.push_str(&format!(" [shared an image: {caption}]"));
+                }
+                turns.push((turn["dia_id"].as_str().unwrap_or("").to_owned(), speaker, content, at));
+            }
+        }
+        let texts: Vec<String> = turns.iter().map(|t| t.2.clone()).collect();
+        embedder.warm(&texts)?;
+        let now = turns.iter().map(|t| t.3).max().unwrap_or_else(Utc::now)
+            + retold_domain::chrono::TimeDelta::days(1);
+        let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
+        let mut by_dia: HashMap<String, RecordId> = HashMap::new();
+        let mut id_order: Vec<RecordId> = Vec::new();
+        for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
+            let id = write_turn(&w, &scope, content, Some(speaker), *at).await?;
+            by_dia.insert(dia.clone(), id.clone());
+            id_order.push(id);
+            progress(&format!("conv {}", ci + 1), i + 1, turns.len());
+        }
+        eprintln!();
+        let bm25 = Bm25::new(&texts);
+        let qa = conversation["qa"].as_array().context("qa")?;
+        for (qi, q) in qa.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
+            let category = q["category"].as_u64().unwrap_or(0);
+            let evidence_ids: Vec<&str> = q["evidence"]
+                .as_array()
+                .map(|e| e.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let evidence: HashSet<RecordId> =
+                evidence_ids.iter().filter_map(|d| by_dia.get(*d).cloned()).collect();
+            if evidence.is_empty() || evidence.len() != evidence_ids.len() {
+                malformed += 1;
+                continue;
+            }
+            let question = q["question"].as_str().unwrap_or("");
+            let name = match category {
+                1 => "multi-hop",
+                2 => "temporal",
+                3 => "open-domain",
+                4 => "single-hop",
+                5 => "adversarial",
+                _ => "other",
+            };
+            for (config, channels) in CONFIGS {
+                let retrieved = ranked(&w, question, channels, 25).await?;
+                if category == 5 {
+                    let sums = adversarial.entry(config.to_owned()).or_default();
+                    recall_metrics(sums, &retrieved, &evidence, &ks);
+                    sums.count += 1;
+                } else {
+                    let by = per_config.entry(config.to_owned()).or_default();
+                    for bucket in ["overall", name] {
+                        let sums = by.entry(bucket.to_owned()).or_default();
+                        recall_metrics(sums, &retrieved, &evidence, &ks);
+                        sums.count += 1;
+                    }
+                }
+            }
+            if category == 5 {
+                adversarial_count += 1;
+            } else {
+                questions += 1;
+                let top: Vec<RecordId> =
+                    bm25.top(question, 25).into_iter().map(|i| id_order[i].clone()).collect();
+                let overall = baseline.entry("overall".into()).or_default();
+                recall_metrics(overall, &top, &evidence, &ks);
+                overall.count += 1;
+            }
+            progress("search", qi + 1, qa.len());
+        }
+        eprintln!();
+    }
+    let mut configs = BTreeMap::new();
+    for (config, by) in &per_config {
+        let overall = by.get("overall").map(Sums::mean).unwrap_or(Value::Null);
+        let by_category: serde_json::Map<String, Value> =
+            by.iter().filter(|(k, _)| *k != "overall").map(|(k, v)| (k.clone(), v.mean())).collect();
+        let adv = adversarial.get(config).map(Sums::mean).unwrap_or(Value::Null);
+        configs.insert(
+            config.clone(),
+            json!({"overall": overall, "by_category": by_category, "adversarial": adv}),
+        );
+    }
+    let columns = ["recall_frac@5", "recall_frac@10", "recall_frac@25", "recall_all@10", "recall_any@10"];
+    print_table(
+        &format!("LoCoMo dev: {questions} questions (categories 1-4)"),
+        &columns,
+        &configs,
+        &CONFIGS.map(|c| c.0),
+    );
+    let base = baseline.get("overall").map(Sums::mean).unwrap_or(Value::Null);
+    println!(
+        "| plain BM25 baseline | {} |",
+        columns
+            .iter()
+            .map(|m| base[*m].as_f64().map_or("-".into(), |v| format!("{v:.3}")))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    );
+    println!(
+        "\nskipped: {malformed} questions with malformed evidence ids; adversarial (category 5) reported separately: {adversarial_count}; {:.0}s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(envelope(
+        "locomo",
+        questions,
+        json!({"malformed_evidence": malformed, "adversarial_reported_separately": adversarial_count}),
+        configs,
+        json!({"plain_bm25": base}),
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// LongMemEval_S.
+
+fn lme_date(text: &str) -> Option<DateTime<Utc>> {
+    // "2022/03/02 (Wed) 15:30"
+    let cleaned: String =
+        text.split_whitespace().filter(|p| !p.starts_with('(')).collect::<Vec<_>>().join(" ");
+    NaiveDateTime::parse_from_str(&cleaned, "%Y/%m/%d %H:%M").ok().map(|d| Utc.from_utc_datetime(&d))
+}
+
+fn read_json(path: &Path) -> Result<Value> {
+    let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
+    if path.extension().is_some_and(|e| e == "gz") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)?;
+        Ok(serde_json::from_str(&text)?)
+    } else {
+        Ok(serde_json::from_slice(&bytes)?)
+    }
+}
+
+fn ndcg(ranked_sessions: &[String], relevant: &HashSet<String>, k: usize) -> f64 {
+    let mut seen = HashSet::new();
+    let unique: Vec<&String> = ranked_sessions.iter().filter(|s| seen.insert(*s)).take(k).collect();
+    let dcg: f64 = unique
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| relevant.contains(**s))
+        .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
+        .sum();
+    let ideal: f64 = (0..relevant.len().min(k)).map(|i| 1.0 / ((i + 2) as f64).log2()).sum();
+    if ideal == 0.0 { 0.0 } else { dcg / ideal }
+}
+
+async fn longmemeval(args: &Args) -> Result<Value> {
+    let data = read_json(&args.data)?;
+    let items = data.as_array().context("LongMemEval data is a list of questions")?;
+    let embedder = embedder()?;
+    let ks = [5usize, 10];
+    let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
+    let (mut questions, mut abstention, mut no_user_evidence) = (0usize, 0usize, 0usize);
+    let started = Instant::now();
+    // Warm the cache with every user turn first, in large batches.
+    let all_texts: Vec<String> = items
+        .iter()
+        .flat_map(|q| q["haystack_sessions"].as_array().into_iter().flatten())
+        .flat_map(|s| s.as_array().into_iter().flatten())
+        .filter(|t| t["role"] == "user")
+        .filter_map(|t| t["content"].as_str().map(str::to_owned))
+        .filter(|t| !t.trim().is_empty())
+        .collect();
+    embedder.warm(&all_texts)?;
+    for (qi, item) in items.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
+        progress("question", qi + 1, items.len());
+        let qid = item["question_id"].as_str().unwrap_or("");
+        if qid.ends_with("_abs") {
+            abstention += 1;
+            continue;
+        }
+        let answer_sessions: HashSet<String> = item["answer_session_ids"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let session_ids: Vec<String> = item["haystack_session_ids"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let dates: Vec<DateTime<Utc>> = item["haystack_dates"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().and_then(lme_date).unwrap_or_else(Utc::now))
+            .collect();
+        let sessions = item["haystack_sessions"].as_array().context("haystack_sessions")?;
+        let mut turns: Vec<(String, String, bool, DateTime<Utc>)> = Vec::new(); // session, content, has_answer, at
+        for ((sid, at), session) in session_ids.iter().zip(&dates).zip(sessions) {
+            for turn in session.as_array().into_iter().flatten().filter(|t| t["role"] == "user") {
+                let content = turn["content"].as_str().unwrap_or("");
+                if content.trim().is_empty() {
+                    continue;
+                }
+                turns.push((
+                    sid.clone(),
+                    content.to_owned(),
+                    turn["has_answer"].as_bool().unwrap_or(false),
+                    *at,
+                ));
+            }
+        }
+        let evidence_turns = turns.iter().filter(|t| t.2).count();
+        if evidence_turns == 0 {
+            no_user_evidence += 1;
+            continue;
+        }
+        let now = item["question_date"].as_str().and_then(lme_date).unwrap_or_else(Utc::now);
+        let scope =
+            Scope::parse(&format!("project:lme-{}", qid.replace(|c: char| !c.is_alphanumeric(), "-")))?;
+        let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
+        let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
+        let mut evidence: HashSet<RecordId> = HashSet::new();
+        for (sid, content, has_answer, at) in &turns {
+            let id = write_turn(&w, &scope, content, None, *at).await?;
+            if *has_answer {
+                evidence.insert(id.clone());
+            }
+            session_of.insert(id, (sid.clone(), *at));
+        }
+        let question = item["question"].as_str().unwrap_or("");
+        let kind = item["question_type"].as_str().unwrap_or("other").to_owned();
+        // For knowledge updates: the newest and the oldest answer session.
+        let answer_dates: Vec<(DateTime<Utc>, String)> = session_ids
+            .iter()
+            .zip(&dates)
+            .filter(|(s, _)| answer_sessions.contains(*s))
+            .map(|(s, d)| (*d, s.clone()))
+            .collect();
+        for (config, channels) in CONFIGS {
+            let retrieved = ranked(&w, question, channels, 10).await?;
+            let ranked_sessions: Vec<String> =
+                retrieved.iter().filter_map(|id| session_of.get(id).map(|s| s.0.clone())).collect();
+            let by = per_config.entry(config.to_owned()).or_default();
+            for bucket in ["overall".to_owned(), kind.clone()] {
+                let sums = by.entry(bucket).or_default();
+                sums.count += 1;
+                for &k in &ks {
+                    let top: HashSet<&String> = ranked_sessions.iter().take(k).collect();
+                    let hit = answer_sessions.iter().filter(|s| top.contains(s)).count();
+                    sums.add(format!("session_recall_any@{k}"), f64::from(u8::from(hit > 0)));
+                    sums.add(
+                        format!("session_recall_all@{k}"),
+                        f64::from(u8::from(hit == answer_sessions.len())),
+                    );
+                    sums.add(format!("session_ndcg@{k}"), ndcg(&ranked_sessions, &answer_sessions, k));
+                    let top_turns: HashSet<&RecordId> = retrieved.iter().take(k).collect();
+                    let all = evidence.iter().all(|e| top_turns.contains(e));
+                    sums.add(format!("turn_recall_all@{k}"), f64::from(u8::from(all)));
+                }
+            }
+            if kind == "knowledge-update" && answer_dates.len() >= 2 {
+                let newest = answer_dates.iter().max().map(|d| d.1.clone()).unwrap();
+                let oldest = answer_dates.iter().min().map(|d| d.1.clone()).unwrap();
+                let position = |s: &String| ranked_sessions.iter().position(|r| r == s).unwrap_or(usize::MAX);
+                let above = position(&newest) < position(&oldest);
+                let sums = by.entry("knowledge-update-order".into()).or_default();
+                sums.count += 1;
+                sums.add("ku_newer_above_older".into(), f64::from(u8::from(above)));
+            }
+        }
+        questions += 1;
+    }
+    eprintln!();
+    let mut configs = BTreeMap::new();
+    for (config, by) in &per_config {
+        let mut overall = by.get("overall").map(Sums::mean).unwrap_or(Value::Null);
+        if let Some(order) = by.get("knowledge-update-order") {
+            overall["ku_newer_above_older"] = order.mean()["ku_newer_above_older"].clone();
+        }
+        let by_category: serde_json::Map<String, Value> = by
+            .iter()
+            .filter(|(k, _)| *k != "overall" && *k != "knowledge-update-order")
+            .map(|(k, v)| (k.clone(), v.mean()))
+            .collect();
+        configs.insert(config.clone(), json!({"overall": overall, "by_category": by_category}));
+    }
+    let columns = [
+        "session_recall_any@5",
+        "session_recall_all@5",
+        "session_ndcg@5",
+        "session_recall_any@10",
+        "session_ndcg@10",
+        "turn_recall_all@10",
+        "ku_newer_above_older",
+    ];
+    print_table(
+        &format!("LongMemEval_S dev: {questions} questions"),
+        &columns,
+        &configs,
+        &CONFIGS.map(|c| c.0),
+    );
+    println!(
+        "\nskipped: {abstention} abstention questions, {no_user_evidence} without user-side evidence; {:.0}s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(envelope(
+        "longmemeval",
+        questions,
+        json!({"abstention": abstention, "no_user_evidence": no_user_evidence}),
+        configs,
+        Value::Null,
+    ))
+}
