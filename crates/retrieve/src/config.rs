@@ -42,7 +42,7 @@ impl Default for RetrieveConfig {
             lexical_min_term_share: 0.5,
             duplicate_collapse_floor: 0.95,
             episodic_half_life_days: 90.0,
-            episodic_freshness_floor: 0.5,
+            episodic_freshness_floor: 0.9,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
         }
