@@ -192,8 +192,8 @@ pub(crate) async fn pipeline(large: bool) -> Result<Value> {
         };
         let rss = rss_mb();
         let path = w.path.clone();
+        // Close the pools but keep `w` (it owns the temporary directory) until the end.
         w.store.clone().close().await?;
-        drop(w);
         // Cold start: open + migrate check + rebuild the index; then five warm starts.
         let model = real.info().clone();
         let mut starts = Vec::new();

@@ -119,9 +119,17 @@ impl CachedEmbedder {
         };
         let started = Instant::now();
         for (i, chunk) in missing.chunks(256).enumerate() {
-            let vectors = self.inner.embed_blocking(chunk)?;
-            for (text, vector) in chunk.iter().zip(&vectors) {
-                self.store(text, vector)?;
+            // Two halves on two threads: the embedder has one session per worker.
+            let halves: Vec<&[String]> = chunk.chunks(chunk.len().div_ceil(2)).collect();
+            let results: Vec<Result<Vec<Vec<f32>>, retold_index::IndexError>> = std::thread::scope(|s| {
+                let handles: Vec<_> =
+                    halves.iter().map(|h| s.spawn(|| self.inner.embed_blocking(h))).collect();
+                handles.into_iter().map(|h| h.join().expect("embedding thread")).collect()
+            });
+            for (half, vectors) in halves.iter().zip(results) {
+                for (text, vector) in half.iter().zip(&vectors?) {
+                    self.store(text, vector)?;
+                }
             }
             progress("embed", (i * 256 + chunk.len()).min(missing.len()), missing.len());
         }
@@ -613,6 +621,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     // Warm the cache with every user turn first, in large batches.
     let all_texts: Vec<String> = items
         .iter()
+        .take(args.limit.unwrap_or(usize::MAX))
         .flat_map(|q| q["haystack_sessions"].as_array().into_iter().flatten())
         .flat_map(|s| s.as_array().into_iter().flatten())
         .filter(|t| t["role"] == "user")

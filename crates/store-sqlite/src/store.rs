@@ -461,18 +461,41 @@ impl RecordStore for SqliteStore {
             sql.push_str(" AND event_at < ?");
             values.push(millis(to).into());
         }
-        sql.push_str(" ORDER BY key");
-        let rows = self.reader.query_all_raw(stmt(&sql, values)).await.map_err(StoreError::from)?;
-        rows.iter()
-            .map(|row| {
-                let id: String = row.try_get("", "id").map_err(StoreError::from)?;
+        // One result row, not one per record: through the driver every row costs several
+        // microseconds, which made 25k eligible records take ~100 ms. Both lists are filled
+        // from the same rows in the same order; ids never contain commas.
+        let packed = format!(
+            "SELECT count(*) AS n, coalesce(group_concat(key, ','), '') AS keys, \
+                    coalesce(group_concat(id, ','), '') AS ids FROM ({sql} ORDER BY key)"
+        );
+        let row = self.reader.query_one_raw(stmt(&packed, values)).await.map_err(StoreError::from)?;
+        let Some(row) = row else { return Ok(Vec::new()) };
+        let count: i64 = row.try_get("", "n").map_err(StoreError::from)?;
+        if count == 0 {
+            return Ok(Vec::new());
+        }
+        let keys: String = row.try_get("", "keys").map_err(StoreError::from)?;
+        let ids: String = row.try_get("", "ids").map_err(StoreError::from)?;
+        let mut out: Vec<EligibleRecord> = keys
+            .split(',')
+            .zip(ids.split(','))
+            .map(|(key, id)| {
                 Ok(EligibleRecord {
-                    key: convert::record_key(row)?,
+                    key: RecordKey(
+                        key.parse()
+                            .map_err(|e| crate::error::corrupt("records", format!("key {key:?}: {e}")))?,
+                    ),
                     id: RecordId::new(id).map_err(|e| crate::error::corrupt("records", e))?,
                 })
             })
-            .collect::<Result<_, StoreError>>()
-            .map_err(Into::into)
+            .collect::<Result<_, StoreError>>()?;
+        if out.len() as i64 != count {
+            return Err(crate::error::corrupt("records", "eligible keys and ids do not pair up").into());
+        }
+        if !out.is_sorted_by_key(|e| e.key) {
+            out.sort_by_key(|e| e.key);
+        }
+        Ok(out)
     }
 
     async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {

@@ -5,12 +5,17 @@ use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_init;
 mod m20261130_000002_api_keys;
+mod m20261130_000003_eligible_index;
 
 pub(crate) struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261130_000001_init::Migration), Box::new(m20261130_000002_api_keys::Migration)]
+        vec![
+            Box::new(m20261130_000001_init::Migration),
+            Box::new(m20261130_000002_api_keys::Migration),
+            Box::new(m20261130_000003_eligible_index::Migration),
+        ]
     }
 }
