@@ -48,7 +48,8 @@ pub(crate) async fn session_start(
         started_at: state.clock.now(),
         ended_at: None,
     };
-    let event = admin_event(&state, "session.started", &[("session_id", session.id.to_string())]);
+    let mut event = admin_event(&state, "session.started", &[("session_id", session.id.to_string())]);
+    event.actor = Some(principal.agent_id.clone());
     state.store.start_session(session.clone(), event).await?;
     Ok((StatusCode::CREATED, Json(SessionDto { id: session.id.to_string() })))
 }
@@ -106,7 +107,8 @@ pub(crate) async fn session_end(
 ) -> ApiResult<StatusCode> {
     let principal = key.principal(&body.principal)?;
     let session = own_session(&state, &id, &principal).await?;
-    let event = admin_event(&state, "session.ended", &[("session_id", session.id.to_string())]);
+    let mut event = admin_event(&state, "session.ended", &[("session_id", session.id.to_string())]);
+    event.actor = Some(principal.agent_id.clone());
     state.store.end_session(&session.id, state.clock.now(), event).await?;
     Ok(StatusCode::NO_CONTENT)
 }
