@@ -16,8 +16,8 @@ use retold_domain::{
     GrantStore, ManualClock, MemoryType, Name, Principal, RecordId, Scope, SequentialIds, SourceKind, UserId,
 };
 use retold_index::{ExactIndex, OnnxEmbedder};
-use retold_ingest::{EmbeddingEntailmentJudge, EntityRef, Ingestor, Ports, WriteOutcome, WriteRequest};
-use retold_retrieve::{Channels, NoRewriter, RetrievePorts, Retriever, SearchRequest};
+use retold_ingest::{EntityRef, Ingestor, WriteOutcome, WriteRequest};
+use retold_retrieve::{Channels, Retriever, SearchRequest};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -215,36 +215,8 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
         details: BTreeMap::new(),
     };
     store.put_grant(grant, event).await?;
-    let ingestor = Ingestor::new(
-        Ports {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            sessions: Arc::new(store.clone()),
-            embedder: embedder.clone(),
-            index: index.clone(),
-            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
-            clock: clock.clone(),
-            ids: ids.clone(),
-        },
-        retold_http::ingest_config(&retold_http::Settings::load(None)?),
-    );
-    let retriever = Retriever::new(
-        RetrievePorts {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            lexical: Arc::new(store.clone()),
-            index,
-            embedder,
-            search_log: Arc::new(store.clone()),
-            rewriter: Arc::new(NoRewriter),
-            reranker: None,
-            clock,
-            ids,
-        },
-        retold_http::retrieve_config(&retold_http::Settings::load(None)?),
-    );
+    let (ingestor, retriever) =
+        retold_http::wire(&store, index, embedder, clock, ids, &retold_http::Settings::load(None)?);
     Ok(World { ingestor, retriever, store, path, _dir: dir })
 }
 
@@ -457,10 +429,10 @@ async fn locomo(args: &Args) -> Result<Value> {
         let mut turns: Vec<(String, String, String, DateTime<Utc>)> = Vec::new(); // dia_id, speaker, content, at
         for n in 1.. {
             let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else { break };
-            let at = conv[format!("session_{n}_date_time")]
-                .as_str()
-                .and_then(locomo_date)
-                .unwrap_or_else(Utc::now);
+            // A date that does not parse is an error: falling back to "now" would silently
+            // change every freshness decision.
+            let stamp = conv[format!("session_{n}_date_time")].as_str().unwrap_or("");
+            let at = locomo_date(stamp).with_context(|| format!("{sample}: session_{n} date {stamp:?}"))?;
             for turn in session {
                 let speaker = turn["speaker"].as_str().unwrap_or("someone").to_owned();
                 let mut content = format!("{speaker}: {}", turn["text"].as_str().unwrap_or(""));
@@ -652,8 +624,8 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .as_array()
             .into_iter()
             .flatten()
-            .map(|v| v.as_str().and_then(lme_date).unwrap_or_else(Utc::now))
-            .collect();
+            .map(|v| v.as_str().and_then(lme_date).with_context(|| format!("{qid}: haystack date {v}")))
+            .collect::<Result<_>>()?;
         let sessions = item["haystack_sessions"].as_array().context("haystack_sessions")?;
         let mut turns: Vec<(String, String, bool, DateTime<Utc>)> = Vec::new(); // session, content, has_answer, at
         for ((sid, at), session) in session_ids.iter().zip(&dates).zip(sessions) {
@@ -675,7 +647,10 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             no_user_evidence += 1;
             continue;
         }
-        let now = item["question_date"].as_str().and_then(lme_date).unwrap_or_else(Utc::now);
+        let now = item["question_date"]
+            .as_str()
+            .and_then(lme_date)
+            .with_context(|| format!("{qid}: question_date {}", item["question_date"]))?;
         let scope =
             Scope::parse(&format!("project:lme-{}", qid.replace(|c: char| !c.is_alphanumeric(), "-")))?;
         let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;

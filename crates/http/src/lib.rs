@@ -18,7 +18,7 @@ pub use crate::auth::hash_key;
 pub use crate::error::{ErrorCode, Problem};
 pub use crate::openapi::{ApiDoc, openapi_json};
 pub use crate::server::{
-    Built, build, embedder_config, ingest_config, load_embedder, retrieve_config, serve, store_config,
+    Built, build, embedder_config, ingest_config, load_embedder, retrieve_config, serve, store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,

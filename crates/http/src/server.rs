@@ -90,6 +90,49 @@ pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
     }
 }
 
+/// The write path and the search pipeline over one SQLite store and one index, configured
+/// from settings. The service and the evaluation harness both use this one wiring.
+pub fn wire(
+    store: &SqliteStore,
+    index: Arc<ExactIndex>,
+    embedder: Arc<dyn Embedder>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    settings: &Settings,
+) -> (Ingestor, Retriever) {
+    let ingestor = Ingestor::new(
+        Ports {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            sessions: Arc::new(store.clone()),
+            embedder: embedder.clone(),
+            index: index.clone(),
+            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
+            clock: clock.clone(),
+            ids: ids.clone(),
+        },
+        ingest_config(settings),
+    );
+    let retriever = Retriever::new(
+        RetrievePorts {
+            records: Arc::new(store.clone()),
+            entities: Arc::new(store.clone()),
+            grants: Arc::new(store.clone()),
+            lexical: Arc::new(store.clone()),
+            index,
+            embedder,
+            search_log: Arc::new(store.clone()),
+            rewriter: Arc::new(NoRewriter),
+            reranker: None,
+            clock,
+            ids,
+        },
+        retrieve_config(settings),
+    );
+    (ingestor, retriever)
+}
+
 /// A fully wired service and, on a first start without a configured key, the admin key it
 /// just created (to be shown once).
 #[allow(missing_debug_implementations)]
@@ -116,36 +159,8 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let index = Arc::new(index);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
-    let ingestor = Ingestor::new(
-        Ports {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            sessions: Arc::new(store.clone()),
-            embedder: embedder.clone(),
-            index: index.clone(),
-            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
-            clock: clock.clone(),
-            ids: ids.clone(),
-        },
-        ingest_config(settings),
-    );
-    let retriever = Retriever::new(
-        RetrievePorts {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            lexical: Arc::new(store.clone()),
-            index: index.clone(),
-            embedder: embedder.clone(),
-            search_log: Arc::new(store.clone()),
-            rewriter: Arc::new(NoRewriter),
-            reranker: None,
-            clock: clock.clone(),
-            ids: ids.clone(),
-        },
-        retrieve_config(settings),
-    );
+    let (ingestor, retriever) =
+        wire(&store, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings);
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
         admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());
