@@ -239,6 +239,8 @@ pub(crate) async fn write_turn(
         source_ref: None,
         evidence: None,
         event_at: Some(at),
+        expires_at: None,
+        confidence: None,
         tags: vec![],
     };
     match world.ingestor.write(&principal(), &request).await? {

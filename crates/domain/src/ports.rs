@@ -12,7 +12,7 @@ use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, User
 use crate::principal::Grant;
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
 use crate::scope::Scope;
-use crate::session::{Session, SessionTurn, TurnRole};
+use crate::session::{ExtractionClaim, Session, SessionTurn, TurnRole};
 use crate::trace::SearchTrace;
 
 /// The current time. Injected so tests control it.
@@ -256,6 +256,18 @@ pub trait SessionStore: Send + Sync {
     async fn turn(&self, id: &SessionId, turn: u32) -> Result<Option<SessionTurn>>;
     /// Every turn, in order.
     async fn turns(&self, id: &SessionId) -> Result<Vec<SessionTurn>>;
+    /// Claim an ended session for extraction. Of any number of concurrent claimants exactly
+    /// one ever gets `Claimed`.
+    async fn claim_extraction(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        at: Timestamp,
+    ) -> Result<ExtractionClaim>;
+    /// Ended sessions nobody has claimed for extraction, oldest end first.
+    async fn unclaimed_ended_sessions(&self, limit: usize) -> Result<Vec<SessionId>>;
+    /// The audit events about a session (start, end, extraction runs), oldest first.
+    async fn session_events(&self, id: &SessionId) -> Result<Vec<AuditEvent>>;
 }
 
 /// The search_log table.

@@ -67,3 +67,15 @@ pub struct SessionTurn {
     pub content: String,
     pub created_at: Timestamp,
 }
+
+/// The answer to a claim on an ended session's extraction (seed section 13: the extractor
+/// runs once per session).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ExtractionClaim {
+    /// This claimant won; it alone extracts the session.
+    Claimed,
+    /// Another claimant won earlier.
+    AlreadyClaimed { by: String },
+    /// The session has not ended yet.
+    NotEnded,
+}

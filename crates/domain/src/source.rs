@@ -93,12 +93,14 @@ impl fmt::Display for SourceKind {
 /// Longest source reference accepted.
 pub const MAX_SOURCE_REF_LEN: usize = 512;
 
-/// A reference to what supplied a memory: `session:<id><turn:N>`, `tool:<name>`, or free text.
+/// A reference to what supplied a memory: `session:<id><turn:N>` (one turn), `session:<id>`
+/// (a whole session, as a session summary cites it), `tool:<name>`, or free text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SourceRef(String);
 
 impl SourceRef {
-    /// Parse and validate. A value that starts with `session:` must be a well-formed turn reference.
+    /// Parse and validate. A value that starts with `session:` must be a well-formed session or
+    /// turn reference.
     pub fn new(value: impl Into<String>) -> Result<Self> {
         let value = value.into();
         if value.trim().is_empty() {
@@ -114,10 +116,13 @@ impl SourceRef {
             return Err(DomainError::invalid("source_ref", "contains a control character"));
         }
         let this = Self(value);
-        if this.0.starts_with("session:") && this.session_turn().is_none() {
+        if this.0.starts_with("session:") && this.session().is_none() {
             return Err(DomainError::invalid(
                 "source_ref",
-                format!("{:?} is not of the form session:<session_id><turn:N>", this.0),
+                format!(
+                    "{:?} is not of the form session:<session_id> or session:<session_id><turn:N>",
+                    this.0
+                ),
             ));
         }
         Ok(this)
@@ -126,6 +131,25 @@ impl SourceRef {
     /// The reference to turn `turn` of `session`: `session:<id><turn:N>`.
     pub fn session_turn_ref(session: &SessionId, turn: u32) -> Self {
         Self(format!("session:{session}<turn:{turn}>"))
+    }
+
+    /// The reference to a whole session: `session:<id>`.
+    pub fn session_ref(session: &SessionId) -> Self {
+        Self(format!("session:{session}"))
+    }
+
+    /// The session this cites, whether one turn or the whole session.
+    pub fn session(&self) -> Option<SessionId> {
+        match self.session_turn() {
+            Some((session, _)) => Some(session),
+            None => {
+                let rest = self.0.strip_prefix("session:")?;
+                if rest.contains('<') {
+                    return None;
+                }
+                SessionId::new(rest).ok()
+            }
+        }
     }
 
     /// The session and turn number when this cites a session turn.

@@ -277,6 +277,9 @@ pub(crate) struct WriteBody {
     pub(crate) evidence: Option<String>,
     /// When it happened (episodic) or applies from; defaults to now.
     pub(crate) event_at: Option<DateTime<Utc>>,
+    /// When the memory stops being true (must be in the future); an agent inference keeps
+    /// its provisional expiry when that comes sooner.
+    pub(crate) expires_at: Option<DateTime<Utc>>,
     #[validate(length(max = 32))]
     #[schema(max_items = 32)]
     #[serde(default)]

@@ -360,6 +360,9 @@ impl Ingestor {
                 reason: "an attribute needs a subject entity".into(),
             });
         }
+        if request.expires_at.is_some_and(|until| until <= now) {
+            return Err(DomainError::Invalid { field: "expires_at", reason: "must be in the future".into() });
+        }
         if request.tags.len() > retold_domain::MAX_TAGS {
             return Err(DomainError::Invalid {
                 field: "tags",
@@ -407,6 +410,14 @@ impl Ingestor {
         };
         if record.status == Status::Provisional {
             record.expires_at = Some(now + self.config.provisional_ttl);
+        }
+        if let Some(until) = request.expires_at {
+            record.expires_at = Some(record.expires_at.map_or(until, |ttl| ttl.min(until)));
+        }
+        if let Some(cap) = request.confidence
+            && cap.get() < record.confidence.get()
+        {
+            record.confidence = cap;
         }
 
         let mut unit = WriteUnit { entities: resolved.new_entities, ..WriteUnit::default() };

@@ -1,14 +1,22 @@
 //! Retold's write path (seed section 13), written against the domain's ports only:
 //! writable-scope and evidence checks, entity resolution, current-fact decisions (create,
 //! reinforce, supersede, conflict, reject), embedding, the store's one-transaction write unit
-//! and the vector index update; plus `memory_revise` and `memory_forget`.
+//! and the vector index update; plus `memory_revise` and `memory_forget`; and session
+//! extraction with candidate review (prompts in `src/prompts/`).
 
 mod config;
+mod extraction;
 mod ingestor;
 mod judge;
 mod request;
 
 pub use crate::config::IngestConfig;
+pub use crate::extraction::{
+    Candidate, CandidateEntity, CandidateOutcome, CandidateScope, Extraction, ExtractionConfig,
+    ExtractionReport, ExtractionRunner, Extractor, FakeExtractor, Review, ReviewResult, Reviewer,
+    StructuredLLMExtractor, StructuredLLMReviewer, TableReviewer, Transcript, Usage, Verdict,
+    revision_refusal, validate,
+};
 pub use crate::ingestor::{Ingestor, Ports};
 pub use crate::judge::EmbeddingEntailmentJudge;
 pub use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};

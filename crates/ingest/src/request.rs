@@ -1,8 +1,8 @@
 //! What callers ask the write path to do, and what it answers.
 
 use retold_domain::{
-    Attribute, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope, SourceKind,
-    SourceRef, Status, Tag, Timestamp,
+    Attribute, Confidence, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope,
+    SourceKind, SourceRef, Status, Tag, Timestamp,
 };
 
 /// An entity named by id, or by a name resolved exactly and scope-aware.
@@ -33,6 +33,11 @@ pub struct WriteRequest {
     pub evidence: Option<Evidence>,
     /// When it happened (episodic) or applies from; defaults to now.
     pub event_at: Option<Timestamp>,
+    /// When it stops being true; must be in the future. A provisional record keeps its TTL
+    /// expiry when that comes sooner.
+    pub expires_at: Option<Timestamp>,
+    /// At most this confidence (the source kind's initial confidence is the ceiling).
+    pub confidence: Option<Confidence>,
     pub tags: Vec<Tag>,
 }
 

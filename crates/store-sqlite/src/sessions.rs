@@ -3,8 +3,8 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ProjectId, Result as DomainResult, Session, SessionId, SessionStore, SessionTurn,
-    Timestamp, TurnRole, UserId,
+    AgentId, AuditEvent, ExtractionClaim, ProjectId, Result as DomainResult, Session, SessionId,
+    SessionStore, SessionTurn, Timestamp, TurnRole, UserId,
 };
 use sea_orm::{ConnectionTrait, QueryResult};
 
@@ -165,5 +165,78 @@ impl SessionStore for SqliteStore {
             .await
             .map_err(StoreError::from)?;
         Ok(rows.iter().map(turn_from_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn claim_extraction(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        at: Timestamp,
+    ) -> DomainResult<ExtractionClaim> {
+        let txn = self.begin_write().await?;
+        // One conditional UPDATE on the single writer: of concurrent claimants exactly one
+        // finds the column still empty.
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE sessions SET extraction_claimed_by = ?, extraction_claimed_at = ? \
+                 WHERE id = ? AND ended_at IS NOT NULL AND extraction_claimed_by IS NULL",
+                [claimant.into(), millis(at).into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 1 {
+            txn.commit().await.map_err(StoreError::from)?;
+            return Ok(ExtractionClaim::Claimed);
+        }
+        let row = txn
+            .query_one_raw(stmt(
+                "SELECT ended_at, extraction_claimed_by FROM sessions WHERE id = ?",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .ok_or_else(|| StoreError::NotFound { what: "session", id: id.to_string() })?;
+        let ended: Option<i64> = row.try_get("", "ended_at").map_err(StoreError::from)?;
+        let by: Option<String> = row.try_get("", "extraction_claimed_by").map_err(StoreError::from)?;
+        Ok(match (ended, by) {
+            (_, Some(by)) => ExtractionClaim::AlreadyClaimed { by },
+            (None, None) => ExtractionClaim::NotEnded,
+            (Some(_), None) => {
+                return Err(corrupt("sessions", "an unclaimed ended session refused a claim").into());
+            }
+        })
+    }
+
+    async fn unclaimed_ended_sessions(&self, limit: usize) -> DomainResult<Vec<SessionId>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT id FROM sessions WHERE ended_at IS NOT NULL AND extraction_claimed_by IS NULL \
+                 ORDER BY ended_at, id LIMIT ?",
+                [i64::try_from(limit).unwrap_or(i64::MAX).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        let ids = rows
+            .iter()
+            .map(|row| {
+                let id: String = row.try_get("", "id")?;
+                SessionId::new(id).map_err(|e| corrupt("sessions", e))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(ids)
+    }
+
+    async fn session_events(&self, id: &SessionId) -> DomainResult<Vec<AuditEvent>> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT id, at, kind, record_id, actor, details FROM events \
+                 WHERE json_extract(details, '$.session_id') = ? ORDER BY seq",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(crate::convert::event_from_row).collect::<Result<_, _>>()?)
     }
 }

@@ -116,9 +116,19 @@ fn source_ref_parses_session_turns() {
     assert_eq!(r.session_turn(), Some((SessionId::new("sess_42").unwrap(), 7)));
     assert_eq!(SourceRef::session_turn_ref(&SessionId::new("sess_42").unwrap(), 7), r);
     assert_eq!(SourceRef::new("tool:github-commit-abc123").unwrap().session_turn(), None);
-    for bad in
-        ["session:sess_42", "session:sess_42<turn:x>", "session:42<turn:1>", "", "session:sess_1<turn:>"]
-    {
+    let whole = SourceRef::new("session:sess_42").unwrap();
+    assert_eq!(whole.session_turn(), None, "a whole-session reference cites no turn");
+    assert_eq!(whole.session(), Some(SessionId::new("sess_42").unwrap()));
+    assert_eq!(SourceRef::session_ref(&SessionId::new("sess_42").unwrap()), whole);
+    assert_eq!(r.session(), Some(SessionId::new("sess_42").unwrap()));
+    for bad in [
+        "session:sess_42<turn:x>",
+        "session:42<turn:1>",
+        "session:42",
+        "",
+        "session:sess_1<turn:>",
+        "session:sess_1<turn:2",
+    ] {
         assert_eq!(refused_field(SourceRef::new(bad)), "source_ref", "{bad:?}");
     }
 }

@@ -165,6 +165,8 @@ pub(crate) fn write_request(body: &WriteBody) -> Result<WriteRequest, ApiError> 
         source_ref: body.source_ref.clone().map(|s| field("source_ref", SourceRef::new(s))).transpose()?,
         evidence: body.evidence.clone().map(|e| field("evidence", Evidence::new(e))).transpose()?,
         event_at: body.event_at,
+        expires_at: body.expires_at,
+        confidence: None,
         tags: body.tags.iter().map(|t| field("tags", Tag::new(t.clone()))).collect::<Result<_, _>>()?,
     })
 }

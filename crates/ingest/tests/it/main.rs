@@ -1,6 +1,7 @@
 //! The write path on real components: a SQLite file, the ONNX model, the exact index.
 
 mod examples;
+mod extraction;
 mod properties;
 mod spy;
 
@@ -47,6 +48,7 @@ pub(crate) struct World {
     pub(crate) index: Arc<ExactIndex>,
     pub(crate) clock: Arc<ManualClock>,
     pub(crate) ingestor: Ingestor,
+    pub(crate) ports: Ports,
     _dir: tempfile::TempDir,
 }
 
@@ -68,8 +70,8 @@ pub(crate) async fn world_with(embedder: Arc<dyn Embedder>) -> World {
         clock: clock.clone(),
         ids: Arc::new(SequentialIds::default()),
     };
-    let ingestor = Ingestor::new(ports, IngestConfig::default());
-    World { store, reads, index, clock, ingestor, _dir: dir }
+    let ingestor = Ingestor::new(ports.clone(), IngestConfig::default());
+    World { store, reads, index, clock, ingestor, ports, _dir: dir }
 }
 
 pub(crate) async fn world() -> World {
@@ -176,6 +178,8 @@ pub(crate) fn claim(content: &str, attribute: &str, source: SourceKind) -> Write
         source_ref: None,
         evidence: None,
         event_at: None,
+        expires_at: None,
+        confidence: None,
         tags: vec![],
     }
 }

@@ -23,6 +23,8 @@ fn request(scope: &str, n: usize) -> WriteRequest {
         source_ref: None,
         evidence: None,
         event_at: None,
+        expires_at: None,
+        confidence: None,
         tags: vec![],
     }
 }

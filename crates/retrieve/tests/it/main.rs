@@ -115,6 +115,8 @@ pub(crate) fn request(scope: &str, content: &str) -> WriteRequest {
         source_ref: None,
         evidence: None,
         event_at: None,
+        expires_at: None,
+        confidence: None,
         tags: vec![],
     }
 }

@@ -6,6 +6,7 @@ use sea_orm_migration::prelude::*;
 mod m20261130_000001_init;
 mod m20261130_000002_api_keys;
 mod m20261130_000003_eligible_index;
+mod m20261130_000004_pending_extraction;
 
 pub(crate) struct Migrator;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_init::Migration),
             Box::new(m20261130_000002_api_keys::Migration),
             Box::new(m20261130_000003_eligible_index::Migration),
+            Box::new(m20261130_000004_pending_extraction::Migration),
         ]
     }
 }

@@ -510,3 +510,71 @@ async fn sessions_number_turns_and_refuse_writes_after_the_end() {
         Err(DomainError::NotFound { .. })
     ));
 }
+
+#[tokio::test]
+async fn an_ended_session_is_claimed_for_extraction_exactly_once() {
+    use retold_domain::{ExtractionClaim, Session, SessionId, SessionStore};
+    let f = open().await;
+    let sessions: &dyn SessionStore = &f.store;
+    let start = |id: &str| Session {
+        id: SessionId::new(id).unwrap(),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        project_id: None,
+        started_at: t(1),
+        ended_at: None,
+    };
+    let (a, b, open_one) = (start("sess_a"), start("sess_b"), start("sess_open"));
+    for s in [&a, &b, &open_one] {
+        sessions.start_session(s.clone(), event("session.started", None)).await.unwrap();
+    }
+    assert_eq!(sessions.claim_extraction(&a.id, "runner-1", t(2)).await.unwrap(), ExtractionClaim::NotEnded);
+    sessions.end_session(&b.id, t(3), event("session.ended", None)).await.unwrap();
+    sessions.end_session(&a.id, t(4), event("session.ended", None)).await.unwrap();
+    assert_eq!(
+        sessions.unclaimed_ended_sessions(10).await.unwrap(),
+        vec![b.id.clone(), a.id.clone()],
+        "oldest end first; open sessions are not pending"
+    );
+    assert_eq!(sessions.unclaimed_ended_sessions(1).await.unwrap(), vec![b.id.clone()]);
+
+    // Eight claimants race on one session: exactly one wins.
+    let claims = futures_join((0..8).map(|n| {
+        let store = f.store.clone();
+        let id = a.id.clone();
+        async move { store.claim_extraction(&id, &format!("runner-{n}"), t(5)).await.unwrap() }
+    }))
+    .await;
+    let winners = claims.iter().filter(|c| **c == ExtractionClaim::Claimed).count();
+    assert_eq!(winners, 1, "{claims:?}");
+    let by = claims.iter().find_map(|c| match c {
+        ExtractionClaim::AlreadyClaimed { by } => Some(by.clone()),
+        _ => None,
+    });
+    assert!(by.is_some_and(|by| by.starts_with("runner-")), "{claims:?}");
+    assert_eq!(sessions.unclaimed_ended_sessions(10).await.unwrap(), vec![b.id.clone()]);
+    let mut about_a = event("extraction.run", None);
+    about_a.details.insert("session_id".into(), "sess_a".into());
+    f.store.apply(retold_domain::WriteUnit { events: vec![about_a], ..Default::default() }).await.unwrap();
+    let kinds: Vec<String> =
+        sessions.session_events(&a.id).await.unwrap().into_iter().map(|e| e.kind).collect();
+    assert_eq!(kinds, ["extraction.run"], "events whose details name the session, and only those");
+    assert!(matches!(
+        sessions.claim_extraction(&SessionId::new("sess_missing").unwrap(), "r", t(6)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}
+
+/// Run futures concurrently on the runtime and collect their outputs in order.
+async fn futures_join<F>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.into_iter().map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.unwrap());
+    }
+    out
+}

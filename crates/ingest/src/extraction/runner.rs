@@ -1,0 +1,374 @@
+//! The extraction runner: claim an ended session once, extract, validate, review, revalidate,
+//! write through the ingestor, and record the run on an `extraction.run` event.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use retold_domain::{
+    AuditEvent, Clock, Content, DomainError, EventId, ExtractionClaim, IdGenerator, MemoryType, Principal,
+    RecordStore, Result, Scope, SessionId, SessionStore, SourceKind, SourceRef, WriteUnit,
+};
+use serde_json::json;
+
+use super::{Candidate, Extractor, Review, Reviewer, Transcript, Usage, Verdict, revision_refusal, validate};
+use crate::ingestor::{Ingestor, Ports};
+use crate::request::{WriteOutcome, WriteRequest};
+
+/// Settings of the runner (`ingestion.extraction.*`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractionConfig {
+    /// The name this runner claims sessions under (recorded on the session and the event).
+    pub runner_id: String,
+    /// Longest transcript, in characters, sent to the extractor; longer sessions fail with
+    /// an `extraction.failed` event that says so.
+    pub max_transcript_chars: usize,
+}
+
+/// What review did to one candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReviewResult {
+    /// Failed validation before review; not written.
+    Invalid {
+        reason: String,
+    },
+    Accepted,
+    /// The narrowed revision was written instead of the original.
+    Revised,
+    /// The revision was refused; the original was written.
+    RevisionRefused {
+        reason: String,
+    },
+    /// Not written.
+    Rejected {
+        reason: String,
+    },
+}
+
+impl ReviewResult {
+    /// The stable name.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Invalid { .. } => "invalid",
+            Self::Accepted => "accepted",
+            Self::Revised => "revised",
+            Self::RevisionRefused { .. } => "revision_refused",
+            Self::Rejected { .. } => "rejected",
+        }
+    }
+
+    fn reason(&self) -> Option<&str> {
+        match self {
+            Self::Invalid { reason } | Self::RevisionRefused { reason } | Self::Rejected { reason } => {
+                Some(reason)
+            }
+            Self::Accepted | Self::Revised => None,
+        }
+    }
+}
+
+/// One candidate's path through the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CandidateOutcome {
+    /// Its position among the extractor's candidates.
+    pub index: usize,
+    pub review: ReviewResult,
+    /// The write's outcome, or why the write failed; `None` when nothing was written.
+    pub write: Option<Result<WriteOutcome, String>>,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExtractionReport {
+    /// Another runner claimed the session, or it has not ended: nothing was done.
+    Skipped { session: SessionId, reason: String },
+    /// This runner extracted the session.
+    Extracted {
+        session: SessionId,
+        /// Proposals that could not be read as candidates.
+        malformed: Vec<String>,
+        candidates: Vec<CandidateOutcome>,
+        /// The session summary's write.
+        summary: Option<Result<WriteOutcome, String>>,
+        usage: Usage,
+    },
+}
+
+/// Runs extraction for ended sessions, each exactly once.
+#[derive(Clone)]
+pub struct ExtractionRunner {
+    ingestor: Ingestor,
+    records: Arc<dyn RecordStore>,
+    sessions: Arc<dyn SessionStore>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    extractor: Arc<dyn Extractor>,
+    reviewer: Arc<dyn Reviewer>,
+    config: ExtractionConfig,
+}
+
+impl std::fmt::Debug for ExtractionRunner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExtractionRunner").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+impl ExtractionRunner {
+    /// A runner writing through `ingestor` (built over the same `ports`).
+    pub fn new(
+        ingestor: Ingestor,
+        ports: &Ports,
+        extractor: Arc<dyn Extractor>,
+        reviewer: Arc<dyn Reviewer>,
+        config: ExtractionConfig,
+    ) -> Self {
+        Self {
+            ingestor,
+            records: ports.records.clone(),
+            sessions: ports.sessions.clone(),
+            clock: ports.clock.clone(),
+            ids: ports.ids.clone(),
+            extractor,
+            reviewer,
+            config,
+        }
+    }
+
+    /// Extract every ended session nobody has claimed yet (at most `limit`), oldest first.
+    pub async fn run_pending(&self, limit: usize) -> Result<Vec<(SessionId, Result<ExtractionReport>)>> {
+        let mut reports = Vec::new();
+        for id in self.sessions.unclaimed_ended_sessions(limit).await? {
+            let report = self.run(&id).await;
+            reports.push((id, report));
+        }
+        Ok(reports)
+    }
+
+    /// Claim `session` and extract it; a session claimed before (by any runner) is skipped.
+    pub async fn run(&self, session: &SessionId) -> Result<ExtractionReport> {
+        use tracing::Instrument;
+        let span =
+            tracing::info_span!("ingest.extraction", session = %session, runner = %self.config.runner_id);
+        async {
+            match self.sessions.claim_extraction(session, &self.config.runner_id, self.clock.now()).await? {
+                ExtractionClaim::Claimed => {}
+                ExtractionClaim::AlreadyClaimed { by } => {
+                    return Ok(ExtractionReport::Skipped {
+                        session: session.clone(),
+                        reason: format!("already claimed by {by}"),
+                    });
+                }
+                ExtractionClaim::NotEnded => {
+                    return Ok(ExtractionReport::Skipped {
+                        session: session.clone(),
+                        reason: "the session has not ended".into(),
+                    });
+                }
+            }
+            let transcript = self.transcript(session).await?;
+            match self.extract_claimed(&transcript).await {
+                Ok(report) => {
+                    self.record_run(&transcript, &report).await?;
+                    tracing::info!(outcome = "extracted", "extraction run");
+                    Ok(report)
+                }
+                Err(error) => {
+                    tracing::warn!(%error, "extraction failed");
+                    let mut event = self.event("extraction.failed", &transcript);
+                    event.details.insert("error".into(), error.to_string());
+                    self.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+                    Err(error)
+                }
+            }
+        }
+        .instrument(span)
+        .await
+    }
+
+    async fn transcript(&self, id: &SessionId) -> Result<Transcript> {
+        let session = self
+            .sessions
+            .session(id)
+            .await?
+            .ok_or_else(|| DomainError::NotFound { what: "session", id: id.to_string() })?;
+        let turns = self.sessions.turns(id).await?;
+        Ok(Transcript { session, turns })
+    }
+
+    fn principal(transcript: &Transcript) -> Principal {
+        let s = &transcript.session;
+        Principal {
+            agent_id: s.agent_id.clone(),
+            user_id: s.user_id.clone(),
+            project_id: s.project_id.clone(),
+            session_id: Some(s.id.clone()),
+        }
+    }
+
+    async fn extract_claimed(&self, transcript: &Transcript) -> Result<ExtractionReport> {
+        let session = transcript.session.id.clone();
+        if transcript.turns.is_empty() {
+            return Ok(ExtractionReport::Extracted {
+                session,
+                malformed: Vec::new(),
+                candidates: Vec::new(),
+                summary: None,
+                usage: Usage::default(),
+            });
+        }
+        let chars = transcript.chars();
+        if chars > self.config.max_transcript_chars {
+            return Err(DomainError::Invalid {
+                field: "transcript",
+                reason: format!(
+                    "{chars} characters exceed ingestion.extraction.max_transcript_chars ({})",
+                    self.config.max_transcript_chars
+                ),
+            });
+        }
+        let extraction = self.extractor.extract(transcript).await?;
+        let now = self.clock.now();
+        let mut outcomes = Vec::new();
+        let mut valid: Vec<(usize, Candidate, WriteRequest)> = Vec::new();
+        for (index, candidate) in extraction.candidates.iter().enumerate() {
+            match validate(candidate, transcript, now) {
+                Ok(request) => valid.push((index, candidate.clone(), request)),
+                Err(reason) => outcomes.push(CandidateOutcome {
+                    index,
+                    review: ReviewResult::Invalid { reason },
+                    write: None,
+                }),
+            }
+        }
+        let review = if valid.is_empty() {
+            Review::default()
+        } else {
+            let candidates: Vec<Candidate> = valid.iter().map(|(_, c, _)| c.clone()).collect();
+            self.reviewer.review(transcript, &candidates).await?
+        };
+        if review.verdicts.len() != valid.len() {
+            return Err(DomainError::backend(
+                "reviewer",
+                format!("{} verdicts for {} candidates", review.verdicts.len(), valid.len()),
+            ));
+        }
+        let principal = Self::principal(transcript);
+        for ((index, original, request), verdict) in valid.into_iter().zip(review.verdicts) {
+            let (result, to_write) = match verdict {
+                Verdict::Accept => (ReviewResult::Accepted, Some(request)),
+                Verdict::Reject { reason } => (ReviewResult::Rejected { reason }, None),
+                Verdict::Unusable { reason } => (ReviewResult::RevisionRefused { reason }, Some(request)),
+                Verdict::Revise(revised) => match revision_refusal(&original, &revised) {
+                    Some(reason) => (ReviewResult::RevisionRefused { reason }, Some(request)),
+                    // Revalidate: the narrowed candidate must pass the same checks.
+                    None => match validate(&revised, transcript, now) {
+                        Ok(narrowed) => (ReviewResult::Revised, Some(narrowed)),
+                        Err(reason) => (
+                            ReviewResult::RevisionRefused {
+                                reason: format!("the revision fails validation: {reason}"),
+                            },
+                            Some(request),
+                        ),
+                    },
+                },
+            };
+            let write = match to_write {
+                Some(request) => {
+                    Some(self.ingestor.write(&principal, &request).await.map_err(|e| e.to_string()))
+                }
+                None => None,
+            };
+            outcomes.push(CandidateOutcome { index, review: result, write });
+        }
+        outcomes.sort_by_key(|o| o.index);
+        let summary = match &extraction.summary {
+            Some(text) => Some(self.write_summary(transcript, &principal, text).await),
+            None => None,
+        };
+        Ok(ExtractionReport::Extracted {
+            session,
+            malformed: extraction.malformed,
+            candidates: outcomes,
+            summary,
+            usage: extraction.usage.plus(review.usage),
+        })
+    }
+
+    async fn write_summary(
+        &self,
+        transcript: &Transcript,
+        principal: &Principal,
+        text: &str,
+    ) -> Result<WriteOutcome, String> {
+        let session = &transcript.session;
+        let request = WriteRequest {
+            memory_type: MemoryType::Episodic,
+            content: Content::new(text.to_owned()).map_err(|e| e.to_string())?,
+            scope: Scope::private(&session.agent_id, &session.user_id),
+            subject: None,
+            attribute: None,
+            mentions: Vec::new(),
+            source_kind: SourceKind::SessionSummary,
+            source_ref: Some(SourceRef::session_ref(&session.id)),
+            evidence: None,
+            event_at: Some(session.started_at),
+            expires_at: None,
+            confidence: None,
+            tags: Vec::new(),
+        };
+        self.ingestor.write(principal, &request).await.map_err(|e| e.to_string())
+    }
+
+    fn event(&self, kind: &str, transcript: &Transcript) -> AuditEvent {
+        let mut details = BTreeMap::new();
+        details.insert("session_id".into(), transcript.session.id.to_string());
+        details.insert("runner".into(), self.config.runner_id.clone());
+        details.insert("extract_prompt".into(), self.extractor.prompt_version().to_owned());
+        details.insert("extract_model".into(), self.extractor.model().to_owned());
+        details.insert("review_prompt".into(), self.reviewer.prompt_version().to_owned());
+        details.insert("review_model".into(), self.reviewer.model().to_owned());
+        details.insert("turns".into(), transcript.turns.len().to_string());
+        AuditEvent {
+            id: EventId::from_body(&self.ids.next_body()).expect("generated ids are valid"),
+            at: self.clock.now(),
+            kind: kind.to_owned(),
+            record_id: None,
+            actor: Some(transcript.session.agent_id.clone()),
+            details,
+        }
+    }
+
+    async fn record_run(&self, transcript: &Transcript, report: &ExtractionReport) -> Result<()> {
+        let ExtractionReport::Extracted { malformed, candidates, summary, usage, .. } = report else {
+            return Ok(());
+        };
+        let mut event = self.event("extraction.run", transcript);
+        let count = |name: &str| candidates.iter().filter(|c| c.review.as_str() == name).count().to_string();
+        for name in ["invalid", "accepted", "revised", "revision_refused", "rejected"] {
+            event.details.insert(name.into(), count(name));
+        }
+        event.details.insert("proposed".into(), (candidates.len() + malformed.len()).to_string());
+        event.details.insert("malformed".into(), malformed.len().to_string());
+        let written = candidates.iter().filter(|c| matches!(c.write, Some(Ok(_)))).count();
+        event.details.insert("written".into(), written.to_string());
+        event.details.insert("input_tokens".into(), usage.input_tokens.to_string());
+        event.details.insert("output_tokens".into(), usage.output_tokens.to_string());
+        let write_json = |write: &Option<Result<WriteOutcome, String>>| match write {
+            None => json!(null),
+            Some(Ok(outcome)) => {
+                json!({"outcome": outcome.kind(), "record_id": outcome.record_id().map(|id| id.to_string())})
+            }
+            Some(Err(error)) => json!({"error": error}),
+        };
+        let outcomes: Vec<_> = candidates
+            .iter()
+            .map(|c| json!({"index": c.index, "review": c.review.as_str(), "reason": c.review.reason(), "write": write_json(&c.write)}))
+            .collect();
+        event.details.insert("outcomes".into(), serde_json::Value::from(outcomes).to_string());
+        if !malformed.is_empty() {
+            event.details.insert("malformed_reasons".into(), json!(malformed).to_string());
+        }
+        event.details.insert("summary".into(), write_json(summary).to_string());
+        self.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,293 @@
+//! The extraction runner on real components, with the fake extractor and the table reviewer.
+
+use std::sync::Arc;
+
+use retold_domain::chrono::{TimeDelta, TimeZone, Utc};
+use retold_domain::{
+    AgentId, Clock, EntityKind, MemoryType, Scope, Session, SessionId, SessionStore, SourceKind, SourceRef,
+    Status, TurnRole, UserId,
+};
+use retold_ingest::{
+    Candidate, CandidateEntity, CandidateScope, Extraction, ExtractionConfig, ExtractionReport,
+    ExtractionRunner, FakeExtractor, ReviewResult, TableReviewer, Verdict, WriteOutcome,
+};
+
+use crate::{World, claim, principal, world};
+
+const TURNS: [(TurnRole, &str); 4] = [
+    (TurnRole::User, "I prefer concise technical explanations, ideally in English. Priya leads my team."),
+    (TurnRole::Assistant, "Noted: short, technical answers from now on."),
+    (TurnRole::Tool, r#"{"repository": "retold", "default_branch": "main", "stars": 42}"#),
+    (TurnRole::User, "Let's pick this up again next week."),
+];
+
+async fn ended_session(w: &World, id: &str) -> SessionId {
+    let session = SessionId::new(id).unwrap();
+    w.store
+        .start_session(
+            Session {
+                id: session.clone(),
+                agent_id: AgentId::new("research-agent").unwrap(),
+                user_id: UserId::new("aditya").unwrap(),
+                project_id: None,
+                started_at: w.clock.now(),
+                ended_at: None,
+            },
+            crate::host_event("session.started"),
+        )
+        .await
+        .unwrap();
+    for (role, text) in TURNS {
+        w.store.append_turn(&session, role, text.into(), w.clock.now()).await.unwrap();
+    }
+    w.store.end_session(&session, w.clock.now(), crate::host_event("session.ended")).await.unwrap();
+    session
+}
+
+fn person(name: &str) -> CandidateEntity {
+    CandidateEntity { name: name.into(), kind: EntityKind::Person }
+}
+
+fn candidate(content: &str, source_kind: SourceKind, turn: u32, evidence: &str) -> Candidate {
+    Candidate {
+        memory_type: MemoryType::Semantic,
+        content: content.into(),
+        subject: None,
+        attribute: None,
+        mentions: vec![],
+        source_kind,
+        turn,
+        evidence: evidence.into(),
+        event_at: None,
+        expires_at: None,
+        confidence: None,
+        scope: CandidateScope::Private,
+    }
+}
+
+/// 0: a preference the reviewer narrows; 1: a tool fact whose widening revision is refused;
+/// 2: a user_statement citing an assistant turn (invalid); 3: rejected by the reviewer;
+/// 4: evidence that is not in the turn (invalid); 5: a user-scoped fact (needs a grant).
+fn proposals() -> Extraction {
+    let mut preference = candidate(
+        "Aditya prefers concise technical explanations in English.",
+        SourceKind::UserStatement,
+        1,
+        "I prefer concise technical explanations, ideally in English.",
+    );
+    preference.subject = Some(person("Aditya"));
+    preference.attribute = Some("explanation_style".into());
+    preference.mentions = vec![];
+    let mut branch = candidate(
+        "The retold repository's default branch is main.",
+        SourceKind::ToolResult,
+        3,
+        r#""default_branch": "main""#,
+    );
+    branch.subject = Some(CandidateEntity { name: "retold".into(), kind: EntityKind::Repository });
+    branch.attribute = Some("default_branch".into());
+    let mut lead =
+        candidate("Priya leads Aditya's team.", SourceKind::UserStatement, 1, "Priya leads my team.");
+    lead.scope = CandidateScope::User;
+    lead.subject = Some(person("Priya"));
+    Extraction {
+        candidates: vec![
+            preference,
+            branch,
+            candidate(
+                "Aditya wants short answers.",
+                SourceKind::UserStatement,
+                2,
+                "short, technical answers",
+            ),
+            candidate(
+                "Aditya will resume next week.",
+                SourceKind::UserStatement,
+                4,
+                "pick this up again next week",
+            ),
+            candidate("Aditya likes Rust.", SourceKind::UserStatement, 1, "I like Rust"),
+            lead,
+        ],
+        malformed: vec!["proposal 6: turn is not a turn number".into()],
+        summary: Some("Aditya set his explanation preferences and checked the retold repository.".into()),
+        usage: Default::default(),
+    }
+}
+
+fn runner(
+    w: &World,
+    id: &str,
+    extractor: Arc<FakeExtractor>,
+    reviewer: Arc<TableReviewer>,
+) -> ExtractionRunner {
+    ExtractionRunner::new(
+        w.ingestor.clone(),
+        &w.ports,
+        extractor,
+        reviewer,
+        ExtractionConfig { runner_id: id.into(), max_transcript_chars: 100_000 },
+    )
+}
+
+#[tokio::test]
+async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_evidence() {
+    let w = world().await;
+    w.grant("research-agent", "user:aditya", true, true).await;
+    let session = ended_session(&w, "sess_extract").await;
+    let narrowed = {
+        let mut c = proposals().candidates[0].clone();
+        c.content = "Aditya prefers concise technical explanations.".into();
+        c
+    };
+    let widened = {
+        let mut c = proposals().candidates[1].clone();
+        c.content = "The retold repository's default branch is main and every release is signed.".into();
+        c
+    };
+    let reviewer = Arc::new(TableReviewer::new([
+        (0, Verdict::Revise(narrowed)),
+        (1, Verdict::Revise(widened)),
+        (2, Verdict::Reject { reason: "not worth keeping".into() }),
+    ]));
+    let extractor = Arc::new(FakeExtractor::new(proposals()));
+    let first = runner(&w, "runner-a", extractor.clone(), reviewer.clone());
+    let second = runner(&w, "runner-b", extractor.clone(), reviewer.clone());
+
+    // Two runners race on the same session: exactly one extracts it.
+    let (a, b) = tokio::join!(first.run(&session), second.run(&session));
+    let reports = [a.unwrap(), b.unwrap()];
+    let extracted: Vec<_> =
+        reports.iter().filter(|r| matches!(r, ExtractionReport::Extracted { .. })).collect();
+    assert_eq!(extracted.len(), 1, "{reports:?}");
+    assert!(reports.iter().any(|r| matches!(r, ExtractionReport::Skipped { reason, .. } if reason.starts_with("already claimed by runner-"))));
+    assert_eq!(extractor.calls(), 1);
+
+    let ExtractionReport::Extracted { candidates, summary, malformed, .. } = extracted[0] else {
+        unreachable!()
+    };
+    assert_eq!(malformed.len(), 1);
+    let review: Vec<&str> = candidates.iter().map(|c| c.review.as_str()).collect();
+    assert_eq!(review, ["revised", "revision_refused", "invalid", "rejected", "invalid", "accepted"]);
+    assert!(
+        matches!(&candidates[1].review, ReviewResult::RevisionRefused { reason } if reason.contains("every")),
+        "{:?}",
+        candidates[1]
+    );
+    assert!(
+        matches!(&candidates[2].review, ReviewResult::Invalid { reason } if reason.contains("assistant turn"))
+    );
+    assert!(matches!(&candidates[4].review, ReviewResult::Invalid { reason } if reason.contains("verbatim")));
+    assert_eq!(reviewer.seen().len(), 4, "only valid candidates are reviewed");
+
+    let written = |i: usize| match &candidates[i].write {
+        Some(Ok(WriteOutcome::Created { id, .. })) => id.clone(),
+        other => panic!("candidate {i}: {other:?}"),
+    };
+    let preference = w.record(&written(0)).await;
+    assert_eq!(
+        preference.content.as_str(),
+        "Aditya prefers concise technical explanations.",
+        "the narrowed revision"
+    );
+    assert_eq!(preference.source_kind, SourceKind::UserStatement, "evidence passed verbatim and entailment");
+    assert_eq!(preference.source_ref, Some(SourceRef::session_turn_ref(&session, 1)));
+    assert_eq!(
+        preference.evidence.as_ref().map(|e| e.as_str()),
+        Some("I prefer concise technical explanations, ideally in English.")
+    );
+    assert_eq!(preference.scope, Scope::parse("agent:research-agent/aditya").unwrap());
+    assert_eq!(preference.key.as_ref().map(|k| k.attribute.as_str()), Some("explanation_style"));
+
+    let branch = w.record(&written(1)).await;
+    assert_eq!(
+        branch.content.as_str(),
+        "The retold repository's default branch is main.",
+        "the original, not the widening"
+    );
+    assert_eq!(branch.source_kind, SourceKind::ToolResult);
+    assert_eq!(branch.source_ref, Some(SourceRef::session_turn_ref(&session, 3)));
+
+    let lead = w.record(&written(5)).await;
+    assert_eq!(lead.scope, Scope::parse("user:aditya").unwrap());
+
+    let summary_id = match summary {
+        Some(Ok(WriteOutcome::Created { id, .. })) => id.clone(),
+        other => panic!("summary: {other:?}"),
+    };
+    let summary = w.record(&summary_id).await;
+    assert_eq!(summary.memory_type, MemoryType::Episodic);
+    assert_eq!(summary.source_kind, SourceKind::SessionSummary);
+    assert_eq!(summary.source_ref, Some(SourceRef::session_ref(&session)));
+    assert_eq!(summary.status, Status::Confirmed);
+
+    let events = w.store.session_events(&session).await.unwrap();
+    let run = events.iter().find(|e| e.kind == "extraction.run").expect("an extraction.run event");
+    assert_eq!(run.details["extract_prompt"], "fake_extract");
+    assert_eq!(run.details["review_prompt"], "table_review");
+    assert_eq!(run.details["written"], "3", "candidates written; the summary is reported apart");
+    assert_eq!(run.details["revision_refused"], "1");
+    assert_eq!(run.details["proposed"], "7");
+    assert!(run.details["runner"].starts_with("runner-"));
+
+    // A third attempt, and a sweep for pending sessions, do nothing.
+    let again = runner(&w, "runner-c", extractor.clone(), reviewer.clone());
+    assert!(matches!(again.run(&session).await.unwrap(), ExtractionReport::Skipped { .. }));
+    assert!(again.run_pending(10).await.unwrap().is_empty());
+    assert_eq!(extractor.calls(), 1);
+}
+
+#[tokio::test]
+async fn an_open_session_is_not_extracted_and_stays_pending_until_it_ends() {
+    let w = world().await;
+    let session = SessionId::new("sess_open").unwrap();
+    w.store
+        .start_session(
+            Session {
+                id: session.clone(),
+                agent_id: AgentId::new("research-agent").unwrap(),
+                user_id: UserId::new("aditya").unwrap(),
+                project_id: None,
+                started_at: w.clock.now(),
+                ended_at: None,
+            },
+            crate::host_event("session.started"),
+        )
+        .await
+        .unwrap();
+    w.store.append_turn(&session, TurnRole::User, TURNS[0].1.into(), w.clock.now()).await.unwrap();
+    let extractor = Arc::new(FakeExtractor::new(proposals()));
+    let runner = runner(&w, "runner-a", extractor.clone(), Arc::new(TableReviewer::default()));
+    assert!(
+        matches!(runner.run(&session).await.unwrap(), ExtractionReport::Skipped { reason, .. } if reason.contains("not ended"))
+    );
+    w.store.end_session(&session, w.clock.now(), crate::host_event("session.ended")).await.unwrap();
+    let reports = runner.run_pending(10).await.unwrap();
+    assert_eq!(reports.len(), 1);
+    assert!(matches!(&reports[0].1, Ok(ExtractionReport::Extracted { .. })));
+    assert_eq!(extractor.calls(), 1);
+}
+
+#[tokio::test]
+async fn an_expiry_and_a_confidence_limit_narrow_a_write() {
+    let w = world().await;
+    w.grant("research-agent", "user:aditya", true, true).await;
+    w.session_with_turn("sess_1", 1, "I am on call until Friday.").await;
+    let mut request = crate::with_evidence(
+        claim("Aditya is on call.", "on_call", SourceKind::UserStatement),
+        "sess_1",
+        1,
+        "I am on call",
+    );
+    let friday = w.clock.now() + TimeDelta::days(2);
+    request.expires_at = Some(friday);
+    request.confidence = Some(retold_domain::Confidence::new(0.5).unwrap());
+    let outcome = w.ingestor.write(&principal("research-agent", "aditya"), &request).await.unwrap();
+    let record = w.record(outcome.record_id().unwrap()).await;
+    assert_eq!(record.expires_at, Some(friday));
+    assert_eq!(record.confidence.get(), 0.5);
+
+    request.expires_at = Some(Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap());
+    let error = w.ingestor.write(&principal("research-agent", "aditya"), &request).await.unwrap_err();
+    assert!(matches!(error, retold_domain::DomainError::Invalid { field: "expires_at", .. }), "{error}");
+}
