@@ -46,6 +46,8 @@ pub struct SearchTrace {
     pub query: String,
     /// `off`, `unchanged`, `rewritten`, `failed`, `refused`.
     pub rewrite_status: String,
+    /// Why a rewrite failed or was refused, and the refused phrase.
+    pub rewrite_note: Option<String>,
     pub eligible_count: u64,
     /// Channel name (`dense`, `lexical`, `entity`) and its candidates.
     pub channels: Vec<(String, Vec<TraceCandidate>)>,

@@ -16,7 +16,7 @@ pub use crate::retriever::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, RetrievePorts, Retriever, SearchHit,
     SearchRequest, SearchResponse,
 };
-pub use crate::rewrite::{NoRewriter, QueryRewriter, Rewrite};
+pub use crate::rewrite::{HostedLLMQueryRewriter, NoRewriter, QueryRewriter, Rewrite};
 
 #[cfg(test)]
 mod tests;

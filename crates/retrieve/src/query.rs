@@ -144,7 +144,7 @@ pub(crate) const STOPWORDS: &[&str] = &[
     "yourselves",
 ];
 
-fn is_stopword(term: &str) -> bool {
+pub(crate) fn is_stopword(term: &str) -> bool {
     STOPWORDS.binary_search(&term).is_ok()
 }
 

@@ -223,15 +223,21 @@ impl Retriever {
 
         // 2. Rewrite (off by default).
         let t = Instant::now();
-        let (query, rewrite_status) =
-            match self.ports.rewriter.rewrite(&request.query, &request.context).await {
-                Ok(Rewrite::Off) => (request.query.clone(), "off".to_owned()),
-                Ok(Rewrite::Rewritten(q)) if q == request.query => (q, "unchanged".to_owned()),
-                Ok(Rewrite::Rewritten(q)) => (q, "rewritten".to_owned()),
-                Ok(Rewrite::Failed(reason)) => (request.query.clone(), format!("failed: {reason}")),
-                Ok(Rewrite::Refused(reason)) => (request.query.clone(), format!("refused: {reason}")),
-                Err(error) => (request.query.clone(), format!("failed: {error}")),
-            };
+        let (query, rewrite_status, rewrite_note) = match self
+            .ports
+            .rewriter
+            .rewrite(&request.query, &request.context)
+            .instrument(info_span!("retrieve.rewrite"))
+            .await
+        {
+            Ok(Rewrite::Off) => (request.query.clone(), "off", None),
+            Ok(Rewrite::Rewritten(q)) if q == request.query => (q, "unchanged", None),
+            Ok(Rewrite::Rewritten(q)) => (q, "rewritten", None),
+            Ok(Rewrite::Failed(reason)) => (request.query.clone(), "failed", Some(reason)),
+            Ok(Rewrite::Refused(reason)) => (request.query.clone(), "refused", Some(reason)),
+            Err(error) => (request.query.clone(), "failed", Some(error.to_string())),
+        };
+        let rewrite_status = rewrite_status.to_owned();
         timings.push(("rewrite".into(), micros(t)));
 
         // 3. Three channels over the same eligible set.
@@ -417,6 +423,7 @@ impl Retriever {
             request: describe(request, limit),
             query: query.clone(),
             rewrite_status: rewrite_status.clone(),
+            rewrite_note,
             eligible_count: eligible.len() as u64,
             channels: trace_channels,
             fused,

@@ -83,3 +83,32 @@ fn name_phrases_cover_multi_word_aliases_and_possessives() {
     assert!(phrases.contains(&"Aditya".to_owned()));
     assert!(!phrases.contains(&"the".to_owned()));
 }
+
+#[test]
+fn a_rewrite_may_only_use_names_from_the_query_and_context() {
+    use crate::rewrite::introduced_values;
+    let context = vec!["user: Aditya asked for concise technical explanations.".to_owned()];
+    let none: Vec<String> = Vec::new();
+    assert_eq!(
+        introduced_values("Aditya's preferred explanation style", "what does he prefer?", &context),
+        none
+    );
+    assert_eq!(
+        introduced_values("What Aditya prefers", "what does he prefer?", &context),
+        none,
+        "stopwords are not names"
+    );
+    assert_eq!(
+        introduced_values("Priya's preferred explanation style", "what does he prefer?", &context),
+        vec!["priya".to_owned()]
+    );
+    assert_eq!(
+        introduced_values("Aditya's preference since 2024", "what does he prefer?", &context),
+        vec!["2024".to_owned()]
+    );
+    assert_eq!(
+        introduced_values("aditya explanation style", "what does he prefer?", &[]),
+        none,
+        "lowercase words are not names"
+    );
+}

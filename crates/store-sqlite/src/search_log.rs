@@ -24,6 +24,7 @@ fn trace_json(trace: &SearchTrace) -> Value {
         "request": pairs(&trace.request),
         "query": trace.query,
         "rewrite_status": trace.rewrite_status,
+        "rewrite_note": trace.rewrite_note,
         "eligible_count": trace.eligible_count,
         "channels": trace.channels.iter().map(|(name, candidates)| (name.clone(), Value::from(
             candidates.iter().map(|c| json!({

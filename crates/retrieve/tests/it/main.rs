@@ -3,6 +3,7 @@
 
 mod golden;
 mod properties;
+mod rewrite;
 
 use std::sync::{Arc, OnceLock};
 
@@ -58,6 +59,14 @@ pub(crate) async fn world_with(
     config: RetrieveConfig,
     reranker: Option<Arc<dyn retold_domain::Reranker>>,
 ) -> World {
+    world_full(config, reranker, Arc::new(NoRewriter)).await
+}
+
+pub(crate) async fn world_full(
+    config: RetrieveConfig,
+    reranker: Option<Arc<dyn retold_domain::Reranker>>,
+    rewriter: Arc<dyn retold_retrieve::QueryRewriter>,
+) -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(&StoreConfig::new(dir.path().join("retold.db"))).await.unwrap();
     let index = Arc::new(ExactIndex::new(384));
@@ -87,7 +96,7 @@ pub(crate) async fn world_with(
             index,
             embedder,
             search_log: Arc::new(store.clone()),
-            rewriter: Arc::new(NoRewriter),
+            rewriter,
             reranker,
             clock: clock.clone(),
             ids,
