@@ -215,8 +215,16 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
         details: BTreeMap::new(),
     };
     store.put_grant(grant, event).await?;
-    let (ingestor, retriever) =
-        retold_http::wire(&store, index, embedder, clock, ids, &retold_http::Settings::load(None)?);
+    // No hosted stages: the evaluation measures retrieval on the raw questions.
+    let retold_http::Wired { ingestor, retriever, .. } = retold_http::wire(
+        &store,
+        index,
+        embedder,
+        clock,
+        ids,
+        &retold_http::Settings::load(None)?,
+        &retold_http::Hosted::default(),
+    );
     Ok(World { ingestor, retriever, store, path, _dir: dir })
 }
 

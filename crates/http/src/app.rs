@@ -72,6 +72,8 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
         .route("/v1/admin/host-keys", post(admin::host_key_create))
         .route("/v1/admin/records/{id}/events", get(admin::record_events))
         .route("/v1/admin/search-log/{id}", get(admin::search_trace))
+        .route("/v1/admin/sessions/{id}/events", get(admin::session_events))
+        .route("/v1/admin/extractions/run", post(admin::extraction_run))
         .route("/ready", get(ready))
         .route("/health", get(health))
         .fallback(not_found)

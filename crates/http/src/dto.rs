@@ -504,6 +504,142 @@ pub(crate) struct TurnDto {
 pub(crate) struct EndSessionBody {
     #[validate(nested)]
     pub(crate) principal: PrincipalDto,
+    /// Run the session's extraction before answering and return its report (200) instead of
+    /// starting it in the background (204).
+    #[serde(default)]
+    pub(crate) wait_for_extraction: bool,
+}
+
+/// A write made by extraction: its outcome and record, or why it failed.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExtractionWriteDto {
+    /// created, reinforced, superseding, conflicting or rejected; absent when the write failed.
+    pub(crate) outcome: Option<String>,
+    pub(crate) record_id: Option<String>,
+    /// Why the write was rejected or failed.
+    pub(crate) reason: Option<String>,
+}
+
+impl ExtractionWriteDto {
+    pub(crate) fn from_write(write: &Result<retold_ingest::WriteOutcome, String>) -> Self {
+        match write {
+            Ok(outcome) => Self {
+                outcome: Some(outcome.kind().to_owned()),
+                record_id: outcome.record_id().map(ToString::to_string),
+                reason: match outcome {
+                    retold_ingest::WriteOutcome::Rejected { reason, .. } => Some(reason.clone()),
+                    _ => None,
+                },
+            },
+            Err(error) => Self { outcome: None, record_id: None, reason: Some(error.clone()) },
+        }
+    }
+}
+
+/// One candidate's path through extraction.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExtractionCandidateDto {
+    /// Position among the extractor's candidates.
+    pub(crate) index: usize,
+    /// invalid, accepted, revised, revision_refused or rejected.
+    pub(crate) review: String,
+    pub(crate) reason: Option<String>,
+    /// Absent when nothing was written (invalid, rejected).
+    pub(crate) write: Option<ExtractionWriteDto>,
+}
+
+/// What extraction did for one session.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExtractionReportDto {
+    pub(crate) session_id: String,
+    /// extracted, skipped (another runner has it, or the session is open), failed, or off.
+    pub(crate) status: String,
+    pub(crate) reason: Option<String>,
+    pub(crate) candidates: Vec<ExtractionCandidateDto>,
+    /// Proposals that could not be read as candidates.
+    pub(crate) malformed: Vec<String>,
+    /// The session summary's write.
+    pub(crate) summary: Option<ExtractionWriteDto>,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
+}
+
+impl ExtractionReportDto {
+    pub(crate) fn status(session: &domain::SessionId, status: &str, reason: impl Into<String>) -> Self {
+        Self {
+            session_id: session.to_string(),
+            status: status.to_owned(),
+            reason: Some(reason.into()),
+            candidates: Vec::new(),
+            malformed: Vec::new(),
+            summary: None,
+            input_tokens: 0,
+            output_tokens: 0,
+        }
+    }
+
+    /// A run's result; a failure's text is logged and recorded on the session's
+    /// extraction.failed event, not returned.
+    pub(crate) fn from_run(
+        session: &domain::SessionId,
+        run: domain::Result<retold_ingest::ExtractionReport>,
+    ) -> Self {
+        use retold_ingest::ExtractionReport;
+        match run {
+            Ok(ExtractionReport::Skipped { reason, .. }) => Self::status(session, "skipped", reason),
+            Ok(ExtractionReport::Extracted { malformed, candidates, summary, usage, .. }) => Self {
+                session_id: session.to_string(),
+                status: "extracted".into(),
+                reason: None,
+                candidates: candidates
+                    .iter()
+                    .map(|c| ExtractionCandidateDto {
+                        index: c.index,
+                        review: c.review.as_str().to_owned(),
+                        reason: match &c.review {
+                            retold_ingest::ReviewResult::Invalid { reason }
+                            | retold_ingest::ReviewResult::RevisionRefused { reason }
+                            | retold_ingest::ReviewResult::Rejected { reason } => Some(reason.clone()),
+                            retold_ingest::ReviewResult::Accepted | retold_ingest::ReviewResult::Revised => {
+                                None
+                            }
+                        },
+                        write: c.write.as_ref().map(ExtractionWriteDto::from_write),
+                    })
+                    .collect(),
+                malformed,
+                summary: summary.as_ref().map(ExtractionWriteDto::from_write),
+                input_tokens: usage.input_tokens,
+                output_tokens: usage.output_tokens,
+            },
+            Err(error) => {
+                tracing::warn!(%session, %error, "session extraction failed");
+                Self::status(
+                    session,
+                    "failed",
+                    "extraction failed; the session's extraction.failed event says why",
+                )
+            }
+        }
+    }
+}
+
+/// Run extraction now.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExtractionRunBody {
+    /// This session only; otherwise ended sessions nobody has extracted yet, oldest first.
+    pub(crate) session_id: Option<String>,
+    /// Most sessions to run (default 16).
+    #[validate(range(min = 1, max = 100))]
+    #[schema(minimum = 1, maximum = 100)]
+    pub(crate) limit: Option<usize>,
+}
+
+/// Extraction reports.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExtractionRunDto {
+    pub(crate) reports: Vec<ExtractionReportDto>,
 }
 
 /// One audit event.

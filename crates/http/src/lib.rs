@@ -18,13 +18,14 @@ pub use crate::auth::hash_key;
 pub use crate::error::{ErrorCode, Problem};
 pub use crate::openapi::{ApiDoc, openapi_json};
 pub use crate::server::{
-    Built, build, embedder_config, ingest_config, load_embedder, retrieve_config, serve, store_config, wire,
+    Built, Hosted, Wired, build, embedder_config, hosted_config, hosted_stages, ingest_config, load_embedder,
+    retrieve_config, serve, store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,
-    FreshnessSettings, GateSettings, IngestionSettings, LogFormat, ModelStageSettings, Pooling,
-    RetrievalSettings, ServerSettings, Settings, SettingsError, StorageSettings, Synchronous,
-    TelemetrySettings,
+    ExtractionSettings, FreshnessSettings, GateSettings, HostedSettings, IngestionSettings, LogFormat,
+    ModelStageSettings, Pooling, ProviderSettings, RetrievalSettings, Secret, ServerSettings, Settings,
+    SettingsError, StorageSettings, Synchronous, TelemetrySettings,
 };
 pub use crate::state::AppState;
 pub use crate::system::{SystemClock, UlidIds};

@@ -35,6 +35,7 @@ impl Modify for BearerAuth {
         admin::grant_create, admin::grant_list, admin::grant_revoke,
         admin::entity_create, admin::entity_add_alias, admin::entity_merge,
         admin::host_key_create, admin::record_events, admin::search_trace,
+        admin::session_events, admin::extraction_run,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),

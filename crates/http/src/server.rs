@@ -5,12 +5,18 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use retold_domain::{Clock, Embedder, IdGenerator};
+use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator};
+use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
     ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library,
 };
-use retold_ingest::{EmbeddingEntailmentJudge, IngestConfig, Ingestor, Ports};
-use retold_retrieve::{NoRewriter, RetrieveConfig, RetrievePorts, Retriever};
+use retold_ingest::{
+    EmbeddingEntailmentJudge, ExtractionConfig, ExtractionRunner, IngestConfig, Ingestor, Ports,
+    StructuredLLMExtractor, StructuredLLMReviewer,
+};
+use retold_retrieve::{
+    HostedLLMQueryRewriter, NoRewriter, QueryRewriter, RetrieveConfig, RetrievePorts, Retriever,
+};
 use retold_store_sqlite::{ApiKeyRecord, Durability, SqliteStore, StoreConfig};
 
 use crate::auth::{hash_key, new_key};
@@ -90,8 +96,47 @@ pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
     }
 }
 
-/// The write path and the search pipeline over one SQLite store and one index, configured
-/// from settings. The service and the evaluation harness both use this one wiring.
+/// The hosted client's configuration from settings; empty keys fall back to the providers'
+/// usual environment variables.
+pub fn hosted_config(settings: &Settings) -> HostedConfig {
+    let h = &settings.hosted;
+    let provider = |p: &crate::settings::ProviderSettings| ProviderConfig {
+        base_url: p.base_url.clone(),
+        api_key: ApiKey::new(p.api_key.expose()),
+    };
+    HostedConfig {
+        anthropic: provider(&h.anthropic),
+        openai: provider(&h.openai),
+        timeout: std::time::Duration::from_millis(h.timeout_ms),
+        max_retries: h.max_retries,
+        backoff: std::time::Duration::from_millis(h.backoff_ms),
+        backoff_max: std::time::Duration::from_millis(h.backoff_max_ms),
+    }
+    .with_keys_from_env()
+}
+
+/// Hosted model clients for the stages that use one; `None` leaves the stage off.
+#[derive(Clone, Default)]
+#[allow(missing_debug_implementations)]
+pub struct Hosted {
+    /// For query rewriting (`retrieval.rewrite`).
+    pub rewrite: Option<Arc<dyn CompletionClient>>,
+    /// For session extraction and candidate review (`ingestion.extraction`).
+    pub extraction: Option<Arc<dyn CompletionClient>>,
+}
+
+/// The wired write path, search pipeline and, when on, the extraction runner.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct Wired {
+    pub ingestor: Ingestor,
+    pub retriever: Retriever,
+    pub extraction: Option<ExtractionRunner>,
+}
+
+/// The write path, the search pipeline and the extraction runner over one SQLite store and
+/// one index, configured from settings. The service and the evaluation harness both use this
+/// one wiring.
 pub fn wire(
     store: &SqliteStore,
     index: Arc<ExactIndex>,
@@ -99,21 +144,49 @@ pub fn wire(
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     settings: &Settings,
-) -> (Ingestor, Retriever) {
-    let ingestor = Ingestor::new(
-        Ports {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            sessions: Arc::new(store.clone()),
-            embedder: embedder.clone(),
-            index: index.clone(),
-            judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
-            clock: clock.clone(),
-            ids: ids.clone(),
-        },
-        ingest_config(settings),
-    );
+    hosted: &Hosted,
+) -> Wired {
+    let ports = Ports {
+        records: Arc::new(store.clone()),
+        entities: Arc::new(store.clone()),
+        grants: Arc::new(store.clone()),
+        sessions: Arc::new(store.clone()),
+        embedder: embedder.clone(),
+        index: index.clone(),
+        judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
+        clock: clock.clone(),
+        ids: ids.clone(),
+    };
+    let ingestor = Ingestor::new(ports.clone(), ingest_config(settings));
+    let rewriter: Arc<dyn QueryRewriter> = match &hosted.rewrite {
+        Some(client) => Arc::new(HostedLLMQueryRewriter::new(
+            client.clone(),
+            settings.retrieval.rewrite.model.clone(),
+            std::time::Duration::from_millis(settings.retrieval.rewrite.timeout_ms),
+        )),
+        None => Arc::new(NoRewriter),
+    };
+    let extraction = hosted.extraction.as_ref().map(|client| {
+        let i = &settings.ingestion;
+        ExtractionRunner::new(
+            ingestor.clone(),
+            &ports,
+            Arc::new(StructuredLLMExtractor::new(
+                client.clone(),
+                i.extraction_model.clone(),
+                i.extraction.max_tokens,
+            )),
+            Arc::new(StructuredLLMReviewer::new(
+                client.clone(),
+                i.review_model.clone(),
+                i.extraction.review_max_tokens,
+            )),
+            ExtractionConfig {
+                runner_id: format!("retold-{}-{}", std::process::id(), ids.next_body().to_lowercase()),
+                max_transcript_chars: i.extraction.max_transcript_chars,
+            },
+        )
+    });
     let retriever = Retriever::new(
         RetrievePorts {
             records: Arc::new(store.clone()),
@@ -123,14 +196,41 @@ pub fn wire(
             index,
             embedder,
             search_log: Arc::new(store.clone()),
-            rewriter: Arc::new(NoRewriter),
+            rewriter,
             reranker: None,
             clock,
             ids,
         },
         retrieve_config(settings),
     );
-    (ingestor, retriever)
+    Wired { ingestor, retriever, extraction }
+}
+
+/// The hosted stages the settings turn on: a rewrite model without a key refuses to start
+/// (it was asked for explicitly); extraction without keys starts off, with the reason.
+pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String)> {
+    let client = Arc::new(HostedClient::new(hosted_config(settings))?);
+    let config = client.config().clone();
+    let mut hosted = Hosted::default();
+    if settings.retrieval.rewrite.enabled {
+        config
+            .check_model(&settings.retrieval.rewrite.model)
+            .map_err(|e| anyhow::anyhow!("retrieval.rewrite.enabled is true, but {e}"))?;
+        hosted.rewrite = Some(client.clone());
+    }
+    let i = &settings.ingestion;
+    let extraction = if !i.extraction.enabled {
+        "off (ingestion.extraction.enabled is false)".to_owned()
+    } else {
+        match config.check_model(&i.extraction_model).and_then(|_| config.check_model(&i.review_model)) {
+            Ok(_) => {
+                hosted.extraction = Some(client);
+                format!("on ({}, reviewed by {})", i.extraction_model, i.review_model)
+            }
+            Err(e) => format!("off ({e})"),
+        }
+    };
+    Ok((hosted, extraction))
 }
 
 /// A fully wired service and, on a first start without a configured key, the admin key it
@@ -140,6 +240,8 @@ pub struct Built {
     pub state: AppState,
     pub new_admin_key: Option<String>,
     pub vectors_loaded: usize,
+    /// `on (…)` or `off (why)`.
+    pub extraction_status: String,
 }
 
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
@@ -159,8 +261,9 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let index = Arc::new(index);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
-    let (ingestor, retriever) =
-        wire(&store, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings);
+    let (hosted, extraction_status) = hosted_stages(settings)?;
+    let Wired { ingestor, retriever, extraction } =
+        wire(&store, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings, &hosted);
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
         admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());
@@ -181,8 +284,19 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
         new_admin_key = Some(key);
     }
     let vectors_loaded = report.loaded;
-    let state = AppState { store, index, embedder, ingestor, retriever, clock, ids, admin_hashes };
-    Ok(Built { state, new_admin_key, vectors_loaded })
+    let state = AppState {
+        store,
+        index,
+        embedder,
+        ingestor,
+        retriever,
+        extraction,
+        extraction_status: extraction_status.clone(),
+        clock,
+        ids,
+        admin_hashes,
+    };
+    Ok(Built { state, new_admin_key, vectors_loaded, extraction_status })
 }
 
 /// Load the embedder off the async workers.
@@ -204,15 +318,43 @@ pub async fn serve(settings: Settings) -> Result<()> {
         settings.data_dir().display(),
         built.vectors_loaded
     );
+    println!("retold session extraction: {}", built.extraction_status);
     if let Some(key) = &built.new_admin_key {
         println!("retold created the first admin key (shown once, stored hashed): {key}");
     }
     let store = built.state.store.clone();
+    let sweeper = built.state.extraction.clone().map(|runner| {
+        let every = std::time::Duration::from_millis(settings.ingestion.extraction.sweep_interval_ms);
+        tokio::spawn(sweep(runner, every))
+    });
     let app = crate::app::app(built.state, &settings.server);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
     store.close().await?;
     println!("retold stopped");
     Ok(())
+}
+
+/// Extract ended sessions nobody has claimed (ended while extraction was off, or before a
+/// restart), now and then every `every`.
+async fn sweep(runner: ExtractionRunner, every: std::time::Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        match runner.run_pending(16).await {
+            Ok(reports) => {
+                for (session, report) in reports {
+                    if let Err(error) = report {
+                        tracing::warn!(%session, %error, "session extraction failed");
+                    }
+                }
+            }
+            Err(error) => tracing::warn!(%error, "looking for sessions to extract failed"),
+        }
+    }
 }
 
 async fn shutdown_signal() {

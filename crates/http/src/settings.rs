@@ -38,7 +38,52 @@ pub struct Settings {
     pub retrieval: RetrievalSettings,
     #[validate(nested)]
     pub ingestion: IngestionSettings,
+    #[validate(nested)]
+    pub hosted: HostedSettings,
     pub telemetry: TelemetrySettings,
+}
+
+/// A secret from configuration; `Debug` never shows it.
+#[derive(Clone, Default, Deserialize)]
+#[serde(transparent)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value, for the one place that sends it.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_empty() { "Secret(<empty>)" } else { "Secret(<redacted>)" })
+    }
+}
+
+/// `hosted.*`: the hosted model providers.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct HostedSettings {
+    pub anthropic: ProviderSettings,
+    pub openai: ProviderSettings,
+    #[validate(range(min = 1, max = 600_000))]
+    pub timeout_ms: u64,
+    #[validate(range(max = 10))]
+    pub max_retries: u32,
+    #[validate(range(min = 1, max = 60_000))]
+    pub backoff_ms: u64,
+    #[validate(range(min = 1, max = 600_000))]
+    pub backoff_max_ms: u64,
+}
+
+/// `hosted.anthropic.*`, `hosted.openai.*`
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSettings {
+    pub base_url: String,
+    /// Empty = the provider's usual environment variable (ANTHROPIC_API_KEY, OPENAI_API_KEY).
+    pub api_key: Secret,
 }
 
 /// `server.*`
@@ -197,6 +242,23 @@ pub struct IngestionSettings {
     pub reinforcement_step: f64,
     #[validate(nested)]
     pub attribute_alias: AttributeAliasSettings,
+    #[validate(nested)]
+    pub extraction: ExtractionSettings,
+}
+
+/// `ingestion.extraction.*`
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ExtractionSettings {
+    pub enabled: bool,
+    #[validate(range(min = 256, max = 128_000))]
+    pub max_tokens: u32,
+    #[validate(range(min = 256, max = 128_000))]
+    pub review_max_tokens: u32,
+    #[validate(range(min = 1_000, max = 10_000_000))]
+    pub max_transcript_chars: usize,
+    #[validate(range(min = 1_000, max = 86_400_000))]
+    pub sweep_interval_ms: u64,
 }
 
 /// `ingestion.attribute_alias.*`
@@ -274,6 +336,14 @@ impl Settings {
                 "retrieval.default_limit: {} exceeds retrieval.max_limit {}",
                 self.retrieval.default_limit, self.retrieval.max_limit
             ));
+        }
+        for (name, provider) in [("anthropic", &self.hosted.anthropic), ("openai", &self.hosted.openai)] {
+            let url = &provider.base_url;
+            if !(url.starts_with("https://") || url.starts_with("http://")) {
+                problems.push(format!(
+                    "hosted.{name}.base_url: must start with https:// or http:// (got {url:?})"
+                ));
+            }
         }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use retold_domain::{Clock, IdGenerator};
 use retold_index::{ExactIndex, OnnxEmbedder};
-use retold_ingest::Ingestor;
+use retold_ingest::{ExtractionRunner, Ingestor};
 use retold_retrieve::Retriever;
 use retold_store_sqlite::SqliteStore;
 
@@ -17,6 +17,10 @@ pub struct AppState {
     pub embedder: Arc<OnnxEmbedder>,
     pub ingestor: Ingestor,
     pub retriever: Retriever,
+    /// Session extraction, when on.
+    pub extraction: Option<ExtractionRunner>,
+    /// `on (…)` or `off (why)`.
+    pub extraction_status: String,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     /// SHA-256 hex of the configured admin key(s).

@@ -7,15 +7,15 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use retold_domain::{
     AgentId, AuditEvent, Entity, EntityId, EntityKind, EntityStatus, EntityStore, EventId, Grant, GrantId,
-    GrantStore, Name, RecordId, RecordStore, Scope, SearchId, SearchLogStore,
+    GrantStore, Name, RecordId, RecordStore, Scope, SearchId, SearchLogStore, SessionId, SessionStore,
 };
 use serde::Deserialize;
 use utoipa::IntoParams;
 
 use crate::auth::{AdminKey, hash_key, new_key};
 use crate::dto::{
-    AliasBody, EntityBody, EntityDto, EventDto, EventListDto, GrantBody, GrantDto, GrantListDto, HostKeyBody,
-    HostKeyDto, MergeBody, field,
+    AliasBody, EntityBody, EntityDto, EventDto, EventListDto, ExtractionReportDto, ExtractionRunBody,
+    ExtractionRunDto, GrantBody, GrantDto, GrantListDto, HostKeyBody, HostKeyDto, MergeBody, field,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::routes::Valid;
@@ -300,7 +300,11 @@ pub(crate) async fn record_events(
         return Err(ApiError::new(ErrorCode::NotFound, format!("record {id} not found")));
     }
     let events = state.store.events_of(&id).await?;
-    Ok(Json(EventListDto {
+    Ok(Json(event_list(events)))
+}
+
+fn event_list(events: Vec<AuditEvent>) -> EventListDto {
+    EventListDto {
         events: events
             .into_iter()
             .map(|e| EventDto {
@@ -312,7 +316,78 @@ pub(crate) async fn record_events(
                 details: e.details,
             })
             .collect(),
-    }))
+    }
+}
+
+/// The audit events of a session: start, end, and its extraction run (prompt versions,
+/// models, every candidate's review and write, token usage) or failure.
+#[utoipa::path(
+    get, path = "/v1/admin/sessions/{id}/events", operation_id = "session_events", tag = "admin",
+    params(("id" = String, Path, description = "The session id")),
+    responses(
+        (status = 200, description = "Events, oldest first", body = EventListDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn session_events(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Path(id): Path<String>,
+) -> ApiResult<Json<EventListDto>> {
+    let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
+    let session = SessionId::new(id.clone()).map_err(|_| not_found())?;
+    if state.store.session(&session).await?.is_none() {
+        return Err(not_found());
+    }
+    Ok(Json(event_list(state.store.session_events(&session).await?)))
+}
+
+/// Run session extraction now, for one session or for ended sessions nobody has extracted
+/// yet; each session is still extracted at most once.
+#[utoipa::path(
+    post, path = "/v1/admin/extractions/run", operation_id = "extraction_run", tag = "admin",
+    request_body = ExtractionRunBody,
+    responses(
+        (status = 200, description = "One report per session", body = ExtractionRunDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem),
+        (status = 403, description = "forbidden", body = crate::error::Problem),
+        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 409, description = "conflict (session extraction is off)", body = crate::error::Problem),
+        (status = 422, description = "validation_failed", body = crate::error::Problem),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn extraction_run(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Valid(body): Valid<ExtractionRunBody>,
+) -> ApiResult<Json<ExtractionRunDto>> {
+    let Some(runner) = &state.extraction else {
+        return Err(ApiError::new(
+            ErrorCode::Conflict,
+            format!("session extraction is {}", state.extraction_status),
+        ));
+    };
+    let reports = match &body.session_id {
+        Some(id) => {
+            let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
+            let session = SessionId::new(id.clone()).map_err(|_| not_found())?;
+            if state.store.session(&session).await?.is_none() {
+                return Err(not_found());
+            }
+            vec![ExtractionReportDto::from_run(&session, runner.run(&session).await)]
+        }
+        None => runner
+            .run_pending(body.limit.unwrap_or(16))
+            .await?
+            .into_iter()
+            .map(|(session, run)| ExtractionReportDto::from_run(&session, run))
+            .collect(),
+    };
+    Ok(Json(ExtractionRunDto { reports }))
 }
 
 /// One search_log trace: every channel's candidates, the fused order, every drop and the

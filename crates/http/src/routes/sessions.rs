@@ -3,10 +3,11 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
 use retold_domain::{Session, SessionId, SessionStore, SourceRef, TurnRole};
 
 use crate::auth::HostKey;
-use crate::dto::{EndSessionBody, SessionBody, SessionDto, TurnBody, TurnDto, field};
+use crate::dto::{EndSessionBody, ExtractionReportDto, SessionBody, SessionDto, TurnBody, TurnDto, field};
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::routes::Valid;
 use crate::routes::admin::admin_event;
@@ -85,13 +86,15 @@ pub(crate) async fn session_append_turn(
     ))
 }
 
-/// End a session.
+/// End a session. Its extraction then runs once: in the background (204), or before the
+/// answer with `wait_for_extraction` (200 and the report).
 #[utoipa::path(
     post, path = "/v1/sessions/{id}/end", operation_id = "session_end", tag = "sessions",
     params(("id" = String, Path, description = "The session id")),
     request_body = EndSessionBody,
     responses(
-        (status = 204, description = "Ended"),
+        (status = 200, description = "Ended and extracted (wait_for_extraction)", body = ExtractionReportDto),
+        (status = 204, description = "Ended; extraction runs in the background when it is on"),
         (status = 401, description = "unauthorized", body = crate::error::Problem),
         (status = 403, description = "forbidden", body = crate::error::Problem),
         (status = 404, description = "not_found", body = crate::error::Problem),
@@ -104,11 +107,33 @@ pub(crate) async fn session_end(
     key: HostKey,
     Path(id): Path<String>,
     Valid(body): Valid<EndSessionBody>,
-) -> ApiResult<StatusCode> {
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let session = own_session(&state, &id, &principal).await?;
     let mut event = admin_event(&state, "session.ended", &[("session_id", session.id.to_string())]);
     event.actor = Some(principal.agent_id.clone());
     state.store.end_session(&session.id, state.clock.now(), event).await?;
-    Ok(StatusCode::NO_CONTENT)
+    match (&state.extraction, body.wait_for_extraction) {
+        (Some(runner), true) => {
+            let report = ExtractionReportDto::from_run(&session.id, runner.run(&session.id).await);
+            Ok((StatusCode::OK, Json(report)).into_response())
+        }
+        (Some(runner), false) => {
+            let runner = runner.clone();
+            tokio::spawn(async move {
+                // The report is on the session's extraction.run event; failures are logged.
+                let _ = ExtractionReportDto::from_run(&session.id, runner.run(&session.id).await);
+            });
+            Ok(StatusCode::NO_CONTENT.into_response())
+        }
+        (None, true) => {
+            let report = ExtractionReportDto::status(
+                &session.id,
+                "off",
+                format!("session extraction is {}", state.extraction_status),
+            );
+            Ok((StatusCode::OK, Json(report)).into_response())
+        }
+        (None, false) => Ok(StatusCode::NO_CONTENT.into_response()),
+    }
 }

@@ -3,6 +3,7 @@
 
 mod api;
 mod e2e;
+mod extraction;
 mod openapi;
 mod settings;
 mod telemetry;

@@ -1,0 +1,273 @@
+//! Session extraction end to end: the REST session buffer, the real hosted client against a
+//! local server that speaks the Anthropic Messages format, the real store and model.
+
+use axum::http::StatusCode;
+use retold_hosted::fake::{Captured, FakeProvider, Reply};
+use serde_json::{Value, json};
+
+use crate::{ADMIN_KEY, TestApp, app, app_in, principal};
+
+const TURNS: [(&str, &str); 4] = [
+    ("user", "I prefer concise technical explanations, ideally in English."),
+    ("assistant", "Noted: short, technical answers from now on."),
+    ("tool", r#"{"repository": "retold", "default_branch": "main", "stars": 42}"#),
+    ("user", "Let's pick this up again next week."),
+];
+
+fn candidate(content: &str, source_kind: &str, turn: u32, evidence: &str) -> Value {
+    json!({
+        "type": "semantic", "content": content, "subject": null, "attribute": null, "mentions": [],
+        "source_kind": source_kind, "turn": turn, "evidence": evidence,
+        "event_at": null, "expires_at": null, "confidence": null, "scope": "private",
+    })
+}
+
+fn proposals() -> Vec<Value> {
+    let mut preference = candidate(
+        "Aditya prefers concise technical explanations in English.",
+        "user_statement",
+        1,
+        "I prefer concise technical explanations, ideally in English.",
+    );
+    preference["subject"] = json!({"name": "Aditya", "kind": "person"});
+    preference["attribute"] = json!("explanation_style");
+    let mut branch = candidate(
+        "The retold repository's default branch is main.",
+        "tool_result",
+        3,
+        r#""default_branch": "main""#,
+    );
+    branch["subject"] = json!({"name": "retold", "kind": "repository"});
+    branch["attribute"] = json!("default_branch");
+    let mut resume = candidate(
+        "Aditya plans to resume the work next week.",
+        "agent_inference",
+        4,
+        "pick this up again next week",
+    );
+    resume["type"] = json!("episodic");
+    vec![
+        preference,
+        branch,
+        // A user statement citing the assistant's turn: invalid, never reviewed.
+        candidate("Aditya wants short answers.", "user_statement", 2, "short, technical answers"),
+        resume,
+    ]
+}
+
+/// The provider: extraction proposes; review narrows the first valid candidate, tries to
+/// widen the second, accepts the third.
+fn respond(request: &Captured) -> Reply {
+    match request.schema_name() {
+        Some("extract_v1") => Reply::structured(
+            request,
+            json!({"candidates": proposals(), "summary": "Aditya set his explanation style and checked the retold repository's default branch."}),
+        ),
+        Some("review_v1") => {
+            let mut narrowed = proposals()[0].clone();
+            narrowed["content"] = json!("Aditya prefers concise technical explanations.");
+            let mut widened = proposals()[1].clone();
+            widened["content"] =
+                json!("The retold repository's default branch is main and every release is signed.");
+            Reply::structured(
+                request,
+                json!({"reviews": [
+                    {"index": 0, "verdict": "revise", "reason": "English is a wish, not a rule", "revised": narrowed},
+                    {"index": 1, "verdict": "revise", "reason": "add release policy", "revised": widened},
+                    {"index": 2, "verdict": "accept", "reason": "useful", "revised": null},
+                ]}),
+            )
+        }
+        other => Reply::error(400, &format!("unexpected schema {other:?}")),
+    }
+}
+
+async fn session_with_turns(app: &TestApp, host: &str) -> String {
+    let (status, session) = app
+        .call(
+            "POST",
+            "/v1/sessions",
+            Some(host),
+            Some(json!({"principal": principal("research-agent", "aditya")})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{session}");
+    let sid = session["id"].as_str().unwrap().to_owned();
+    for (role, content) in TURNS {
+        let body =
+            json!({"principal": principal("research-agent", "aditya"), "role": role, "content": content});
+        let (status, turn) =
+            app.call("POST", &format!("/v1/sessions/{sid}/turns"), Some(host), Some(body)).await;
+        assert_eq!(status, StatusCode::CREATED, "{turn}");
+    }
+    sid
+}
+
+async fn record(app: &TestApp, host: &str, id: &str) -> Value {
+    let body = json!({"principal": principal("research-agent", "aditya"), "ids": [id]});
+    let (status, got) = app.call("POST", "/v1/memory/get", Some(host), Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+    got["records"][0]["record"].clone()
+}
+
+#[tokio::test]
+async fn an_ended_session_is_extracted_reviewed_and_written_once() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(respond);
+    let base_url = provider.base_url();
+    let app = app_in(
+        tempfile::tempdir().unwrap(),
+        &[
+            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
+            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-test-key"),
+        ],
+    )
+    .await;
+    let host = app.host_key(&["research-agent"]).await;
+    let sid = session_with_turns(&app, &host).await;
+
+    let end = json!({"principal": principal("research-agent", "aditya"), "wait_for_extraction": true});
+    let (status, report) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+
+    assert_eq!(status, StatusCode::OK, "{report}");
+    assert_eq!(report["status"], "extracted", "{report}");
+    let reviews: Vec<&str> =
+        report["candidates"].as_array().unwrap().iter().map(|c| c["review"].as_str().unwrap()).collect();
+    assert_eq!(reviews, ["revised", "revision_refused", "invalid", "accepted"], "{report}");
+    assert!(report["candidates"][1]["reason"].as_str().unwrap().contains("every"), "{report}");
+    assert!(report["candidates"][2]["reason"].as_str().unwrap().contains("assistant turn"), "{report}");
+    assert_eq!((report["input_tokens"].as_u64(), report["output_tokens"].as_u64()), (Some(240), Some(80)));
+
+    // The records: the narrowed preference, the original branch fact, the inference, the summary.
+    let id = |i: usize| report["candidates"][i]["write"]["record_id"].as_str().unwrap().to_owned();
+    let preference = record(&app, &host, &id(0)).await;
+    assert_eq!(preference["content"], "Aditya prefers concise technical explanations.");
+    assert_eq!(preference["source_kind"], "user_statement");
+    assert_eq!(preference["source_ref"], format!("session:{sid}<turn:1>"));
+    assert_eq!(preference["evidence"], "I prefer concise technical explanations, ideally in English.");
+    assert_eq!(preference["scope_kind"], "agent");
+    assert_eq!(preference["scope_id"], "research-agent/aditya");
+    let branch = record(&app, &host, &id(1)).await;
+    assert_eq!(branch["content"], "The retold repository's default branch is main.");
+    assert_eq!(branch["source_kind"], "tool_result");
+    assert_eq!(branch["source_ref"], format!("session:{sid}<turn:3>"));
+    assert_eq!(branch["evidence"], r#""default_branch": "main""#);
+    let resume = record(&app, &host, &id(3)).await;
+    assert_eq!(
+        (resume["source_kind"].as_str(), resume["status"].as_str()),
+        (Some("agent_inference"), Some("provisional"))
+    );
+    assert_eq!(resume["type"], "episodic");
+    let summary = record(&app, &host, report["summary"]["record_id"].as_str().unwrap()).await;
+    assert_eq!(summary["source_kind"], "session_summary");
+    assert_eq!(summary["source_ref"], format!("session:{sid}"));
+    assert_eq!(summary["type"], "episodic");
+
+    // What the provider was sent.
+    let sent = provider.requests();
+    assert_eq!(sent.len(), 2, "one extraction, one review");
+    assert_eq!(sent[0].schema_name(), Some("extract_v1"));
+    assert_eq!(sent[0].body["model"], "claude-sonnet-4-5-20250929");
+    assert_eq!(sent[0].header("x-api-key"), Some("sk-ant-test-key"));
+    assert!(sent[0].body["system"].as_str().unwrap().starts_with("You extract long-term memories"));
+    let transcript = sent[0].user_text();
+    assert!(transcript.contains("[turn 3] tool") && transcript.contains(TURNS[2].1), "{transcript}");
+    assert_eq!(sent[1].schema_name(), Some("review_v1"));
+    assert_eq!(sent[1].body["model"], "claude-haiku-4-5-20251001");
+    assert!(sent[1].user_text().contains("The retold repository's default branch is main."));
+    assert!(
+        !sent[1].user_text().contains("Aditya wants short answers."),
+        "invalid candidates are not reviewed"
+    );
+
+    // A second runner does nothing: neither for this session nor in a sweep.
+    let (status, again) = app
+        .call("POST", "/v1/admin/extractions/run", Some(ADMIN_KEY), Some(json!({"session_id": sid})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{again}");
+    assert_eq!(again["reports"][0]["status"], "skipped");
+    assert!(
+        again["reports"][0]["reason"].as_str().unwrap().starts_with("already claimed by retold-"),
+        "{again}"
+    );
+    let (_, sweep) = app.call("POST", "/v1/admin/extractions/run", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!(sweep["reports"], json!([]));
+    assert_eq!(provider.requests().len(), 2);
+
+    // The session's audit trail holds one run, with the prompt versions.
+    let (status, events) =
+        app.call("GET", &format!("/v1/admin/sessions/{sid}/events"), Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::OK);
+    let events = events["events"].as_array().unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["session.started", "session.ended", "extraction.run"]);
+    let run = &events[2]["details"];
+    assert_eq!(
+        (run["extract_prompt"].as_str(), run["review_prompt"].as_str()),
+        (Some("extract_v1"), Some("review_v1"))
+    );
+    assert_eq!(run["revised"], "1");
+    assert_eq!(run["revision_refused"], "1");
+}
+
+#[tokio::test]
+async fn without_a_key_extraction_is_off_and_says_why() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    let sid = session_with_turns(&app, &host).await;
+    let end = json!({"principal": principal("research-agent", "aditya"), "wait_for_extraction": true});
+    let (status, report) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(report["status"], "off");
+    assert!(report["reason"].as_str().unwrap().contains("no API key for anthropic"), "{report}");
+    let (status, body) =
+        app.call("POST", "/v1/admin/extractions/run", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")));
+}
+
+#[tokio::test]
+async fn a_failing_provider_records_extraction_failed_and_writes_nothing() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(|_| Reply::error(401, "invalid x-api-key"));
+    let base_url = provider.base_url();
+    let app = app_in(
+        tempfile::tempdir().unwrap(),
+        &[
+            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
+            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-wrong"),
+        ],
+    )
+    .await;
+    let host = app.host_key(&["research-agent"]).await;
+    let sid = session_with_turns(&app, &host).await;
+    let end = json!({"principal": principal("research-agent", "aditya"), "wait_for_extraction": true});
+    let (status, report) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+    assert_eq!((status, report["status"].as_str()), (StatusCode::OK, Some("failed")), "{report}");
+    assert!(!report.to_string().contains("sk-ant-wrong"));
+    let (_, events) =
+        app.call("GET", &format!("/v1/admin/sessions/{sid}/events"), Some(ADMIN_KEY), None).await;
+    let failed =
+        events["events"].as_array().unwrap().iter().find(|e| e["kind"] == "extraction.failed").cloned();
+    let failed = failed.expect("an extraction.failed event");
+    assert!(failed["details"]["error"].as_str().unwrap().contains("HTTP 401"), "{failed}");
+    let (_, search) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "explanations"})),
+        )
+        .await;
+    assert_eq!(search["results"], json!([]), "nothing was written");
+}
+
+#[test]
+fn rewriting_enabled_without_a_key_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = crate::settings(dir.path(), &[("RETOLD__RETRIEVAL__REWRITE__ENABLED", "true")]);
+    let error = retold_http::hosted_stages(&settings).err().expect("refused");
+    assert!(
+        error.to_string().contains("retrieval.rewrite.enabled is true, but no API key for anthropic"),
+        "{error}"
+    );
+}
