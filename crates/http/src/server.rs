@@ -292,6 +292,7 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
         retriever,
         extraction,
         extraction_status: extraction_status.clone(),
+        tasks: tokio_util::task::TaskTracker::new(),
         clock,
         ids,
         admin_hashes,
@@ -323,14 +324,21 @@ pub async fn serve(settings: Settings) -> Result<()> {
         println!("retold created the first admin key (shown once, stored hashed): {key}");
     }
     let store = built.state.store.clone();
-    let sweeper = built.state.extraction.clone().map(|runner| {
+    let tasks = built.state.tasks.clone();
+    let stop = tokio_util::sync::CancellationToken::new();
+    if let Some(runner) = built.state.extraction.clone() {
         let every = std::time::Duration::from_millis(settings.ingestion.extraction.sweep_interval_ms);
-        tokio::spawn(sweep(runner, every))
-    });
+        tasks.spawn(sweep(runner, every, stop.clone()));
+    }
     let app = crate::app::app(built.state, &settings.server);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
-    if let Some(sweeper) = sweeper {
-        sweeper.abort();
+    // Let extraction runs in flight finish: their sessions are claimed and would otherwise
+    // never be extracted.
+    stop.cancel();
+    tasks.close();
+    let grace = std::time::Duration::from_millis(settings.server.shutdown_grace_ms);
+    if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
+        tracing::warn!(running = tasks.len(), "extraction runs still in flight at shutdown were abandoned");
     }
     store.close().await?;
     println!("retold stopped");
@@ -339,11 +347,18 @@ pub async fn serve(settings: Settings) -> Result<()> {
 
 /// Extract ended sessions nobody has claimed (ended while extraction was off, or before a
 /// restart), now and then every `every`.
-async fn sweep(runner: ExtractionRunner, every: std::time::Duration) {
+async fn sweep(
+    runner: ExtractionRunner,
+    every: std::time::Duration,
+    stop: tokio_util::sync::CancellationToken,
+) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
         match runner.run_pending(16).await {
             Ok(reports) => {
                 for (session, report) in reports {

@@ -21,6 +21,9 @@ pub struct AppState {
     pub extraction: Option<ExtractionRunner>,
     /// `on (…)` or `off (why)`.
     pub extraction_status: String,
+    /// Background work (extraction runs) that shutdown waits for, so a claimed session is
+    /// not abandoned halfway.
+    pub tasks: tokio_util::task::TaskTracker,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
     /// SHA-256 hex of the configured admin key(s).

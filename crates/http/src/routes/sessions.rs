@@ -120,7 +120,7 @@ pub(crate) async fn session_end(
         }
         (Some(runner), false) => {
             let runner = runner.clone();
-            tokio::spawn(async move {
+            state.tasks.spawn(async move {
                 // The report is on the session's extraction.run event; failures are logged.
                 let _ = ExtractionReportDto::from_run(&session.id, runner.run(&session.id).await);
             });

@@ -211,6 +211,37 @@ async fn an_ended_session_is_extracted_reviewed_and_written_once() {
 }
 
 #[tokio::test]
+async fn ending_without_waiting_extracts_in_the_background() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(respond);
+    let base_url = provider.base_url();
+    let app = app_in(
+        tempfile::tempdir().unwrap(),
+        &[
+            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
+            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-test-key"),
+        ],
+    )
+    .await;
+    let host = app.host_key(&["research-agent"]).await;
+    let sid = session_with_turns(&app, &host).await;
+    let end = json!({"principal": principal("research-agent", "aditya")});
+    let (status, _) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+
+    // What shutdown does: wait for the background runs.
+    app.tasks.close();
+    app.tasks.wait().await;
+
+    let (_, events) =
+        app.call("GET", &format!("/v1/admin/sessions/{sid}/events"), Some(ADMIN_KEY), None).await;
+    let run = events["events"].as_array().unwrap().iter().find(|e| e["kind"] == "extraction.run").cloned();
+    let run = run.expect("the background run recorded extraction.run");
+    assert_eq!(run["details"]["written"], "3", "{run}");
+    assert_eq!(provider.requests().len(), 2);
+}
+
+#[tokio::test]
 async fn without_a_key_extraction_is_off_and_says_why() {
     let app = app().await;
     let host = app.host_key(&["research-agent"]).await;

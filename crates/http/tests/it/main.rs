@@ -42,6 +42,8 @@ pub(crate) fn settings(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Se
 pub(crate) struct TestApp {
     pub(crate) router: Router,
     pub(crate) built_store: retold_store_sqlite::SqliteStore,
+    /// Background work the app started (extraction runs).
+    pub(crate) tasks: tokio_util::task::TaskTracker,
     _dir: tempfile::TempDir,
 }
 
@@ -49,7 +51,8 @@ pub(crate) async fn app_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> Te
     let settings = settings(dir.path(), extra);
     let Built { state, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
     let store = state.store.clone();
-    TestApp { router: retold_http::app(state, &settings.server), built_store: store, _dir: dir }
+    let tasks = state.tasks.clone();
+    TestApp { router: retold_http::app(state, &settings.server), built_store: store, tasks, _dir: dir }
 }
 
 pub(crate) async fn app() -> TestApp {
