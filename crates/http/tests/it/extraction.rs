@@ -112,14 +112,32 @@ async fn record(app: &TestApp, host: &str, id: &str) -> Value {
 
 #[tokio::test]
 async fn an_ended_session_is_extracted_reviewed_and_written_once() {
+    extracted_once_through("anthropic").await;
+}
+
+#[tokio::test]
+async fn extraction_works_the_same_through_openai_models() {
+    extracted_once_through("openai").await;
+}
+
+async fn extracted_once_through(provider_name: &str) {
     let provider = FakeProvider::start().await.unwrap();
     provider.respond_with(respond);
     let base_url = provider.base_url();
+    let (extraction_model, review_model) = match provider_name {
+        "anthropic" => ("claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"),
+        _ => ("gpt-4.1", "gpt-4.1-mini"),
+    };
+    let upper = provider_name.to_uppercase();
+    let (url_var, key_var) =
+        (format!("RETOLD__HOSTED__{upper}__BASE_URL"), format!("RETOLD__HOSTED__{upper}__API_KEY"));
     let app = app_in(
         tempfile::tempdir().unwrap(),
         &[
-            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
-            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-test-key"),
+            (url_var.as_str(), base_url.as_str()),
+            (key_var.as_str(), "sk-test-key"),
+            ("RETOLD__INGESTION__EXTRACTION_MODEL", extraction_model),
+            ("RETOLD__INGESTION__REVIEW_MODEL", review_model),
         ],
     )
     .await;
@@ -136,7 +154,11 @@ async fn an_ended_session_is_extracted_reviewed_and_written_once() {
     assert_eq!(reviews, ["revised", "revision_refused", "invalid", "accepted"], "{report}");
     assert!(report["candidates"][1]["reason"].as_str().unwrap().contains("every"), "{report}");
     assert!(report["candidates"][2]["reason"].as_str().unwrap().contains("assistant turn"), "{report}");
-    assert_eq!((report["input_tokens"].as_u64(), report["output_tokens"].as_u64()), (Some(240), Some(80)));
+    let tokens = if provider_name == "anthropic" { (240, 80) } else { (180, 60) };
+    assert_eq!(
+        (report["input_tokens"].as_u64(), report["output_tokens"].as_u64()),
+        (Some(tokens.0), Some(tokens.1))
+    );
 
     // The records: the narrowed preference, the original branch fact, the inference, the summary.
     let id = |i: usize| report["candidates"][i]["write"]["record_id"].as_str().unwrap().to_owned();
@@ -167,13 +189,22 @@ async fn an_ended_session_is_extracted_reviewed_and_written_once() {
     let sent = provider.requests();
     assert_eq!(sent.len(), 2, "one extraction, one review");
     assert_eq!(sent[0].schema_name(), Some("extract_v1"));
-    assert_eq!(sent[0].body["model"], "claude-sonnet-4-5-20250929");
-    assert_eq!(sent[0].header("x-api-key"), Some("sk-ant-test-key"));
-    assert!(sent[0].body["system"].as_str().unwrap().starts_with("You extract long-term memories"));
+    assert_eq!(sent[0].body["model"], extraction_model);
+    let system = if provider_name == "anthropic" {
+        assert_eq!(sent[0].path, "/v1/messages");
+        assert_eq!(sent[0].header("x-api-key"), Some("sk-test-key"));
+        sent[0].body["system"].as_str().unwrap().to_owned()
+    } else {
+        assert_eq!(sent[0].path, "/v1/chat/completions");
+        assert_eq!(sent[0].header("authorization"), Some("Bearer sk-test-key"));
+        assert_eq!(sent[0].body["response_format"]["json_schema"]["strict"], true);
+        sent[0].body["messages"][0]["content"].as_str().unwrap().to_owned()
+    };
+    assert!(system.starts_with("You extract long-term memories"), "{system}");
     let transcript = sent[0].user_text();
     assert!(transcript.contains("[turn 3] tool") && transcript.contains(TURNS[2].1), "{transcript}");
     assert_eq!(sent[1].schema_name(), Some("review_v1"));
-    assert_eq!(sent[1].body["model"], "claude-haiku-4-5-20251001");
+    assert_eq!(sent[1].body["model"], review_model);
     assert!(sent[1].user_text().contains("The retold repository's default branch is main."));
     assert!(
         !sent[1].user_text().contains("Aditya wants short answers."),
