@@ -39,7 +39,7 @@ pub use crate::record::{
     MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag, Timestamp,
 };
 pub use crate::scope::{Scope, ScopeKind};
-pub use crate::session::{ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
+pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
 pub use crate::trace::{SearchTrace, TraceCandidate, TraceDrop, TraceResult};
 

@@ -12,7 +12,7 @@ use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, User
 use crate::principal::Grant;
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
 use crate::scope::Scope;
-use crate::session::{ExtractionClaim, Session, SessionTurn, TurnRole};
+use crate::session::{ClaimTerms, ExtractionClaim, Session, SessionTurn, TurnRole};
 use crate::trace::SearchTrace;
 
 /// The current time. Injected so tests control it.
@@ -248,24 +248,37 @@ pub trait SessionStore: Send + Sync {
         content: String,
         at: Timestamp,
     ) -> Result<u32>;
-    /// End a session; refused when it has already ended.
-    async fn end_session(&self, id: &SessionId, at: Timestamp, event: AuditEvent) -> Result<()>;
+    /// End a session; refused when it has already ended. `extraction_requested` marks it for
+    /// the extraction sweep (extraction was on when it ended).
+    async fn end_session(
+        &self,
+        id: &SessionId,
+        at: Timestamp,
+        extraction_requested: bool,
+        event: AuditEvent,
+    ) -> Result<()>;
     /// One session.
     async fn session(&self, id: &SessionId) -> Result<Option<Session>>;
     /// One turn.
     async fn turn(&self, id: &SessionId, turn: u32) -> Result<Option<SessionTurn>>;
     /// Every turn, in order.
     async fn turns(&self, id: &SessionId) -> Result<Vec<SessionTurn>>;
-    /// Claim an ended session for extraction. Of any number of concurrent claimants exactly
-    /// one ever gets `Claimed`.
+    /// Claim an ended session for extraction. Of any number of concurrent claimants at most
+    /// one gets `Claimed`; a claim older than `terms.lapsed_before` that never finished may be
+    /// taken over, up to `terms.max_attempts` claims in all.
     async fn claim_extraction(
         &self,
         id: &SessionId,
         claimant: &str,
-        at: Timestamp,
+        terms: ClaimTerms,
     ) -> Result<ExtractionClaim>;
-    /// Ended sessions nobody has claimed for extraction, oldest end first.
-    async fn unclaimed_ended_sessions(&self, limit: usize) -> Result<Vec<SessionId>>;
+    /// Mark the claimant's extraction of the session finished; it is never claimed again.
+    async fn finish_extraction(&self, id: &SessionId, claimant: &str, at: Timestamp) -> Result<()>;
+    /// Give the claimant's claim back after a failed run, so a later attempt may retry.
+    async fn release_extraction(&self, id: &SessionId, claimant: &str) -> Result<()>;
+    /// Sessions that ended with extraction requested and still need it (never claimed, or a
+    /// lapsed claim, with attempts left), oldest end first.
+    async fn pending_extractions(&self, limit: usize, terms: ClaimTerms) -> Result<Vec<SessionId>>;
     /// The audit events about a session (start, end, extraction runs), oldest first.
     async fn session_events(&self, id: &SessionId) -> Result<Vec<AuditEvent>>;
 }

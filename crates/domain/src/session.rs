@@ -72,10 +72,25 @@ pub struct SessionTurn {
 /// runs once per session).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ExtractionClaim {
-    /// This claimant won; it alone extracts the session.
-    Claimed,
-    /// Another claimant won earlier.
-    AlreadyClaimed { by: String },
+    /// This claimant won; `attempt` counts the claims of this session, this one included.
+    Claimed { attempt: u32 },
+    /// Another claimant holds a claim whose lease has not run out.
+    InProgress { by: String },
+    /// The session was extracted (or its extraction was given up for good).
+    Done { by: String },
     /// The session has not ended yet.
     NotEnded,
+    /// Failed runs used every attempt.
+    Exhausted { attempts: u32 },
+}
+
+/// The rules a claim is made under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClaimTerms {
+    /// Now.
+    pub at: Timestamp,
+    /// A claim made before this has lapsed (its runner died) and may be taken over.
+    pub lapsed_before: Timestamp,
+    /// Claims allowed per session; failed runs count.
+    pub max_attempts: u32,
 }

@@ -38,8 +38,11 @@ pub(crate) fn parse(request: &CompletionRequest, answer: &Value) -> Result<Compl
     let call = content
         .iter()
         .find(|block| block["type"] == "tool_use" && block["name"] == request.schema_name.as_str());
+    let stop = answer["stop_reason"].as_str().unwrap_or("unknown");
+    if stop == "max_tokens" {
+        return Err(malformed("the answer was cut off at max_tokens"));
+    }
     let Some(call) = call else {
-        let stop = answer["stop_reason"].as_str().unwrap_or("unknown");
         if stop == "refusal" {
             return Err(HostedError::Refused { provider: PROVIDER, message: "stop_reason refusal".into() });
         }

@@ -113,7 +113,15 @@ impl HostedClient {
         let mut builder = self.http.post(url).timeout(self.config.timeout).json(body);
         builder = match provider {
             Provider::Anthropic => {
-                builder.header("x-api-key", key).header("anthropic-version", anthropic::VERSION)
+                let mut value = match reqwest::header::HeaderValue::from_str(key) {
+                    Ok(value) => value,
+                    Err(_) => {
+                        let message = "the API key is not a valid header value".to_owned();
+                        return (Err(HostedError::Transport { provider: name, message }), None);
+                    }
+                };
+                value.set_sensitive(true);
+                builder.header("x-api-key", value).header("anthropic-version", anthropic::VERSION)
             }
             Provider::OpenAi => builder.bearer_auth(key),
         };
@@ -132,8 +140,10 @@ impl HostedClient {
                 .ok()
                 .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
                 .unwrap_or(text);
+            // Providers quote (parts of) a wrong key back in 401 texts.
+            let message = clip(&redact(&message, key));
             return (
-                Err(HostedError::Status { provider: name, status: status.as_u16(), message: clip(&message) }),
+                Err(HostedError::Status { provider: name, status: status.as_u16(), message }),
                 retry_after,
             );
         }
@@ -175,6 +185,23 @@ fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
         return Some(Duration::from_secs_f64(ms / 1000.0));
     }
     read("retry-after").filter(|s| s.is_finite() && *s >= 0.0).map(Duration::from_secs_f64)
+}
+
+/// `text` without the key and without anything that looks like a key (`sk-…`).
+fn redact(text: &str, key: &str) -> String {
+    let text = if key.is_empty() { text.to_owned() } else { text.replace(key, "<redacted>") };
+    text.split_inclusive(char::is_whitespace)
+        .map(|word| {
+            let trimmed = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+            if trimmed.starts_with("sk-") {
+                let lead = &word[..word.len() - trimmed.len()];
+                let tail = if word.ends_with(char::is_whitespace) { " " } else { "" };
+                format!("{lead}sk-<redacted>{tail}")
+            } else {
+                word.to_owned()
+            }
+        })
+        .collect()
 }
 
 fn clip(text: &str) -> String {

@@ -120,20 +120,6 @@ impl HostedConfig {
         }
     }
 
-    /// Fill missing keys from `ANTHROPIC_API_KEY` / `OPENAI_API_KEY`.
-    pub fn with_keys_from_env(mut self) -> Self {
-        for provider in [Provider::Anthropic, Provider::OpenAi] {
-            let slot = match provider {
-                Provider::Anthropic => &mut self.anthropic.api_key,
-                Provider::OpenAi => &mut self.openai.api_key,
-            };
-            if slot.is_none() {
-                *slot = std::env::var(provider.key_variable()).ok().and_then(ApiKey::new);
-            }
-        }
-        self
-    }
-
     /// Why `model` cannot be served (unknown name, or no key for its provider), if it cannot.
     pub fn check_model(&self, model: &str) -> Result<Provider, HostedError> {
         let (provider, _) = Provider::for_model(model)?;

@@ -5,7 +5,7 @@
 pub enum HostedError {
     /// The model name maps to no provider.
     #[error(
-        "model {0:?} maps to no provider (claude-* is Anthropic; gpt-*, o1*, o3*, o4* are OpenAI; or prefix anthropic: / openai:)"
+        "model {0:?} maps to no provider (claude-* is Anthropic; gpt-*, o1*, o3*, o4*, chatgpt-* are OpenAI; or prefix anthropic: / openai:)"
     )]
     UnknownModel(String),
     /// No API key is configured for the provider.

@@ -531,7 +531,12 @@ impl ExtractionWriteDto {
                     _ => None,
                 },
             },
-            Err(error) => Self { outcome: None, record_id: None, reason: Some(error.clone()) },
+            // The text may name internals; it is on the extraction.run event for the admin.
+            Err(_) => Self {
+                outcome: None,
+                record_id: None,
+                reason: Some("the write failed; the session's extraction.run event says why".into()),
+            },
         }
     }
 }
@@ -541,7 +546,7 @@ impl ExtractionWriteDto {
 pub(crate) struct ExtractionCandidateDto {
     /// Position among the extractor's candidates.
     pub(crate) index: usize,
-    /// invalid, accepted, revised, revision_refused or rejected.
+    /// invalid, accepted, revised, revision_refused, rejected or unreviewed.
     pub(crate) review: String,
     pub(crate) reason: Option<String>,
     /// Absent when nothing was written (invalid, rejected).
@@ -552,7 +557,8 @@ pub(crate) struct ExtractionCandidateDto {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct ExtractionReportDto {
     pub(crate) session_id: String,
-    /// extracted, skipped (another runner has it, or the session is open), failed, or off.
+    /// extracted, skipped (claimed or extracted already, still open, or out of attempts),
+    /// failed (retried later while attempts remain), or off.
     pub(crate) status: String,
     pub(crate) reason: Option<String>,
     pub(crate) candidates: Vec<ExtractionCandidateDto>,
@@ -599,7 +605,8 @@ impl ExtractionReportDto {
                         reason: match &c.review {
                             retold_ingest::ReviewResult::Invalid { reason }
                             | retold_ingest::ReviewResult::RevisionRefused { reason }
-                            | retold_ingest::ReviewResult::Rejected { reason } => Some(reason.clone()),
+                            | retold_ingest::ReviewResult::Rejected { reason }
+                            | retold_ingest::ReviewResult::Unreviewed { reason } => Some(reason.clone()),
                             retold_ingest::ReviewResult::Accepted | retold_ingest::ReviewResult::Revised => {
                                 None
                             }

@@ -96,8 +96,8 @@ pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
     }
 }
 
-/// The hosted client's configuration from settings; empty keys fall back to the providers'
-/// usual environment variables.
+/// The hosted client's configuration from settings (the settings already hold keys from the
+/// providers' usual environment variables).
 pub fn hosted_config(settings: &Settings) -> HostedConfig {
     let h = &settings.hosted;
     let provider = |p: &crate::settings::ProviderSettings| ProviderConfig {
@@ -112,7 +112,6 @@ pub fn hosted_config(settings: &Settings) -> HostedConfig {
         backoff: std::time::Duration::from_millis(h.backoff_ms),
         backoff_max: std::time::Duration::from_millis(h.backoff_max_ms),
     }
-    .with_keys_from_env()
 }
 
 /// Hosted model clients for the stages that use one; `None` leaves the stage off.
@@ -184,6 +183,10 @@ pub fn wire(
             ExtractionConfig {
                 runner_id: format!("retold-{}-{}", std::process::id(), ids.next_body().to_lowercase()),
                 max_transcript_chars: i.extraction.max_transcript_chars,
+                lease: retold_domain::chrono::TimeDelta::milliseconds(
+                    i64::try_from(i.extraction.claim_lease_ms).unwrap_or(i64::MAX),
+                ),
+                max_attempts: i.extraction.max_attempts,
             },
         )
     });

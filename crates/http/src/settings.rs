@@ -259,6 +259,10 @@ pub struct ExtractionSettings {
     pub max_transcript_chars: usize,
     #[validate(range(min = 1_000, max = 86_400_000))]
     pub sweep_interval_ms: u64,
+    #[validate(range(min = 60_000, max = 604_800_000))]
+    pub claim_lease_ms: u64,
+    #[validate(range(min = 1, max = 20))]
+    pub max_attempts: u32,
 }
 
 /// `ingestion.attribute_alias.*`
@@ -320,9 +324,21 @@ impl Settings {
                 .try_parsing(true)
                 .list_separator(",")
                 .with_list_parse_key("server.cors_origins")
-                .source(Some(env)),
+                .source(Some(env.clone())),
         );
-        let settings: Settings = builder.build()?.try_deserialize()?;
+        let mut settings: Settings = builder.build()?.try_deserialize()?;
+        // The providers' own variables fill keys the configuration leaves empty, read from the
+        // same environment as everything else.
+        for (provider, variable) in [
+            (&mut settings.hosted.anthropic, "ANTHROPIC_API_KEY"),
+            (&mut settings.hosted.openai, "OPENAI_API_KEY"),
+        ] {
+            if provider.api_key.0.trim().is_empty()
+                && let Some(key) = env.get(variable)
+            {
+                provider.api_key = Secret(key.trim().to_owned());
+            }
+        }
         settings.validate().map_err(|errors| SettingsError::Invalid(flatten("", &errors)))?;
         settings.check_relations()?;
         Ok(settings)
@@ -344,6 +360,12 @@ impl Settings {
                     "hosted.{name}.base_url: must start with https:// or http:// (got {url:?})"
                 ));
             }
+        }
+        if self.hosted.backoff_max_ms < self.hosted.backoff_ms {
+            problems.push(format!(
+                "hosted.backoff_max_ms: {} is below hosted.backoff_ms {}",
+                self.hosted.backoff_max_ms, self.hosted.backoff_ms
+            ));
         }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());

@@ -15,7 +15,7 @@ pub use crate::extraction::{
     Candidate, CandidateEntity, CandidateOutcome, CandidateScope, Extraction, ExtractionConfig,
     ExtractionReport, ExtractionRunner, Extractor, FakeExtractor, Review, ReviewResult, Reviewer,
     StructuredLLMExtractor, StructuredLLMReviewer, TableReviewer, Transcript, Usage, Verdict,
-    revision_refusal, validate,
+    revision_refusal, validate_candidate,
 };
 pub use crate::ingestor::{Ingestor, Ports};
 pub use crate::judge::EmbeddingEntailmentJudge;

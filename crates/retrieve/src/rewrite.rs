@@ -88,17 +88,12 @@ impl HostedLLMQueryRewriter {
     }
 }
 
-/// Names, dates and numbers of a text: capitalised tokens that are not stopwords, and tokens
-/// with a digit; lowercased.
-fn value_tokens(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| {
-            let capitalised =
-                t.chars().next().is_some_and(char::is_uppercase) && !is_stopword(&t.to_lowercase());
-            capitalised || t.chars().any(|c| c.is_ascii_digit())
-        })
-        .map(str::to_lowercase)
-        .collect()
+/// Whether a capitalised token is a name, date or number to check: not a stopword, or it has a
+/// digit.
+fn is_value(token: &str) -> bool {
+    let capitalised =
+        token.chars().next().is_some_and(char::is_uppercase) && !is_stopword(&token.to_lowercase());
+    capitalised || token.chars().any(|c| c.is_ascii_digit())
 }
 
 /// Lowercased words of a text.
@@ -106,13 +101,35 @@ fn all_words(text: &str) -> BTreeSet<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
 }
 
-/// The names, dates and numbers `phrase` has that neither `query` nor `context` mentions.
+/// The names, dates and numbers `phrase` has that neither `query` nor `context` mentions. A
+/// plural or singular of a known word counts as known, and so does a capitalised first word
+/// that shares a five-letter stem with one ("Explanation style" after "explanations").
 pub(crate) fn introduced_values(phrase: &str, query: &str, context: &[String]) -> Vec<String> {
     let mut known = all_words(query);
     for turn in context {
         known.extend(all_words(turn));
     }
-    value_tokens(phrase).into_iter().filter(|t| !known.contains(t)).collect()
+    let knows = |word: &str| {
+        known.contains(word)
+            || known.contains(&format!("{word}s"))
+            || word.strip_suffix('s').is_some_and(|w| known.contains(w))
+    };
+    let mut introduced = Vec::new();
+    for (position, token) in
+        phrase.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).enumerate()
+    {
+        if !is_value(token) {
+            continue;
+        }
+        let word = token.to_lowercase();
+        let stem: String = word.chars().take(5).collect();
+        let first_word_stem =
+            position == 0 && stem.chars().count() == 5 && known.iter().any(|k| k.starts_with(&stem));
+        if !knows(&word) && !first_word_stem && !introduced.contains(&word) {
+            introduced.push(word);
+        }
+    }
+    introduced
 }
 
 #[async_trait]

@@ -111,4 +111,14 @@ fn a_rewrite_may_only_use_names_from_the_query_and_context() {
         none,
         "lowercase words are not names"
     );
+    assert_eq!(
+        introduced_values("Explanation styles Aditya prefers", "what does he prefer?", &context),
+        none,
+        "a capitalised first word and a plural of known words"
+    );
+    assert_eq!(
+        introduced_values("the Priyanka preference", "what does Priya prefer?", &[]),
+        vec!["priyanka".to_owned()],
+        "names are matched whole"
+    );
 }

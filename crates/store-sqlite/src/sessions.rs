@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ExtractionClaim, ProjectId, Result as DomainResult, Session, SessionId,
+    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ProjectId, Result as DomainResult, Session, SessionId,
     SessionStore, SessionTurn, Timestamp, TurnRole, UserId,
 };
 use sea_orm::{ConnectionTrait, QueryResult};
@@ -107,12 +107,18 @@ impl SessionStore for SqliteStore {
         Ok(u32::try_from(turn).map_err(|e| corrupt("session_turns", e))?)
     }
 
-    async fn end_session(&self, id: &SessionId, at: Timestamp, event: AuditEvent) -> DomainResult<()> {
+    async fn end_session(
+        &self,
+        id: &SessionId,
+        at: Timestamp,
+        extraction_requested: bool,
+        event: AuditEvent,
+    ) -> DomainResult<()> {
         let txn = self.begin_write().await?;
         let result = txn
             .execute_raw(stmt(
-                "UPDATE sessions SET ended_at = ? WHERE id = ? AND ended_at IS NULL",
-                [millis(at).into(), id.as_str().into()],
+                "UPDATE sessions SET ended_at = ?, extraction_requested = ? WHERE id = ? AND ended_at IS NULL",
+                [millis(at).into(), i64::from(extraction_requested).into(), id.as_str().into()],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -171,49 +177,110 @@ impl SessionStore for SqliteStore {
         &self,
         id: &SessionId,
         claimant: &str,
-        at: Timestamp,
+        terms: ClaimTerms,
     ) -> DomainResult<ExtractionClaim> {
         let txn = self.begin_write().await?;
-        // One conditional UPDATE on the single writer: of concurrent claimants exactly one
-        // finds the column still empty.
-        let result = txn
-            .execute_raw(stmt(
-                "UPDATE sessions SET extraction_claimed_by = ?, extraction_claimed_at = ? \
-                 WHERE id = ? AND ended_at IS NOT NULL AND extraction_claimed_by IS NULL",
-                [claimant.into(), millis(at).into(), id.as_str().into()],
+        // One conditional UPDATE on the single writer: of concurrent claimants at most one
+        // finds the session claimable.
+        let claimed = txn
+            .query_one_raw(stmt(
+                "UPDATE sessions SET extraction_claimed_by = ?, extraction_claimed_at = ?, \
+                 extraction_attempts = extraction_attempts + 1 \
+                 WHERE id = ? AND ended_at IS NOT NULL AND extraction_finished_at IS NULL \
+                 AND extraction_attempts < ? \
+                 AND (extraction_claimed_by IS NULL OR extraction_claimed_at < ?) \
+                 RETURNING extraction_attempts",
+                [
+                    claimant.into(),
+                    millis(terms.at).into(),
+                    id.as_str().into(),
+                    i64::from(terms.max_attempts).into(),
+                    millis(terms.lapsed_before).into(),
+                ],
             ))
             .await
             .map_err(StoreError::from)?;
-        if result.rows_affected() == 1 {
+        if let Some(row) = claimed {
+            let attempt: i64 = row.try_get("", "extraction_attempts").map_err(StoreError::from)?;
             txn.commit().await.map_err(StoreError::from)?;
-            return Ok(ExtractionClaim::Claimed);
+            let attempt = u32::try_from(attempt).map_err(|e| corrupt("sessions", e))?;
+            return Ok(ExtractionClaim::Claimed { attempt });
         }
         let row = txn
             .query_one_raw(stmt(
-                "SELECT ended_at, extraction_claimed_by FROM sessions WHERE id = ?",
+                "SELECT ended_at, extraction_claimed_by, extraction_claimed_at, extraction_finished_at, \
+                 extraction_attempts FROM sessions WHERE id = ?",
                 [id.as_str().into()],
             ))
             .await
             .map_err(StoreError::from)?
             .ok_or_else(|| StoreError::NotFound { what: "session", id: id.to_string() })?;
-        let ended: Option<i64> = row.try_get("", "ended_at").map_err(StoreError::from)?;
+        let get = |column: &str| row.try_get::<Option<i64>>("", column).map_err(StoreError::from);
         let by: Option<String> = row.try_get("", "extraction_claimed_by").map_err(StoreError::from)?;
-        Ok(match (ended, by) {
-            (_, Some(by)) => ExtractionClaim::AlreadyClaimed { by },
-            (None, None) => ExtractionClaim::NotEnded,
-            (Some(_), None) => {
-                return Err(corrupt("sessions", "an unclaimed ended session refused a claim").into());
-            }
+        let attempts =
+            u32::try_from(get("extraction_attempts")?.unwrap_or(0)).map_err(|e| corrupt("sessions", e))?;
+        let live = get("extraction_claimed_at")?.is_some_and(|at| at >= millis(terms.lapsed_before));
+        Ok(match (get("ended_at")?, get("extraction_finished_at")?, by) {
+            (None, _, _) => ExtractionClaim::NotEnded,
+            (Some(_), Some(_), by) => ExtractionClaim::Done { by: by.unwrap_or_default() },
+            (Some(_), None, Some(by)) if live => ExtractionClaim::InProgress { by },
+            (Some(_), None, _) => ExtractionClaim::Exhausted { attempts },
         })
     }
 
-    async fn unclaimed_ended_sessions(&self, limit: usize) -> DomainResult<Vec<SessionId>> {
+    async fn finish_extraction(&self, id: &SessionId, claimant: &str, at: Timestamp) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE sessions SET extraction_finished_at = ? \
+                 WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL",
+                [millis(at).into(), id.as_str().into(), claimant.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 0 {
+            return Err(StoreError::Duplicate(format!(
+                "{claimant} does not hold the extraction of session {id}"
+            ))
+            .into());
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn release_extraction(&self, id: &SessionId, claimant: &str) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE sessions SET extraction_claimed_by = NULL, extraction_claimed_at = NULL \
+                 WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL",
+                [id.as_str().into(), claimant.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 0 {
+            return Err(StoreError::Duplicate(format!(
+                "{claimant} does not hold the extraction of session {id}"
+            ))
+            .into());
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn pending_extractions(&self, limit: usize, terms: ClaimTerms) -> DomainResult<Vec<SessionId>> {
         let rows = self
             .reader
             .query_all_raw(stmt(
-                "SELECT id FROM sessions WHERE ended_at IS NOT NULL AND extraction_claimed_by IS NULL \
+                "SELECT id FROM sessions WHERE extraction_requested = 1 AND extraction_finished_at IS NULL \
+                 AND ended_at IS NOT NULL AND extraction_attempts < ? \
+                 AND (extraction_claimed_by IS NULL OR extraction_claimed_at < ?) \
                  ORDER BY ended_at, id LIMIT ?",
-                [i64::try_from(limit).unwrap_or(i64::MAX).into()],
+                [
+                    i64::from(terms.max_attempts).into(),
+                    millis(terms.lapsed_before).into(),
+                    i64::try_from(limit).unwrap_or(i64::MAX).into(),
+                ],
             ))
             .await
             .map_err(StoreError::from)?;

@@ -200,6 +200,21 @@ async fn malformed_answers_are_errors_and_are_not_retried() {
             Reply::Raw { status: 200, headers: vec![], body: "<html>gateway</html>".into() },
             "not JSON",
         ),
+        (
+            "claude-haiku-4-5-20251001",
+            Reply::json(json!({
+                "content": [{"type": "tool_use", "name": "rewrite_v1", "input": {}}],
+                "stop_reason": "max_tokens",
+            })),
+            "cut off at max_tokens",
+        ),
+        (
+            "gpt-4.1-mini",
+            Reply::json(json!({
+                "choices": [{"message": {"role": "assistant", "content": "{\"phr", "refusal": null}, "finish_reason": "length"}],
+            })),
+            "cut off",
+        ),
     ];
     for (model, reply, expected) in cases {
         let (server, client) = setup().await;
@@ -244,11 +259,14 @@ async fn keys_never_appear_in_debug_output_or_errors() {
     let (server, client) = setup().await;
     let shown = format!("{client:?} {:?}", client.config());
     assert!(!shown.contains(ANTHROPIC_KEY) && !shown.contains(OPENAI_KEY), "{shown}");
-    server.respond_with(|_| Reply::error(401, "invalid x-api-key"));
+    // Providers quote the key back, whole or in part: neither reaches the error.
+    let echo = format!("Incorrect API key provided: {ANTHROPIC_KEY}. Also tried sk-ant-test-0123****6789.");
+    server.respond_with(move |_| Reply::error(401, &echo));
     let error = client.complete(request("claude-haiku-4-5-20251001")).await.unwrap_err();
     assert!(matches!(error, DomainError::Backend { .. }));
     let text = format!("{error} {error:?}");
-    assert!(!text.contains(ANTHROPIC_KEY), "{text}");
+    assert!(!text.contains(ANTHROPIC_KEY) && !text.contains("sk-ant-test-0123"), "{text}");
+    assert!(text.contains("Incorrect API key provided: <redacted>"), "{text}");
     assert_eq!(server.requests().len(), 1, "401 is not retried");
 }
 

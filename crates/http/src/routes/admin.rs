@@ -371,22 +371,36 @@ pub(crate) async fn extraction_run(
             format!("session extraction is {}", state.extraction_status),
         ));
     };
-    let reports = match &body.session_id {
+    let session = match &body.session_id {
         Some(id) => {
             let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
             let session = SessionId::new(id.clone()).map_err(|_| not_found())?;
             if state.store.session(&session).await?.is_none() {
                 return Err(not_found());
             }
-            vec![ExtractionReportDto::from_run(&session, runner.run(&session).await)]
+            Some(session)
         }
-        None => runner
-            .run_pending(body.limit.unwrap_or(16))
-            .await?
-            .into_iter()
-            .map(|(session, run)| ExtractionReportDto::from_run(&session, run))
-            .collect(),
+        None => None,
     };
+    // Runs are their own task: cancelling the request must not abandon a claimed session.
+    let (runner, limit) = (runner.clone(), body.limit.unwrap_or(16));
+    let runs = state
+        .tasks
+        .spawn(async move {
+            match session {
+                Some(session) => {
+                    let run = runner.run(&session).await;
+                    Ok(vec![(session, run)])
+                }
+                None => runner.run_pending(limit).await,
+            }
+        })
+        .await
+        .map_err(|e| {
+            ApiError::from(retold_domain::DomainError::backend("extraction task", e.to_string()))
+        })??;
+    let reports =
+        runs.into_iter().map(|(session, run)| ExtractionReportDto::from_run(&session, run)).collect();
     Ok(Json(ExtractionRunDto { reports }))
 }
 

@@ -112,11 +112,17 @@ pub(crate) async fn session_end(
     let session = own_session(&state, &id, &principal).await?;
     let mut event = admin_event(&state, "session.ended", &[("session_id", session.id.to_string())]);
     event.actor = Some(principal.agent_id.clone());
-    state.store.end_session(&session.id, state.clock.now(), event).await?;
+    let extraction_requested = state.extraction.is_some();
+    state.store.end_session(&session.id, state.clock.now(), extraction_requested, event).await?;
     match (&state.extraction, body.wait_for_extraction) {
         (Some(runner), true) => {
-            let report = ExtractionReportDto::from_run(&session.id, runner.run(&session.id).await);
-            Ok((StatusCode::OK, Json(report)).into_response())
+            // The run is its own task: a client that hangs up or a request timeout must not
+            // cancel it halfway, since the session is claimed once it starts.
+            let (runner, id) = (runner.clone(), session.id.clone());
+            let run = state.tasks.spawn(async move { runner.run(&id).await }).await.map_err(|e| {
+                ApiError::from(retold_domain::DomainError::backend("extraction task", e.to_string()))
+            })?;
+            Ok((StatusCode::OK, Json(ExtractionReportDto::from_run(&session.id, run))).into_response())
         }
         (Some(runner), false) => {
             let runner = runner.clone();

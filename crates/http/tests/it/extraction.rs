@@ -218,7 +218,7 @@ async fn extracted_once_through(provider_name: &str) {
     assert_eq!(status, StatusCode::OK, "{again}");
     assert_eq!(again["reports"][0]["status"], "skipped");
     assert!(
-        again["reports"][0]["reason"].as_str().unwrap().starts_with("already claimed by retold-"),
+        again["reports"][0]["reason"].as_str().unwrap().starts_with("already extracted by retold-"),
         "{again}"
     );
     let (_, sweep) = app.call("POST", "/v1/admin/extractions/run", Some(ADMIN_KEY), Some(json!({}))).await;

@@ -117,3 +117,37 @@ fn the_write_path_defaults_come_from_the_yaml() {
     let s = Settings::load_with_env(None, env(&[])).unwrap();
     assert_eq!(retold_http::ingest_config(&s), retold_ingest::IngestConfig::default());
 }
+
+#[test]
+fn provider_keys_come_from_configuration_or_the_providers_variables_and_never_show() {
+    let s = Settings::load_with_env(None, env(&[("ANTHROPIC_API_KEY", "sk-ant-from-env")])).unwrap();
+    assert_eq!(s.hosted.anthropic.api_key.expose(), "sk-ant-from-env");
+    assert_eq!(s.hosted.openai.api_key.expose(), "", "no OPENAI_API_KEY given");
+    let s = Settings::load_with_env(
+        None,
+        env(&[
+            ("ANTHROPIC_API_KEY", "sk-ant-from-env"),
+            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-configured"),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(s.hosted.anthropic.api_key.expose(), "sk-ant-configured", "configuration wins");
+    let shown = format!("{s:?}");
+    assert!(!shown.contains("sk-ant-configured") && shown.contains("Secret(<redacted>)"), "{shown}");
+    assert!(s.ingestion.extraction.enabled);
+    assert_eq!(s.ingestion.extraction_model, "claude-sonnet-4-5-20250929");
+    assert_eq!(s.ingestion.extraction.max_attempts, 3);
+}
+
+#[test]
+fn hosted_settings_are_checked() {
+    let text = error_text(Settings::load_with_env(
+        None,
+        env(&[
+            ("RETOLD__HOSTED__OPENAI__BASE_URL", "api.openai.com"),
+            ("RETOLD__HOSTED__BACKOFF_MAX_MS", "10"),
+        ]),
+    ));
+    assert!(text.contains("hosted.openai.base_url: must start with https:// or http://"), "{text}");
+    assert!(text.contains("hosted.backoff_max_ms: 10 is below hosted.backoff_ms 500"), "{text}");
+}

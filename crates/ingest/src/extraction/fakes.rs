@@ -44,8 +44,9 @@ impl Extractor for FakeExtractor {
     }
 }
 
-/// Answers from a table of verdicts by candidate index; candidates not in the table are
-/// accepted. Remembers the candidates it saw.
+/// Answers from a table of verdicts keyed by position among the candidates it is asked about
+/// (the valid ones, in proposal order); candidates not in the table are accepted. Remembers the
+/// candidates it saw.
 #[derive(Debug, Default)]
 pub struct TableReviewer {
     table: BTreeMap<usize, Verdict>,

@@ -222,14 +222,18 @@ pub(crate) fn parse_extraction(json: &str) -> Result<Extraction> {
 pub(crate) fn parse_review(json: &str, count: usize) -> Result<Vec<Verdict>> {
     let value: Value = serde_json::from_str(json).map_err(|e| malformed("review", e))?;
     let items = value["reviews"].as_array().ok_or_else(|| malformed("review", "no reviews list"))?;
-    let mut verdicts = vec![Verdict::Accept; count];
+    let mut verdicts: Vec<Option<Verdict>> = vec![None; count];
+    let mut twice = vec![false; count];
     for item in items {
         let Some(index) = item["index"].as_u64().and_then(|i| usize::try_from(i).ok()).filter(|i| *i < count)
         else {
             continue;
         };
+        if verdicts[index].is_some() {
+            twice[index] = true;
+        }
         let reason = item["reason"].as_str().unwrap_or("").to_owned();
-        verdicts[index] = match item["verdict"].as_str() {
+        verdicts[index] = Some(match item["verdict"].as_str() {
             Some("accept") => Verdict::Accept,
             Some("reject") => Verdict::Reject { reason },
             Some("revise") => match parse_candidate(&item["revised"]) {
@@ -237,9 +241,17 @@ pub(crate) fn parse_review(json: &str, count: usize) -> Result<Vec<Verdict>> {
                 Err(error) => Verdict::Unusable { reason: format!("the revision is malformed: {error}") },
             },
             other => Verdict::Unusable { reason: format!("unknown verdict {other:?}") },
-        };
+        });
     }
-    Ok(verdicts)
+    Ok(verdicts
+        .into_iter()
+        .zip(twice)
+        .map(|(verdict, twice)| match (verdict, twice) {
+            (_, true) => Verdict::Missing { reason: "the reviewer gave two verdicts".into() },
+            (Some(verdict), false) => verdict,
+            (None, false) => Verdict::Missing { reason: "the reviewer gave no verdict".into() },
+        })
+        .collect())
 }
 
 /// Extraction through a hosted model with prompt `extract_v1`.

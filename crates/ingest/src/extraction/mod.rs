@@ -181,6 +181,10 @@ pub enum Verdict {
     Unusable {
         reason: String,
     },
+    /// The reviewer gave no verdict (or two) for this candidate: it is not written.
+    Missing {
+        reason: String,
+    },
 }
 
 /// The reviewer's decisions, one per candidate, in candidate order.
@@ -204,7 +208,7 @@ pub trait Reviewer: Send + Sync {
 /// Check a candidate against its transcript and turn it into a write request: known turn, a
 /// source kind that matches the turn's speaker, evidence quoted verbatim from that turn, and
 /// well-formed fields. The error says why it was refused.
-pub fn validate(
+pub fn validate_candidate(
     candidate: &Candidate,
     transcript: &Transcript,
     now: Timestamp,
@@ -283,12 +287,67 @@ const FUNCTION_WORDS: &[&str] = &[
     "they", "this", "to", "was", "were", "with",
 ];
 
+/// Words that limit or invert a claim: a revision that drops one says more, not less.
+const LIMITING_WORDS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "none",
+    "nobody",
+    "nothing",
+    "neither",
+    "nor",
+    "cannot",
+    "without",
+    "except",
+    "only",
+    "unless",
+    "until",
+    "till",
+    "before",
+    "after",
+    "since",
+    "during",
+    "sometimes",
+    "occasionally",
+    "rarely",
+    "seldom",
+    "usually",
+    "often",
+    "mostly",
+    "partly",
+    "maybe",
+    "perhaps",
+    "probably",
+    "possibly",
+    "might",
+    "may",
+    "could",
+    "likely",
+    "unlikely",
+    "if",
+    "when",
+    "while",
+    "temporarily",
+    "currently",
+    "formerly",
+    "previously",
+    "once",
+    "almost",
+    "nearly",
+    "some",
+    "few",
+    "several",
+];
+
+/// Lowercased words with contractions opened ("doesn't" -> "does not").
+fn all_words(text: &str) -> Vec<String> {
+    let opened = text.replace("n't", " not").replace("n’t", " not");
+    opened.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .filter(|w| !FUNCTION_WORDS.contains(&w.as_str()))
-        .collect()
+    all_words(text).into_iter().filter(|w| !FUNCTION_WORDS.contains(&w.as_str())).collect()
 }
 
 /// Whether `word` is said by one of `known`: equal, or sharing a stem of five characters
@@ -303,10 +362,12 @@ fn covered(word: &str, known: &BTreeSet<String>) -> bool {
 
 /// Why a reviewer's revision is refused, or `None` when it only narrows the candidate.
 ///
-/// Review may narrow content (no word the candidate and its evidence do not already say),
-/// refine the attribute (`a` → `a_detail`), move `event_at` later or `expires_at` earlier (or
-/// set either when absent), and lower confidence. Type, subject, mentions, scope, source kind,
-/// turn and evidence may not change.
+/// Review may narrow content (drop words, never add one the candidate does not already say,
+/// never drop a word that limits the claim such as "not", "only", "until", "maybe"), refine the
+/// attribute (`a` -> `a_detail`), move `event_at` later or `expires_at` earlier (or set
+/// `expires_at` when absent), and lower confidence. Type, subject, mentions, scope, source
+/// kind, turn and evidence may not change. The runner fills a missing `event_at` with the
+/// cited turn's time before review, so "later" has a reference.
 pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<String> {
     let fixed = [
         ("type", original.memory_type != revised.memory_type),
@@ -321,13 +382,19 @@ pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<Str
         return Some(format!("review may not change {field}"));
     }
     if original.content != revised.content {
-        let known: BTreeSet<String> =
-            words(&original.content).into_iter().chain(words(&original.evidence)).collect();
-        let new: Vec<String> = words(&revised.content).into_iter().filter(|w| !covered(w, &known)).collect();
-        if !new.is_empty() {
-            return Some(format!(
-                "the revised content adds {new:?}, which neither the candidate nor its evidence says"
-            ));
+        let known: BTreeSet<String> = words(&original.content).into_iter().collect();
+        let added: Vec<String> =
+            words(&revised.content).into_iter().filter(|w| !covered(w, &known)).collect();
+        if !added.is_empty() {
+            return Some(format!("the revised content adds {added:?}, which the candidate does not say"));
+        }
+        let kept: BTreeSet<String> = all_words(&revised.content).into_iter().collect();
+        let dropped: Vec<String> = all_words(&original.content)
+            .into_iter()
+            .filter(|w| LIMITING_WORDS.contains(&w.as_str()) && !kept.contains(w))
+            .collect();
+        if !dropped.is_empty() {
+            return Some(format!("the revised content drops {dropped:?}, which limit the claim"));
         }
     }
     match (&original.attribute, &revised.attribute) {
@@ -339,18 +406,20 @@ pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<Str
     }
     match (original.event_at, revised.event_at) {
         (Some(a), Some(b)) if b < a => return Some("review may not move event_at earlier".into()),
+        (Some(_), Some(_)) | (None, None) => {}
+        (None, Some(_)) => return Some("review may not set event_at the candidate left open".into()),
         (Some(_), None) => return Some("review may not remove event_at".into()),
-        _ => {}
     }
     match (original.expires_at, revised.expires_at) {
         (Some(a), Some(b)) if b > a => return Some("review may not move expires_at later".into()),
+        (Some(_), Some(_)) | (None, None) | (None, Some(_)) => {}
         (Some(_), None) => return Some("review may not remove expires_at".into()),
-        _ => {}
     }
     let ceiling = original.confidence.unwrap_or_else(|| original.source_kind.initial_confidence().get());
     match revised.confidence {
         Some(c) if c > ceiling => Some(format!("review may not raise confidence above {ceiling}")),
+        Some(_) => None,
         None if original.confidence.is_some() => Some("review may not remove the confidence limit".into()),
-        _ => None,
+        None => None,
     }
 }

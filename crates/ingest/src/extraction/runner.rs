@@ -4,13 +4,16 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use retold_domain::chrono::TimeDelta;
 use retold_domain::{
-    AuditEvent, Clock, Content, DomainError, EventId, ExtractionClaim, IdGenerator, MemoryType, Principal,
-    RecordStore, Result, Scope, SessionId, SessionStore, SourceKind, SourceRef, WriteUnit,
+    AuditEvent, ClaimTerms, Clock, Content, DomainError, EventId, ExtractionClaim, IdGenerator, MemoryType,
+    Principal, RecordStore, Result, Scope, SessionId, SessionStore, SourceKind, SourceRef, WriteUnit,
 };
 use serde_json::json;
 
-use super::{Candidate, Extractor, Review, Reviewer, Transcript, Usage, Verdict, revision_refusal, validate};
+use super::{
+    Candidate, Extractor, Review, Reviewer, Transcript, Usage, Verdict, revision_refusal, validate_candidate,
+};
 use crate::ingestor::{Ingestor, Ports};
 use crate::request::{WriteOutcome, WriteRequest};
 
@@ -22,6 +25,10 @@ pub struct ExtractionConfig {
     /// Longest transcript, in characters, sent to the extractor; longer sessions fail with
     /// an `extraction.failed` event that says so.
     pub max_transcript_chars: usize,
+    /// A claim older than this whose run never finished (its runner died) may be taken over.
+    pub lease: TimeDelta,
+    /// Claims per session; a failed run releases its claim, so this bounds the retries.
+    pub max_attempts: u32,
 }
 
 /// What review did to one candidate.
@@ -42,6 +49,10 @@ pub enum ReviewResult {
     Rejected {
         reason: String,
     },
+    /// The reviewer gave no usable verdict; not written.
+    Unreviewed {
+        reason: String,
+    },
 }
 
 impl ReviewResult {
@@ -53,14 +64,16 @@ impl ReviewResult {
             Self::Revised => "revised",
             Self::RevisionRefused { .. } => "revision_refused",
             Self::Rejected { .. } => "rejected",
+            Self::Unreviewed { .. } => "unreviewed",
         }
     }
 
     fn reason(&self) -> Option<&str> {
         match self {
-            Self::Invalid { reason } | Self::RevisionRefused { reason } | Self::Rejected { reason } => {
-                Some(reason)
-            }
+            Self::Invalid { reason }
+            | Self::RevisionRefused { reason }
+            | Self::Rejected { reason }
+            | Self::Unreviewed { reason } => Some(reason),
             Self::Accepted | Self::Revised => None,
         }
     }
@@ -91,6 +104,14 @@ pub enum ExtractionReport {
         summary: Option<Result<WriteOutcome, String>>,
         usage: Usage,
     },
+}
+
+/// A revision with its open times and confidence read as "unchanged".
+fn inherit_open(original: &Candidate, mut revised: Candidate) -> Candidate {
+    revised.event_at = revised.event_at.or(original.event_at);
+    revised.expires_at = revised.expires_at.or(original.expires_at);
+    revised.confidence = revised.confidence.or(original.confidence);
+    revised
 }
 
 /// Runs extraction for ended sessions, each exactly once.
@@ -133,10 +154,15 @@ impl ExtractionRunner {
         }
     }
 
-    /// Extract every ended session nobody has claimed yet (at most `limit`), oldest first.
+    fn terms(&self) -> ClaimTerms {
+        let now = self.clock.now();
+        ClaimTerms { at: now, lapsed_before: now - self.config.lease, max_attempts: self.config.max_attempts }
+    }
+
+    /// Extract the ended sessions that still need it (at most `limit`), oldest first.
     pub async fn run_pending(&self, limit: usize) -> Result<Vec<(SessionId, Result<ExtractionReport>)>> {
         let mut reports = Vec::new();
-        for id in self.sessions.unclaimed_ended_sessions(limit).await? {
+        for id in self.sessions.pending_extractions(limit, self.terms()).await? {
             let report = self.run(&id).await;
             reports.push((id, report));
         }
@@ -149,33 +175,46 @@ impl ExtractionRunner {
         let span =
             tracing::info_span!("ingest.extraction", session = %session, runner = %self.config.runner_id);
         async {
-            match self.sessions.claim_extraction(session, &self.config.runner_id, self.clock.now()).await? {
-                ExtractionClaim::Claimed => {}
-                ExtractionClaim::AlreadyClaimed { by } => {
-                    return Ok(ExtractionReport::Skipped {
-                        session: session.clone(),
-                        reason: format!("already claimed by {by}"),
-                    });
-                }
-                ExtractionClaim::NotEnded => {
-                    return Ok(ExtractionReport::Skipped {
-                        session: session.clone(),
-                        reason: "the session has not ended".into(),
-                    });
-                }
-            }
+            let skipped = |reason: String| Ok(ExtractionReport::Skipped { session: session.clone(), reason });
+            let attempt =
+                match self.sessions.claim_extraction(session, &self.config.runner_id, self.terms()).await? {
+                    ExtractionClaim::Claimed { attempt } => attempt,
+                    ExtractionClaim::InProgress { by } => return skipped(format!("already claimed by {by}")),
+                    ExtractionClaim::Done { by } => return skipped(format!("already extracted by {by}")),
+                    ExtractionClaim::NotEnded => return skipped("the session has not ended".into()),
+                    ExtractionClaim::Exhausted { attempts } => {
+                        return skipped(format!("given up after {attempts} failed attempts"));
+                    }
+                };
             let transcript = self.transcript(session).await?;
             match self.extract_claimed(&transcript).await {
                 Ok(report) => {
-                    self.record_run(&transcript, &report).await?;
-                    tracing::info!(outcome = "extracted", "extraction run");
+                    self.record_run(&transcript, &report, attempt).await?;
+                    self.sessions
+                        .finish_extraction(session, &self.config.runner_id, self.clock.now())
+                        .await?;
+                    tracing::info!(outcome = "extracted", attempt, "extraction run");
                     Ok(report)
                 }
                 Err(error) => {
-                    tracing::warn!(%error, "extraction failed");
+                    // Nothing was written yet (writes come last and record their own
+                    // failures), so the claim goes back for a retry while attempts remain,
+                    // unless retrying cannot help (the transcript itself is refused).
+                    let hopeless = matches!(error, DomainError::Invalid { .. });
+                    let retry = !hopeless && attempt < self.config.max_attempts;
+                    tracing::warn!(%error, attempt, retry, "extraction failed");
                     let mut event = self.event("extraction.failed", &transcript);
                     event.details.insert("error".into(), error.to_string());
+                    event.details.insert("attempt".into(), attempt.to_string());
+                    event.details.insert("will_retry".into(), retry.to_string());
                     self.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+                    if hopeless {
+                        self.sessions
+                            .finish_extraction(session, &self.config.runner_id, self.clock.now())
+                            .await?;
+                    } else {
+                        self.sessions.release_extraction(session, &self.config.runner_id).await?;
+                    }
                     Err(error)
                 }
             }
@@ -229,9 +268,15 @@ impl ExtractionRunner {
         let now = self.clock.now();
         let mut outcomes = Vec::new();
         let mut valid: Vec<(usize, Candidate, WriteRequest)> = Vec::new();
-        for (index, candidate) in extraction.candidates.iter().enumerate() {
-            match validate(candidate, transcript, now) {
-                Ok(request) => valid.push((index, candidate.clone(), request)),
+        for (index, proposed) in extraction.candidates.iter().enumerate() {
+            // An open event time means the cited turn's time; make it explicit so review can
+            // only move it later.
+            let mut candidate = proposed.clone();
+            if candidate.event_at.is_none() {
+                candidate.event_at = transcript.turn(candidate.turn).map(|t| t.created_at);
+            }
+            match validate_candidate(&candidate, transcript, now) {
+                Ok(request) => valid.push((index, candidate, request)),
                 Err(reason) => outcomes.push(CandidateOutcome {
                     index,
                     review: ReviewResult::Invalid { reason },
@@ -257,19 +302,23 @@ impl ExtractionRunner {
                 Verdict::Accept => (ReviewResult::Accepted, Some(request)),
                 Verdict::Reject { reason } => (ReviewResult::Rejected { reason }, None),
                 Verdict::Unusable { reason } => (ReviewResult::RevisionRefused { reason }, Some(request)),
-                Verdict::Revise(revised) => match revision_refusal(&original, &revised) {
-                    Some(reason) => (ReviewResult::RevisionRefused { reason }, Some(request)),
-                    // Revalidate: the narrowed candidate must pass the same checks.
-                    None => match validate(&revised, transcript, now) {
-                        Ok(narrowed) => (ReviewResult::Revised, Some(narrowed)),
-                        Err(reason) => (
-                            ReviewResult::RevisionRefused {
-                                reason: format!("the revision fails validation: {reason}"),
-                            },
-                            Some(request),
-                        ),
-                    },
-                },
+                Verdict::Missing { reason } => (ReviewResult::Unreviewed { reason }, None),
+                Verdict::Revise(revised) => {
+                    let revised = inherit_open(&original, revised);
+                    match revision_refusal(&original, &revised) {
+                        Some(reason) => (ReviewResult::RevisionRefused { reason }, Some(request)),
+                        // Revalidate: the narrowed candidate must pass the same checks.
+                        None => match validate_candidate(&revised, transcript, now) {
+                            Ok(narrowed) => (ReviewResult::Revised, Some(narrowed)),
+                            Err(reason) => (
+                                ReviewResult::RevisionRefused {
+                                    reason: format!("the revision fails validation: {reason}"),
+                                },
+                                Some(request),
+                            ),
+                        },
+                    }
+                }
             };
             let write = match to_write {
                 Some(request) => {
@@ -337,18 +386,27 @@ impl ExtractionRunner {
         }
     }
 
-    async fn record_run(&self, transcript: &Transcript, report: &ExtractionReport) -> Result<()> {
+    async fn record_run(
+        &self,
+        transcript: &Transcript,
+        report: &ExtractionReport,
+        attempt: u32,
+    ) -> Result<()> {
         let ExtractionReport::Extracted { malformed, candidates, summary, usage, .. } = report else {
             return Ok(());
         };
         let mut event = self.event("extraction.run", transcript);
+        event.details.insert("attempt".into(), attempt.to_string());
         let count = |name: &str| candidates.iter().filter(|c| c.review.as_str() == name).count().to_string();
-        for name in ["invalid", "accepted", "revised", "revision_refused", "rejected"] {
+        for name in ["invalid", "accepted", "revised", "revision_refused", "rejected", "unreviewed"] {
             event.details.insert(name.into(), count(name));
         }
         event.details.insert("proposed".into(), (candidates.len() + malformed.len()).to_string());
         event.details.insert("malformed".into(), malformed.len().to_string());
-        let written = candidates.iter().filter(|c| matches!(c.write, Some(Ok(_)))).count();
+        let written = candidates
+            .iter()
+            .filter(|c| matches!(&c.write, Some(Ok(outcome)) if outcome.record_id().is_some()))
+            .count();
         event.details.insert("written".into(), written.to_string());
         event.details.insert("input_tokens".into(), usage.input_tokens.to_string());
         event.details.insert("output_tokens".into(), usage.output_tokens.to_string());

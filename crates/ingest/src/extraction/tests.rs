@@ -41,7 +41,7 @@ fn check(change: impl FnOnce(&mut Candidate), expected: Option<&str>) {
 fn narrowing_revisions_are_allowed() {
     check(|_| {}, None);
     check(|c| c.content = "Aditya prefers concise explanations.".into(), None);
-    check(|c| c.content = "Aditya preferred concise explanations in English.".into(), None);
+    check(|c| c.content = "Aditya preferred concise explanations.".into(), None);
     check(|c| c.attribute = Some("explanation_style_language".into()), None);
     check(|c| c.event_at = Some(Utc.with_ymd_and_hms(2026, 9, 4, 0, 0, 0).unwrap()), None);
     check(|c| c.expires_at = Some(Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap()), None);
@@ -55,6 +55,10 @@ fn widening_revisions_are_refused() {
         Some("always"),
     );
     check(|c| c.content = "Aditya and Priya prefer concise technical explanations.".into(), Some("priya"));
+    check(
+        |c| c.content = "Aditya prefers concise technical explanations in English.".into(),
+        Some("english"),
+    );
     check(|c| c.memory_type = MemoryType::Procedural, Some("type"));
     check(
         |c| c.subject = Some(CandidateEntity { name: "Priya".into(), kind: EntityKind::Person }),
@@ -68,6 +72,11 @@ fn widening_revisions_are_refused() {
     check(|c| c.attribute = None, Some("remove the attribute"));
     check(|c| c.event_at = Some(Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap()), Some("earlier"));
     check(|c| c.event_at = None, Some("remove event_at"));
+    let mut open_start = candidate();
+    open_start.event_at = None;
+    let mut dated = open_start.clone();
+    dated.event_at = Some(Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap());
+    assert!(revision_refusal(&open_start, &dated).unwrap().contains("left open"));
     check(|c| c.confidence = Some(0.99), Some("raise confidence"));
     let mut bounded = candidate();
     bounded.expires_at = Some(Utc.with_ymd_and_hms(2027, 1, 1, 0, 0, 0).unwrap());
@@ -77,6 +86,38 @@ fn widening_revisions_are_refused() {
     let mut unbounded = bounded.clone();
     unbounded.expires_at = None;
     assert!(revision_refusal(&bounded, &unbounded).unwrap().contains("remove expires_at"));
+}
+
+#[test]
+fn dropping_a_word_that_limits_the_claim_is_refused() {
+    let cases = [
+        ("Aditya never uses Windows.", "Aditya uses Windows.", Some("never")),
+        ("Aditya doesn't drink coffee.", "Aditya drinks coffee.", Some("not")),
+        ("Aditya is on call only until Friday.", "Aditya is on call.", Some("only")),
+        ("Aditya might relocate to Berlin.", "Aditya relocates to Berlin.", Some("might")),
+        ("Aditya uses Rust and Go at work.", "Aditya uses Rust at work.", None),
+    ];
+    for (original, revised, expected) in cases {
+        let mut a = candidate();
+        a.content = original.into();
+        let mut b = a.clone();
+        b.content = revised.into();
+        let refusal = revision_refusal(&a, &b);
+        match expected {
+            None => assert_eq!(refusal, None, "{original} -> {revised}"),
+            Some(word) => {
+                let refusal = refusal.unwrap_or_else(|| panic!("{original} -> {revised} was allowed"));
+                assert!(refusal.contains(word), "{refusal}");
+            }
+        }
+    }
+    // Swapping one evidence word for another is not narrowing.
+    let mut a = candidate();
+    a.content = "Aditya likes Rust.".into();
+    a.evidence = "I like Rust and Go".into();
+    let mut b = a.clone();
+    b.content = "Aditya likes Go.".into();
+    assert!(revision_refusal(&a, &b).unwrap().contains("go"));
 }
 
 #[test]
@@ -125,5 +166,16 @@ fn review_answers_map_to_verdicts_by_index() {
     );
     assert!(matches!(&verdicts[1], Verdict::Unusable { reason } if reason.contains("malformed")));
     assert_eq!(verdicts[2], Verdict::Reject { reason: "small talk".into() });
-    assert_eq!(verdicts[3], Verdict::Accept, "a candidate the reviewer does not mention is accepted");
+    assert!(
+        matches!(&verdicts[3], Verdict::Missing { .. }),
+        "a candidate the reviewer skips is not accepted"
+    );
+    let twice = serde_json::json!({"reviews": [
+        {"index": 0, "verdict": "reject", "reason": "no", "revised": null},
+        {"index": 0, "verdict": "accept", "reason": "yes", "revised": null},
+    ]})
+    .to_string();
+    assert!(
+        matches!(&parse_review(&twice, 1).unwrap()[0], Verdict::Missing { reason } if reason.contains("two verdicts"))
+    );
 }

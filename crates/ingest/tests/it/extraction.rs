@@ -40,7 +40,7 @@ async fn ended_session(w: &World, id: &str) -> SessionId {
     for (role, text) in TURNS {
         w.store.append_turn(&session, role, text.into(), w.clock.now()).await.unwrap();
     }
-    w.store.end_session(&session, w.clock.now(), crate::host_event("session.ended")).await.unwrap();
+    w.store.end_session(&session, w.clock.now(), true, crate::host_event("session.ended")).await.unwrap();
     session
 }
 
@@ -126,7 +126,12 @@ fn runner(
         &w.ports,
         extractor,
         reviewer,
-        ExtractionConfig { runner_id: id.into(), max_transcript_chars: 100_000 },
+        ExtractionConfig {
+            runner_id: id.into(),
+            max_transcript_chars: 100_000,
+            lease: TimeDelta::hours(1),
+            max_attempts: 3,
+        },
     )
 }
 
@@ -160,7 +165,12 @@ async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_eviden
     let extracted: Vec<_> =
         reports.iter().filter(|r| matches!(r, ExtractionReport::Extracted { .. })).collect();
     assert_eq!(extracted.len(), 1, "{reports:?}");
-    assert!(reports.iter().any(|r| matches!(r, ExtractionReport::Skipped { reason, .. } if reason.starts_with("already claimed by runner-"))));
+    assert!(
+        reports.iter().any(
+            |r| matches!(r, ExtractionReport::Skipped { reason, .. } if reason.starts_with("already claimed by runner-"))
+        ),
+        "{reports:?}"
+    );
     assert_eq!(extractor.calls(), 1);
 
     let ExtractionReport::Extracted { candidates, summary, malformed, .. } = extracted[0] else {
@@ -261,7 +271,7 @@ async fn an_open_session_is_not_extracted_and_stays_pending_until_it_ends() {
     assert!(
         matches!(runner.run(&session).await.unwrap(), ExtractionReport::Skipped { reason, .. } if reason.contains("not ended"))
     );
-    w.store.end_session(&session, w.clock.now(), crate::host_event("session.ended")).await.unwrap();
+    w.store.end_session(&session, w.clock.now(), true, crate::host_event("session.ended")).await.unwrap();
     let reports = runner.run_pending(10).await.unwrap();
     assert_eq!(reports.len(), 1);
     assert!(matches!(&reports[0].1, Ok(ExtractionReport::Extracted { .. })));
@@ -290,4 +300,105 @@ async fn an_expiry_and_a_confidence_limit_narrow_a_write() {
     request.expires_at = Some(Utc.with_ymd_and_hms(2020, 1, 1, 0, 0, 0).unwrap());
     let error = w.ingestor.write(&principal("research-agent", "aditya"), &request).await.unwrap_err();
     assert!(matches!(error, retold_domain::DomainError::Invalid { field: "expires_at", .. }), "{error}");
+}
+
+/// Fails its first `failures` calls, then proposes like the fake.
+struct Flaky {
+    failures: usize,
+    inner: FakeExtractor,
+    calls: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl retold_ingest::Extractor for Flaky {
+    fn prompt_version(&self) -> &str {
+        "flaky"
+    }
+
+    fn model(&self) -> &str {
+        "flaky"
+    }
+
+    async fn extract(&self, transcript: &retold_ingest::Transcript) -> retold_domain::Result<Extraction> {
+        let call = self.calls.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        if call < self.failures {
+            return Err(retold_domain::DomainError::backend("extractor", "provider overloaded"));
+        }
+        self.inner.extract(transcript).await
+    }
+}
+
+#[tokio::test]
+async fn a_failed_run_is_retried_until_its_attempts_are_used() {
+    let w = world().await;
+    let session = ended_session(&w, "sess_flaky").await;
+    let flaky =
+        Arc::new(Flaky { failures: 1, inner: FakeExtractor::new(proposals()), calls: Default::default() });
+    let runner = ExtractionRunner::new(
+        w.ingestor.clone(),
+        &w.ports,
+        flaky.clone(),
+        Arc::new(TableReviewer::default()),
+        ExtractionConfig {
+            runner_id: "runner-a".into(),
+            max_transcript_chars: 100_000,
+            lease: TimeDelta::hours(1),
+            max_attempts: 2,
+        },
+    );
+    assert!(runner.run(&session).await.is_err(), "the first attempt fails");
+    let events = w.store.session_events(&session).await.unwrap();
+    let failed = events.iter().find(|e| e.kind == "extraction.failed").unwrap();
+    assert_eq!((failed.details["attempt"].as_str(), failed.details["will_retry"].as_str()), ("1", "true"));
+    // The claim was given back: the sweep retries and the second attempt extracts.
+    let reports = runner.run_pending(10).await.unwrap();
+    assert!(matches!(&reports[..], [(_, Ok(ExtractionReport::Extracted { .. }))]), "{reports:?}");
+    let run = w
+        .store
+        .session_events(&session)
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|e| e.kind == "extraction.run")
+        .unwrap();
+    assert_eq!(run.details["attempt"], "2");
+    assert!(runner.run_pending(10).await.unwrap().is_empty(), "finished sessions are not pending");
+
+    // Always failing: given up after max_attempts, and no longer pending.
+    let stuck = ended_session(&w, "sess_stuck").await;
+    let broken =
+        Arc::new(Flaky { failures: 99, inner: FakeExtractor::new(proposals()), calls: Default::default() });
+    let runner = ExtractionRunner::new(
+        w.ingestor.clone(),
+        &w.ports,
+        broken,
+        Arc::new(TableReviewer::default()),
+        ExtractionConfig {
+            runner_id: "runner-b".into(),
+            max_transcript_chars: 100_000,
+            lease: TimeDelta::hours(1),
+            max_attempts: 2,
+        },
+    );
+    assert!(runner.run(&stuck).await.is_err());
+    assert!(runner.run(&stuck).await.is_err());
+    assert!(
+        matches!(runner.run(&stuck).await.unwrap(), ExtractionReport::Skipped { reason, .. } if reason.contains("given up after 2"))
+    );
+    assert!(runner.run_pending(10).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_candidate_the_reviewer_skips_is_not_written() {
+    let w = world().await;
+    w.grant("research-agent", "user:aditya", true, true).await;
+    let session = ended_session(&w, "sess_skip").await;
+    let reviewer = Arc::new(TableReviewer::new([(0, Verdict::Missing { reason: "no verdict".into() })]));
+    let report = runner(&w, "runner-a", Arc::new(FakeExtractor::new(proposals())), reviewer)
+        .run(&session)
+        .await
+        .unwrap();
+    let ExtractionReport::Extracted { candidates, .. } = report else { panic!("{report:?}") };
+    assert_eq!(candidates[0].review, ReviewResult::Unreviewed { reason: "no verdict".into() });
+    assert_eq!(candidates[0].write, None);
 }

@@ -494,14 +494,14 @@ async fn sessions_number_turns_and_refuse_writes_after_the_end() {
     assert_eq!((turn.role, turn.content.as_str()), (TurnRole::User, "Keep answers concise."));
     assert_eq!(sessions.turns(&id).await.unwrap().len(), 3);
     assert!(sessions.turn(&id, 4).await.unwrap().is_none());
-    sessions.end_session(&id, t(4), event("session.ended", None)).await.unwrap();
+    sessions.end_session(&id, t(4), false, event("session.ended", None)).await.unwrap();
     assert_eq!(sessions.session(&id).await.unwrap().unwrap().ended_at, Some(t(4)));
     assert!(matches!(
         sessions.append_turn(&id, TurnRole::User, "late".into(), t(5)).await,
         Err(DomainError::Conflict(_))
     ));
     assert!(matches!(
-        sessions.end_session(&id, t(5), event("session.ended", None)).await,
+        sessions.end_session(&id, t(5), false, event("session.ended", None)).await,
         Err(DomainError::Conflict(_))
     ));
     let missing = SessionId::new("sess_missing").unwrap();
@@ -512,8 +512,8 @@ async fn sessions_number_turns_and_refuse_writes_after_the_end() {
 }
 
 #[tokio::test]
-async fn an_ended_session_is_claimed_for_extraction_exactly_once() {
-    use retold_domain::{ExtractionClaim, Session, SessionId, SessionStore};
+async fn an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries() {
+    use retold_domain::{ClaimTerms, ExtractionClaim, Session, SessionId, SessionStore};
     let f = open().await;
     let sessions: &dyn SessionStore = &f.store;
     let start = |id: &str| Session {
@@ -524,35 +524,108 @@ async fn an_ended_session_is_claimed_for_extraction_exactly_once() {
         started_at: t(1),
         ended_at: None,
     };
-    let (a, b, open_one) = (start("sess_a"), start("sess_b"), start("sess_open"));
-    for s in [&a, &b, &open_one] {
+    // Claims made at t(5); a claim older than t(4) has lapsed.
+    let terms = |now: u32, lapsed_before: u32| ClaimTerms {
+        at: t(now),
+        lapsed_before: t(lapsed_before),
+        max_attempts: 2,
+    };
+    let (a, b, off) = (start("sess_a"), start("sess_b"), start("sess_off"));
+    for s in [&a, &b, &off] {
         sessions.start_session(s.clone(), event("session.started", None)).await.unwrap();
     }
-    assert_eq!(sessions.claim_extraction(&a.id, "runner-1", t(2)).await.unwrap(), ExtractionClaim::NotEnded);
-    sessions.end_session(&b.id, t(3), event("session.ended", None)).await.unwrap();
-    sessions.end_session(&a.id, t(4), event("session.ended", None)).await.unwrap();
     assert_eq!(
-        sessions.unclaimed_ended_sessions(10).await.unwrap(),
-        vec![b.id.clone(), a.id.clone()],
-        "oldest end first; open sessions are not pending"
+        sessions.claim_extraction(&a.id, "runner-1", terms(2, 1)).await.unwrap(),
+        ExtractionClaim::NotEnded
     );
-    assert_eq!(sessions.unclaimed_ended_sessions(1).await.unwrap(), vec![b.id.clone()]);
+    sessions.end_session(&b.id, t(3), true, event("session.ended", None)).await.unwrap();
+    sessions.end_session(&a.id, t(4), true, event("session.ended", None)).await.unwrap();
+    sessions.end_session(&off.id, t(4), false, event("session.ended", None)).await.unwrap();
+    assert_eq!(
+        sessions.pending_extractions(10, terms(5, 4)).await.unwrap(),
+        vec![b.id.clone(), a.id.clone()],
+        "oldest end first; sessions ended with extraction off are not pending"
+    );
+    assert_eq!(sessions.pending_extractions(1, terms(5, 4)).await.unwrap(), vec![b.id.clone()]);
 
     // Eight claimants race on one session: exactly one wins.
     let claims = futures_join((0..8).map(|n| {
         let store = f.store.clone();
         let id = a.id.clone();
-        async move { store.claim_extraction(&id, &format!("runner-{n}"), t(5)).await.unwrap() }
+        async move { store.claim_extraction(&id, &format!("runner-{n}"), terms(5, 4)).await.unwrap() }
     }))
     .await;
-    let winners = claims.iter().filter(|c| **c == ExtractionClaim::Claimed).count();
-    assert_eq!(winners, 1, "{claims:?}");
-    let by = claims.iter().find_map(|c| match c {
-        ExtractionClaim::AlreadyClaimed { by } => Some(by.clone()),
-        _ => None,
-    });
-    assert!(by.is_some_and(|by| by.starts_with("runner-")), "{claims:?}");
-    assert_eq!(sessions.unclaimed_ended_sessions(10).await.unwrap(), vec![b.id.clone()]);
+    let winners: Vec<_> =
+        claims.iter().filter(|c| matches!(c, ExtractionClaim::Claimed { attempt: 1 })).collect();
+    assert_eq!(winners.len(), 1, "{claims:?}");
+    assert_eq!(
+        claims
+            .iter()
+            .filter(|c| matches!(c, ExtractionClaim::InProgress { by } if by.starts_with("runner-")))
+            .count(),
+        7,
+        "{claims:?}"
+    );
+    assert_eq!(sessions.pending_extractions(10, terms(5, 4)).await.unwrap(), vec![b.id.clone()]);
+
+    // The winner fails and releases: a second attempt may claim; then it is used up.
+    // Every loser was told who holds the claim.
+    let winner = claims
+        .iter()
+        .find_map(|c| match c {
+            ExtractionClaim::InProgress { by } => Some(by.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(claims.iter().all(|c| match c {
+        ExtractionClaim::InProgress { by } => *by == winner,
+        other => matches!(other, ExtractionClaim::Claimed { .. }),
+    }));
+    assert!(sessions.release_extraction(&a.id, "someone-else").await.is_err(), "only the holder releases");
+    sessions.release_extraction(&a.id, &winner).await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&a.id, "runner-x", terms(6, 5)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 2 }
+    );
+    sessions.release_extraction(&a.id, "runner-x").await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&a.id, "runner-y", terms(7, 6)).await.unwrap(),
+        ExtractionClaim::Exhausted { attempts: 2 }
+    );
+    assert!(!sessions.pending_extractions(10, terms(7, 6)).await.unwrap().contains(&a.id));
+
+    // A claim whose runner died lapses and can be taken over; a finished one never again.
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-dead", terms(5, 4)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 1 }
+    );
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-z", terms(6, 4)).await.unwrap(),
+        ExtractionClaim::InProgress { by: "runner-dead".into() },
+        "the lease still runs"
+    );
+    assert_eq!(sessions.pending_extractions(10, terms(9, 6)).await.unwrap(), vec![b.id.clone()], "lapsed");
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-z", terms(9, 6)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 2 }
+    );
+    assert!(
+        sessions.finish_extraction(&b.id, "runner-dead", t(9)).await.is_err(),
+        "the lapsed holder cannot finish"
+    );
+    sessions.finish_extraction(&b.id, "runner-z", t(9)).await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-w", terms(20, 19)).await.unwrap(),
+        ExtractionClaim::Done { by: "runner-z".into() }
+    );
+    assert!(sessions.pending_extractions(10, terms(20, 19)).await.unwrap().is_empty());
+
+    // An explicit claim works on a session ended with extraction off (the admin asked).
+    assert_eq!(
+        sessions.claim_extraction(&off.id, "admin", terms(5, 4)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 1 }
+    );
+
     let mut about_a = event("extraction.run", None);
     about_a.details.insert("session_id".into(), "sess_a".into());
     f.store.apply(retold_domain::WriteUnit { events: vec![about_a], ..Default::default() }).await.unwrap();
@@ -560,7 +633,7 @@ async fn an_ended_session_is_claimed_for_extraction_exactly_once() {
         sessions.session_events(&a.id).await.unwrap().into_iter().map(|e| e.kind).collect();
     assert_eq!(kinds, ["extraction.run"], "events whose details name the session, and only those");
     assert!(matches!(
-        sessions.claim_extraction(&SessionId::new("sess_missing").unwrap(), "r", t(6)).await,
+        sessions.claim_extraction(&SessionId::new("sess_missing").unwrap(), "r", terms(6, 5)).await,
         Err(DomainError::NotFound { .. })
     ));
 }
