@@ -11,11 +11,19 @@ struct Server {
 
 /// Start `retold serve` on an ephemeral port and wait for the line that says where it listens.
 fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
+    start_with(data_dir, admin_key, &[])
+}
+
+fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &str)]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_retold"))
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .env("RETOLD__AUTH__ADMIN_KEY", admin_key)
         .env("RETOLD__TELEMETRY__LOG_FILTER", "warn")
+        // A developer's provider keys would turn extraction on against the real provider.
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .envs(extra_env.iter().copied())
         .stdout(Stdio::piped())
         .spawn()
         .expect("the retold binary starts");
@@ -117,4 +125,66 @@ fn the_readme_session_runs_against_the_real_server_and_survives_a_restart() {
     let after = results(&post(&format!("{}/v1/memory/search", server.url), &search));
     assert_eq!(before, after, "every acknowledged write is back, ranked the same");
     server.stop();
+}
+
+#[test]
+fn the_binary_extracts_an_ended_session_and_finishes_the_run_before_it_exits() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let provider = runtime.block_on(retold_hosted::fake::FakeProvider::start()).unwrap();
+    provider.respond_with(crate::extraction::respond);
+    let base_url = provider.base_url();
+    let dir = tempfile::tempdir().unwrap();
+    let key = "e2e-admin-key";
+    let provider_env = [
+        ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
+        ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-e2e"),
+    ];
+    let server = start_with(dir.path(), key, &provider_env);
+    let admin = format!("Authorization: Bearer {key}");
+    let host: serde_json::Value = serde_json::from_str(&curl(&[
+        "-H",
+        &admin,
+        "-H",
+        "Content-Type: application/json",
+        "-X",
+        "POST",
+        &format!("{}/v1/admin/host-keys", server.url),
+        "-d",
+        r#"{"name": "e2e"}"#,
+    ]))
+    .unwrap();
+    let auth = format!("Authorization: Bearer {}", host["key"].as_str().unwrap());
+    let post = |url: &str, body: &str| {
+        curl(&["-H", &auth, "-H", "Content-Type: application/json", "-X", "POST", url, "-d", body])
+    };
+    let principal = r#"{"agent_id": "research-agent", "user_id": "aditya"}"#;
+    let session: serde_json::Value = serde_json::from_str(&post(
+        &format!("{}/v1/sessions", server.url),
+        &format!(r#"{{"principal": {principal}}}"#),
+    ))
+    .unwrap();
+    let sid = session["id"].as_str().unwrap().to_owned();
+    for (role, content) in crate::extraction::TURNS {
+        let body = serde_json::json!({"principal": serde_json::from_str::<serde_json::Value>(principal).unwrap(), "role": role, "content": content});
+        post(&format!("{}/v1/sessions/{sid}/turns", server.url), &body.to_string());
+    }
+    // Ended without waiting: the run happens in the background, and SIGTERM right after must
+    // let it finish, since the session is claimed.
+    post(&format!("{}/v1/sessions/{sid}/end", server.url), &format!(r#"{{"principal": {principal}}}"#));
+    server.stop();
+    assert_eq!(provider.requests().len(), 2, "one extraction and one review call");
+
+    let server = start_with(dir.path(), key, &provider_env);
+    let events: serde_json::Value = serde_json::from_str(&curl(&[
+        "-H",
+        &admin,
+        &format!("{}/v1/admin/sessions/{sid}/events", server.url),
+    ]))
+    .unwrap();
+    let kinds: Vec<&str> =
+        events["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["session.started", "session.ended", "extraction.run"], "{events}");
+    assert_eq!(events["events"][2]["details"]["written"], "3");
+    server.stop();
+    assert_eq!(provider.requests().len(), 2, "the restarted service does not extract the session again");
 }

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::{ADMIN_KEY, TestApp, app, app_in, principal};
 
-const TURNS: [(&str, &str); 4] = [
+pub(crate) const TURNS: [(&str, &str); 4] = [
     ("user", "I prefer concise technical explanations, ideally in English."),
     ("assistant", "Noted: short, technical answers from now on."),
     ("tool", r#"{"repository": "retold", "default_branch": "main", "stars": 42}"#),
@@ -57,7 +57,7 @@ fn proposals() -> Vec<Value> {
 
 /// The provider: extraction proposes; review narrows the first valid candidate, tries to
 /// widen the second, accepts the third.
-fn respond(request: &Captured) -> Reply {
+pub(crate) fn respond(request: &Captured) -> Reply {
     match request.schema_name() {
         Some("extract_v1") => Reply::structured(
             request,
