@@ -56,6 +56,14 @@ fn parse(args: &[String]) -> Result<Args> {
             other => bail!("unknown option {other:?}; {usage}"),
         }
     }
+    if !parsed.data.is_file() {
+        bail!(
+            "no {} data at {}: the default is the dev split in ../shared/data next to the repository; \
+             pass --data PATH for another copy or split",
+            parsed.dataset,
+            parsed.data.display()
+        );
+    }
     Ok(parsed)
 }
 
