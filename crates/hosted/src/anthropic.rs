@@ -52,9 +52,8 @@ pub(crate) fn parse(request: &CompletionRequest, answer: &Value) -> Result<Compl
     if !input.is_object() {
         return Err(malformed("the tool call's input is not an object"));
     }
-    Ok(CompletionResponse {
-        json: input.to_string(),
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
-    })
+    // Prompt-cache reads and writes are input the request was billed for, too.
+    let input_tokens =
+        tokens("input_tokens") + tokens("cache_creation_input_tokens") + tokens("cache_read_input_tokens");
+    Ok(CompletionResponse { json: input.to_string(), input_tokens, output_tokens: tokens("output_tokens") })
 }

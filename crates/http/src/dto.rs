@@ -584,8 +584,8 @@ impl ExtractionReportDto {
         }
     }
 
-    /// A run's result; a failure's text is logged and recorded on the session's
-    /// extraction.failed event, not returned.
+    /// A run's result; a failure's text is logged by the runner and recorded on the
+    /// session's extraction.failed event, not returned.
     pub(crate) fn from_run(
         session: &domain::SessionId,
         run: domain::Result<retold_ingest::ExtractionReport>,
@@ -619,14 +619,12 @@ impl ExtractionReportDto {
                 input_tokens: usage.input_tokens,
                 output_tokens: usage.output_tokens,
             },
-            Err(error) => {
-                tracing::warn!(%session, %error, "session extraction failed");
-                Self::status(
-                    session,
-                    "failed",
-                    "extraction failed; the session's extraction.failed event says why",
-                )
-            }
+            // The runner logged the failure and recorded it on the extraction.failed event.
+            Err(_) => Self::status(
+                session,
+                "failed",
+                "extraction failed; the session's extraction.failed event says why",
+            ),
         }
     }
 }

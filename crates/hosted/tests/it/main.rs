@@ -109,6 +109,18 @@ async fn openai_structured_output_is_a_strict_json_schema() {
 }
 
 #[tokio::test]
+async fn anthropic_usage_counts_prompt_cache_tokens_as_input() {
+    let (server, client) = setup().await;
+    server.script([Reply::json(json!({
+        "content": [{"type": "tool_use", "id": "t", "name": "rewrite_v1", "input": {"phrase": "x"}}],
+        "stop_reason": "tool_use",
+        "usage": {"input_tokens": 10, "cache_creation_input_tokens": 200, "cache_read_input_tokens": 1000, "output_tokens": 5},
+    }))]);
+    let response = client.complete(request("claude-haiku-4-5-20251001")).await.unwrap();
+    assert_eq!((response.input_tokens, response.output_tokens), (1210, 5));
+}
+
+#[tokio::test]
 async fn explicit_provider_prefix_routes_other_model_names() {
     let (server, client) = setup().await;
     server.script([Reply::openai_content(r#"{"phrase": "x"}"#)]);

@@ -127,8 +127,9 @@ pub(crate) async fn session_end(
         (Some(runner), false) => {
             let runner = runner.clone();
             state.tasks.spawn(async move {
-                // The report is on the session's extraction.run event; failures are logged.
-                let _ = ExtractionReportDto::from_run(&session.id, runner.run(&session.id).await);
+                // The runner records the outcome on the session's extraction.run or
+                // extraction.failed event and logs failures; nobody waits for the report.
+                let _report = runner.run(&session.id).await;
             });
             Ok(StatusCode::NO_CONTENT.into_response())
         }
