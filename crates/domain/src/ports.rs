@@ -178,6 +178,8 @@ pub trait RecordStore: Send + Sync {
     async fn apply(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>>;
     /// One record by id, in any status.
     async fn get(&self, id: &RecordId) -> Result<Option<MemoryRecord>>;
+    /// The records of these ids that exist, in any status and any order (one round trip).
+    async fn get_many(&self, ids: &[RecordId]) -> Result<Vec<MemoryRecord>>;
     /// Records that match the filter, ordered by key.
     async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
     /// The key of a record.

@@ -317,6 +317,11 @@ impl Retriever {
         let fused = rrf(&lists, self.config.rrf_k);
         timings.push(("fusion".into(), micros(t)));
         let mut drops: Vec<TraceDrop> = Vec::new();
+        // Every eligible fused record in one round trip.
+        let wanted: Vec<RecordId> =
+            fused.iter().filter(|(id, _)| eligible_ids.contains_key(id)).map(|(id, _)| id.clone()).collect();
+        let mut records: HashMap<RecordId, MemoryRecord> =
+            self.ports.records.get_many(&wanted).await?.into_iter().map(|r| (r.id.clone(), r)).collect();
         let mut candidates: Vec<Candidate> = Vec::new();
         for (i, (id, score)) in fused.iter().enumerate() {
             let Some(key) = eligible_ids.get(id).copied() else {
@@ -327,7 +332,7 @@ impl Retriever {
                 });
                 continue;
             };
-            let Some(record) = self.ports.records.get(id).await? else { continue };
+            let Some(record) = records.remove(id) else { continue };
             candidates.push(Candidate {
                 id: id.clone(),
                 key,

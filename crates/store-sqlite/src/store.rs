@@ -434,6 +434,14 @@ impl RecordStore for SqliteStore {
         Ok(self.select_records("id = ?", vec![id.as_str().into()]).await?.pop())
     }
 
+    async fn get_many(&self, ids: &[RecordId]) -> DomainResult<Vec<MemoryRecord>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let json = serde_json::Value::from(ids.iter().map(RecordId::as_str).collect::<Vec<_>>()).to_string();
+        Ok(self.select_records("id IN (SELECT value FROM json_each(?))", vec![json.into()]).await?)
+    }
+
     async fn eligible(&self, filter: &EligibilityFilter) -> DomainResult<Vec<EligibleRecord>> {
         if filter.scopes.is_empty() || filter.statuses.is_empty() {
             return Ok(Vec::new());

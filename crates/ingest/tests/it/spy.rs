@@ -30,6 +30,9 @@ impl RecordStore for Spy {
     async fn get(&self, id: &RecordId) -> Result<Option<MemoryRecord>> {
         self.inner.get(id).await
     }
+    async fn get_many(&self, ids: &[RecordId]) -> Result<Vec<MemoryRecord>> {
+        self.inner.get_many(ids).await
+    }
     async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>> {
         self.log(&filter.scopes);
         self.inner.eligible(filter).await

@@ -76,6 +76,10 @@ async fn every_field_round_trips() {
     insert(store, full.clone()).await;
     assert_eq!(store.get(&full.id).await.unwrap(), Some(full.clone()));
     assert_eq!(full.subject().unwrap(), "ent_person_aditya/explanation_style");
+    let missing = retold_domain::RecordId::new("mem_missing").unwrap();
+    assert_eq!(store.get_many(&[missing.clone(), full.id.clone()]).await.unwrap(), vec![full.clone()]);
+    assert!(store.get_many(&[missing]).await.unwrap().is_empty());
+    assert!(store.get_many(&[]).await.unwrap().is_empty());
 
     // Every optional field empty, other enums.
     let mut sparse = record(2, "agent:researcher/aditya", "x");
