@@ -10,9 +10,7 @@ use retold_domain::{
     AgentId, Confidence, Content, EligibilityFilter, EmbeddingModelInfo, EmbeddingRow, MemoryRecord,
     MemoryType, RecordId, RecordKey, RecordStore, Scope, SourceKind, Status, VectorIndex, WriteUnit,
 };
-use retold_index::{
-    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
-};
+use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
 use serde_json::{Value, json};
 
@@ -367,17 +365,7 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
 }
 
 fn bench_embedder() -> Result<Value> {
-    let embedder = OnnxEmbedder::load(OnnxEmbedderConfig {
-        model: "sentence-transformers/all-MiniLM-L6-v2".into(),
-        version: 1,
-        dims: 384,
-        pooling: Pooling::Mean,
-        max_length: 256,
-        batch_size: 32,
-        workers: 2,
-        model_dir: default_model_dir(),
-        runtime_library: default_runtime_library(),
-    })?;
+    let embedder = OnnxEmbedder::load(OnnxEmbedderConfig::provisioned())?;
     let mut rng = Rng(42);
     let mut single = Vec::new();
     for n in 0..40 {

@@ -43,6 +43,25 @@ pub struct OnnxEmbedderConfig {
     pub runtime_library: PathBuf,
 }
 
+impl OnnxEmbedderConfig {
+    /// The model `cargo xtask setup` provisions (all-MiniLM-L6-v2, int8, 384 dims, mean
+    /// pooling) read from the provisioning cache, with the shipped defaults of
+    /// `config/default.yaml`; for tests and benchmarks that need the real model.
+    pub fn provisioned() -> Self {
+        Self {
+            model: "sentence-transformers/all-MiniLM-L6-v2".into(),
+            version: 1,
+            dims: 384,
+            pooling: Pooling::Mean,
+            max_length: 256,
+            batch_size: 32,
+            workers: 2,
+            model_dir: crate::provisioned::default_model_dir(),
+            runtime_library: crate::provisioned::default_runtime_library(),
+        }
+    }
+}
+
 const FIX: &str = "run `cargo xtask setup` to provision it, or point the configuration at it";
 
 /// ONNX Runtime can be loaded once per process; every embedder shares this environment.

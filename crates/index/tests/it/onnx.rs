@@ -4,22 +4,10 @@
 use std::sync::OnceLock;
 
 use retold_domain::Embedder;
-use retold_index::{
-    IndexError, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
-};
+use retold_index::{IndexError, OnnxEmbedder, OnnxEmbedderConfig};
 
 fn config() -> OnnxEmbedderConfig {
-    OnnxEmbedderConfig {
-        model: "sentence-transformers/all-MiniLM-L6-v2".into(),
-        version: 1,
-        dims: 384,
-        pooling: Pooling::Mean,
-        max_length: 256,
-        batch_size: 4,
-        workers: 2,
-        model_dir: default_model_dir(),
-        runtime_library: default_runtime_library(),
-    }
+    OnnxEmbedderConfig { batch_size: 4, ..OnnxEmbedderConfig::provisioned() }
 }
 
 fn embedder() -> &'static OnnxEmbedder {

@@ -13,9 +13,7 @@ use retold_domain::{
     GrantStore, ManualClock, MemoryType, Name, Principal, RecordId, RecordStore, Scope, SequentialIds,
     Session, SessionId, SessionStore, SourceKind, SourceRef, TurnRole, UserId,
 };
-use retold_index::{
-    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
-};
+use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_ingest::{EmbeddingEntailmentJudge, EntityRef, IngestConfig, Ingestor, Ports, WriteRequest};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
 
@@ -25,15 +23,8 @@ pub(crate) fn embedder() -> Arc<OnnxEmbedder> {
         .get_or_init(|| {
             Arc::new(
                 OnnxEmbedder::load(OnnxEmbedderConfig {
-                    model: "sentence-transformers/all-MiniLM-L6-v2".into(),
-                    version: 1,
-                    dims: 384,
-                    pooling: Pooling::Mean,
-                    max_length: 256,
                     batch_size: 16,
-                    workers: 2,
-                    model_dir: default_model_dir(),
-                    runtime_library: default_runtime_library(),
+                    ..OnnxEmbedderConfig::provisioned()
                 })
                 .expect("model provisioned by `cargo xtask setup`"),
             )
@@ -114,25 +105,26 @@ impl World {
             .unwrap();
     }
 
-    /// A session whose turn `turn` says `text` (earlier turns are filler).
-    pub(crate) async fn session_with_turn(&self, id: &str, turn: u32, text: &str) {
+    /// Start session `id` for research-agent and aditya, unless it exists.
+    pub(crate) async fn start_session(&self, id: &str) -> SessionId {
         let session = SessionId::new(id).unwrap();
         if self.store.session(&session).await.unwrap().is_none() {
-            self.store
-                .start_session(
-                    Session {
-                        id: session.clone(),
-                        agent_id: AgentId::new("research-agent").unwrap(),
-                        user_id: UserId::new("aditya").unwrap(),
-                        project_id: None,
-                        started_at: Utc::now(),
-                        ended_at: None,
-                    },
-                    host_event("session.started"),
-                )
-                .await
-                .unwrap();
+            let started = Session {
+                id: session.clone(),
+                agent_id: AgentId::new("research-agent").unwrap(),
+                user_id: UserId::new("aditya").unwrap(),
+                project_id: None,
+                started_at: retold_domain::Clock::now(self.clock.as_ref()),
+                ended_at: None,
+            };
+            self.store.start_session(started, host_event("session.started")).await.unwrap();
         }
+        session
+    }
+
+    /// A session whose turn `turn` says `text` (earlier turns are filler).
+    pub(crate) async fn session_with_turn(&self, id: &str, turn: u32, text: &str) {
+        let session = self.start_session(id).await;
         loop {
             let next = self.store.turns(&session).await.unwrap().len() as u32 + 1;
             let content = if next == turn { text.to_owned() } else { format!("filler turn {next}") };

@@ -12,9 +12,7 @@ use retold_domain::{
     AgentId, AuditEvent, Content, EntityKind, EventId, Grant, GrantId, GrantStore, ManualClock, MemoryType,
     Name, Principal, RecordId, Scope, SearchId, SearchLogStore, SequentialIds, SourceKind, UserId,
 };
-use retold_index::{
-    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, Pooling, default_model_dir, default_runtime_library,
-};
+use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_ingest::{
     EmbeddingEntailmentJudge, EntityRef, IngestConfig, Ingestor, Ports, WriteOutcome, WriteRequest,
 };
@@ -27,15 +25,8 @@ pub(crate) fn embedder() -> Arc<OnnxEmbedder> {
         .get_or_init(|| {
             Arc::new(
                 OnnxEmbedder::load(OnnxEmbedderConfig {
-                    model: "sentence-transformers/all-MiniLM-L6-v2".into(),
-                    version: 1,
-                    dims: 384,
-                    pooling: Pooling::Mean,
-                    max_length: 256,
                     batch_size: 16,
-                    workers: 2,
-                    model_dir: default_model_dir(),
-                    runtime_library: default_runtime_library(),
+                    ..OnnxEmbedderConfig::provisioned()
                 })
                 .expect("model provisioned by `cargo xtask setup`"),
             )
