@@ -44,6 +44,38 @@ fn turn_from_row(row: &QueryResult) -> Result<SessionTurn, StoreError> {
     })
 }
 
+impl SqliteStore {
+    /// Apply `set` (with `value` for its one placeholder, if any) to a session whose unfinished
+    /// extraction `claimant` holds; refused when it does not hold it.
+    async fn update_held_claim(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        set: &str,
+        value: Option<i64>,
+    ) -> Result<(), StoreError> {
+        let txn = self.begin_write().await?;
+        let mut values: Vec<sea_orm::Value> = value.into_iter().map(Into::into).collect();
+        values.extend([id.as_str().into(), claimant.into()]);
+        let result = txn
+            .execute_raw(stmt(
+                &format!(
+                    "UPDATE sessions SET {set} \
+                     WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL"
+                ),
+                values,
+            ))
+            .await?;
+        if result.rows_affected() == 0 {
+            return Err(StoreError::Duplicate(format!(
+                "{claimant} does not hold the extraction of session {id}"
+            )));
+        }
+        txn.commit().await?;
+        Ok(())
+    }
+}
+
 const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at";
 const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
 
@@ -229,43 +261,12 @@ impl SessionStore for SqliteStore {
     }
 
     async fn finish_extraction(&self, id: &SessionId, claimant: &str, at: Timestamp) -> DomainResult<()> {
-        let txn = self.begin_write().await?;
-        let result = txn
-            .execute_raw(stmt(
-                "UPDATE sessions SET extraction_finished_at = ? \
-                 WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL",
-                [millis(at).into(), id.as_str().into(), claimant.into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        if result.rows_affected() == 0 {
-            return Err(StoreError::Duplicate(format!(
-                "{claimant} does not hold the extraction of session {id}"
-            ))
-            .into());
-        }
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(())
+        Ok(self.update_held_claim(id, claimant, "extraction_finished_at = ?", Some(millis(at))).await?)
     }
 
     async fn release_extraction(&self, id: &SessionId, claimant: &str) -> DomainResult<()> {
-        let txn = self.begin_write().await?;
-        let result = txn
-            .execute_raw(stmt(
-                "UPDATE sessions SET extraction_claimed_by = NULL, extraction_claimed_at = NULL \
-                 WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL",
-                [id.as_str().into(), claimant.into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        if result.rows_affected() == 0 {
-            return Err(StoreError::Duplicate(format!(
-                "{claimant} does not hold the extraction of session {id}"
-            ))
-            .into());
-        }
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(())
+        let set = "extraction_claimed_by = NULL, extraction_claimed_at = NULL";
+        Ok(self.update_held_claim(id, claimant, set, None).await?)
     }
 
     async fn pending_extractions(&self, limit: usize, terms: ClaimTerms) -> DomainResult<Vec<SessionId>> {
@@ -295,15 +296,6 @@ impl SessionStore for SqliteStore {
     }
 
     async fn session_events(&self, id: &SessionId) -> DomainResult<Vec<AuditEvent>> {
-        let rows = self
-            .reader
-            .query_all_raw(stmt(
-                "SELECT id, at, kind, record_id, actor, details FROM events \
-                 WHERE json_extract(details, '$.session_id') = ? ORDER BY seq",
-                [id.as_str().into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        Ok(rows.iter().map(crate::convert::event_from_row).collect::<Result<_, _>>()?)
+        Ok(self.select_events("json_extract(details, '$.session_id') = ?", id.as_str()).await?)
     }
 }

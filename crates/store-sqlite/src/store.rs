@@ -225,6 +225,22 @@ impl SqliteStore {
             .collect()
     }
 
+    /// Audit events matching `where_sql` (one placeholder, bound to `value`), oldest first.
+    pub(crate) async fn select_events(
+        &self,
+        where_sql: &str,
+        value: &str,
+    ) -> Result<Vec<AuditEvent>, StoreError> {
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!("SELECT id, at, kind, record_id, actor, details FROM events WHERE {where_sql} ORDER BY seq"),
+                [value.into()],
+            ))
+            .await?;
+        rows.iter().map(convert::event_from_row).collect()
+    }
+
     async fn select_records(
         &self,
         where_sql: &str,
@@ -636,15 +652,7 @@ impl RecordStore for SqliteStore {
     }
 
     async fn events_of(&self, id: &RecordId) -> DomainResult<Vec<AuditEvent>> {
-        let rows = self
-            .reader
-            .query_all_raw(stmt(
-                "SELECT id, at, kind, record_id, actor, details FROM events WHERE record_id = ? ORDER BY seq",
-                [id.as_str().into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        Ok(rows.iter().map(convert::event_from_row).collect::<Result<_, _>>()?)
+        Ok(self.select_events("record_id = ?", id.as_str()).await?)
     }
 
     async fn compatible_embeddings(
