@@ -243,8 +243,6 @@ pub struct Built {
     pub state: AppState,
     pub new_admin_key: Option<String>,
     pub vectors_loaded: usize,
-    /// `on (…)` or `off (why)`.
-    pub extraction_status: String,
 }
 
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
@@ -294,13 +292,13 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
         ingestor,
         retriever,
         extraction,
-        extraction_status: extraction_status.clone(),
+        extraction_status,
         tasks: tokio_util::task::TaskTracker::new(),
         clock,
         ids,
         admin_hashes,
     };
-    Ok(Built { state, new_admin_key, vectors_loaded, extraction_status })
+    Ok(Built { state, new_admin_key, vectors_loaded })
 }
 
 /// Load the embedder off the async workers.
@@ -322,7 +320,7 @@ pub async fn serve(settings: Settings) -> Result<()> {
         settings.data_dir().display(),
         built.vectors_loaded
     );
-    println!("retold session extraction: {}", built.extraction_status);
+    println!("retold session extraction: {}", built.state.extraction_status);
     if let Some(key) = &built.new_admin_key {
         println!("retold created the first admin key (shown once, stored hashed): {key}");
     }

@@ -254,18 +254,44 @@ pub(crate) fn parse_review(json: &str, count: usize) -> Result<Vec<Verdict>> {
         .collect())
 }
 
-/// Extraction through a hosted model with prompt `extract_v1`.
+/// One model and token budget behind a CompletionClient: what both hosted components share.
 #[derive(Clone)]
-pub struct StructuredLLMExtractor {
+struct HostedModel {
     client: Arc<dyn CompletionClient>,
     model: String,
     max_tokens: u32,
 }
 
-impl std::fmt::Debug for StructuredLLMExtractor {
+impl std::fmt::Debug for HostedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StructuredLLMExtractor").field("model", &self.model).finish_non_exhaustive()
+        f.debug_struct("HostedModel").field("model", &self.model).finish_non_exhaustive()
     }
+}
+
+impl HostedModel {
+    /// Ask with `prompt` (the system text of prompt `version`) for an answer matching
+    /// `schema`; the answer's JSON text and its token usage.
+    async fn ask(&self, version: &str, prompt: &str, user: String, schema: Value) -> Result<(String, Usage)> {
+        let response = self
+            .client
+            .complete(CompletionRequest {
+                model: self.model.clone(),
+                system: prompt.to_owned(),
+                user,
+                schema_name: version.to_owned(),
+                schema_json: schema.to_string(),
+                max_tokens: self.max_tokens,
+            })
+            .await?;
+        let usage = Usage { input_tokens: response.input_tokens, output_tokens: response.output_tokens };
+        Ok((response.json, usage))
+    }
+}
+
+/// Extraction through a hosted model with prompt `extract_v1`.
+#[derive(Debug, Clone)]
+pub struct StructuredLLMExtractor {
+    hosted: HostedModel,
 }
 
 impl StructuredLLMExtractor {
@@ -274,7 +300,7 @@ impl StructuredLLMExtractor {
 
     /// An extractor calling `model` (`ingestion.extraction_model`) through `client`.
     pub fn new(client: Arc<dyn CompletionClient>, model: impl Into<String>, max_tokens: u32) -> Self {
-        Self { client, model: model.into(), max_tokens }
+        Self { hosted: HostedModel { client, model: model.into(), max_tokens } }
     }
 }
 
@@ -285,43 +311,22 @@ impl Extractor for StructuredLLMExtractor {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.hosted.model
     }
 
     async fn extract(&self, transcript: &Transcript) -> Result<Extraction> {
-        let response = self
-            .client
-            .complete(CompletionRequest {
-                model: self.model.clone(),
-                system: EXTRACT_V1.to_owned(),
-                user: format!(
-                    "{}Propose the memories this session supports, then summarise it.",
-                    transcript.render()
-                ),
-                schema_name: Self::PROMPT_VERSION.to_owned(),
-                schema_json: extraction_schema().to_string(),
-                max_tokens: self.max_tokens,
-            })
-            .await?;
-        let mut extraction = parse_extraction(&response.json)?;
-        extraction.usage =
-            Usage { input_tokens: response.input_tokens, output_tokens: response.output_tokens };
-        Ok(extraction)
+        let user =
+            format!("{}Propose the memories this session supports, then summarise it.", transcript.render());
+        let (json, usage) =
+            self.hosted.ask(Self::PROMPT_VERSION, EXTRACT_V1, user, extraction_schema()).await?;
+        Ok(Extraction { usage, ..parse_extraction(&json)? })
     }
 }
 
 /// Candidate review through a hosted model with prompt `review_v1`.
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 pub struct StructuredLLMReviewer {
-    client: Arc<dyn CompletionClient>,
-    model: String,
-    max_tokens: u32,
-}
-
-impl std::fmt::Debug for StructuredLLMReviewer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StructuredLLMReviewer").field("model", &self.model).finish_non_exhaustive()
-    }
+    hosted: HostedModel,
 }
 
 impl StructuredLLMReviewer {
@@ -330,7 +335,7 @@ impl StructuredLLMReviewer {
 
     /// A reviewer calling `model` (`ingestion.review_model`) through `client`.
     pub fn new(client: Arc<dyn CompletionClient>, model: impl Into<String>, max_tokens: u32) -> Self {
-        Self { client, model: model.into(), max_tokens }
+        Self { hosted: HostedModel { client, model: model.into(), max_tokens } }
     }
 }
 
@@ -341,7 +346,7 @@ impl Reviewer for StructuredLLMReviewer {
     }
 
     fn model(&self) -> &str {
-        &self.model
+        &self.hosted.model
     }
 
     async fn review(&self, transcript: &Transcript, candidates: &[Candidate]) -> Result<Review> {
@@ -353,24 +358,12 @@ impl Reviewer for StructuredLLMReviewer {
             .enumerate()
             .map(|(index, c)| json!({"index": index, "candidate": candidate_json(c)}))
             .collect();
-        let response = self
-            .client
-            .complete(CompletionRequest {
-                model: self.model.clone(),
-                system: REVIEW_V1.to_owned(),
-                user: format!(
-                    "{}Candidates:\n{}\n\nReview every candidate.",
-                    transcript.render(),
-                    serde_json::to_string_pretty(&numbered).map_err(|e| malformed("review request", e))?
-                ),
-                schema_name: Self::PROMPT_VERSION.to_owned(),
-                schema_json: review_schema().to_string(),
-                max_tokens: self.max_tokens,
-            })
-            .await?;
-        Ok(Review {
-            verdicts: parse_review(&response.json, candidates.len())?,
-            usage: Usage { input_tokens: response.input_tokens, output_tokens: response.output_tokens },
-        })
+        let user = format!(
+            "{}Candidates:\n{}\n\nReview every candidate.",
+            transcript.render(),
+            serde_json::to_string_pretty(&numbered).map_err(|e| malformed("review request", e))?
+        );
+        let (json, usage) = self.hosted.ask(Self::PROMPT_VERSION, REVIEW_V1, user, review_schema()).await?;
+        Ok(Review { verdicts: parse_review(&json, candidates.len())?, usage })
     }
 }
