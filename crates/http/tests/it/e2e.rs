@@ -41,6 +41,23 @@ fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &
 }
 
 impl Server {
+    /// A new host key, created with the admin key.
+    fn host_key(&self, admin_key: &str) -> String {
+        let created: serde_json::Value = serde_json::from_str(&curl(&[
+            "-H",
+            &format!("Authorization: Bearer {admin_key}"),
+            "-H",
+            "Content-Type: application/json",
+            "-X",
+            "POST",
+            &format!("{}/v1/admin/host-keys", self.url),
+            "-d",
+            r#"{"name": "e2e"}"#,
+        ]))
+        .unwrap();
+        created["key"].as_str().unwrap().to_owned()
+    }
+
     fn stop(mut self) {
         let pid = self.child.id().to_string();
         let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
@@ -74,20 +91,7 @@ fn the_readme_session_runs_against_the_real_server_and_survives_a_restart() {
     assert!(stdout.contains("Aditya prefers concise technical explanations.\n  matched: "), "{stdout}");
 
     // Write a few more through the API, search, restart, search again.
-    let host: serde_json::Value = serde_json::from_str(&curl(&[
-        "-H",
-        &format!("Authorization: Bearer {key}"),
-        "-H",
-        "Content-Type: application/json",
-        "-X",
-        "POST",
-        &format!("{}/v1/admin/host-keys", server.url),
-        "-d",
-        r#"{"name": "e2e"}"#,
-    ]))
-    .unwrap();
-    let host = host["key"].as_str().unwrap().to_owned();
-    let auth = format!("Authorization: Bearer {host}");
+    let auth = format!("Authorization: Bearer {}", server.host_key(key));
     let post = |url: &str, body: &str| {
         curl(&["-H", &auth, "-H", "Content-Type: application/json", "-X", "POST", url, "-d", body])
     };
@@ -141,19 +145,7 @@ fn the_binary_extracts_an_ended_session_and_finishes_the_run_before_it_exits() {
     ];
     let server = start_with(dir.path(), key, &provider_env);
     let admin = format!("Authorization: Bearer {key}");
-    let host: serde_json::Value = serde_json::from_str(&curl(&[
-        "-H",
-        &admin,
-        "-H",
-        "Content-Type: application/json",
-        "-X",
-        "POST",
-        &format!("{}/v1/admin/host-keys", server.url),
-        "-d",
-        r#"{"name": "e2e"}"#,
-    ]))
-    .unwrap();
-    let auth = format!("Authorization: Bearer {}", host["key"].as_str().unwrap());
+    let auth = format!("Authorization: Bearer {}", server.host_key(key));
     let post = |url: &str, body: &str| {
         curl(&["-H", &auth, "-H", "Content-Type: application/json", "-X", "POST", url, "-d", body])
     };

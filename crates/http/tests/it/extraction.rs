@@ -82,6 +82,22 @@ pub(crate) fn respond(request: &Captured) -> Reply {
     }
 }
 
+/// The app with `provider` configured as the `provider_name` endpoint, keyed with `key`.
+async fn app_with_provider(
+    provider: &FakeProvider,
+    provider_name: &str,
+    key: &str,
+    extra: &[(&str, &str)],
+) -> TestApp {
+    let upper = provider_name.to_uppercase();
+    let (url_var, key_var) =
+        (format!("RETOLD__HOSTED__{upper}__BASE_URL"), format!("RETOLD__HOSTED__{upper}__API_KEY"));
+    let base_url = provider.base_url();
+    let mut env = vec![(url_var.as_str(), base_url.as_str()), (key_var.as_str(), key)];
+    env.extend_from_slice(extra);
+    app_in(tempfile::tempdir().unwrap(), &env).await
+}
+
 async fn session_with_turns(app: &TestApp, host: &str) -> String {
     let (status, session) = app
         .call(
@@ -123,19 +139,15 @@ async fn extraction_works_the_same_through_openai_models() {
 async fn extracted_once_through(provider_name: &str) {
     let provider = FakeProvider::start().await.unwrap();
     provider.respond_with(respond);
-    let base_url = provider.base_url();
     let (extraction_model, review_model) = match provider_name {
         "anthropic" => ("claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001"),
         _ => ("gpt-4.1", "gpt-4.1-mini"),
     };
-    let upper = provider_name.to_uppercase();
-    let (url_var, key_var) =
-        (format!("RETOLD__HOSTED__{upper}__BASE_URL"), format!("RETOLD__HOSTED__{upper}__API_KEY"));
-    let app = app_in(
-        tempfile::tempdir().unwrap(),
+    let app = app_with_provider(
+        &provider,
+        provider_name,
+        "sk-test-key",
         &[
-            (url_var.as_str(), base_url.as_str()),
-            (key_var.as_str(), "sk-test-key"),
             ("RETOLD__INGESTION__EXTRACTION_MODEL", extraction_model),
             ("RETOLD__INGESTION__REVIEW_MODEL", review_model),
         ],
@@ -245,15 +257,7 @@ async fn extracted_once_through(provider_name: &str) {
 async fn ending_without_waiting_extracts_in_the_background() {
     let provider = FakeProvider::start().await.unwrap();
     provider.respond_with(respond);
-    let base_url = provider.base_url();
-    let app = app_in(
-        tempfile::tempdir().unwrap(),
-        &[
-            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
-            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-test-key"),
-        ],
-    )
-    .await;
+    let app = app_with_provider(&provider, "anthropic", "sk-ant-test-key", &[]).await;
     let host = app.host_key(&["research-agent"]).await;
     let sid = session_with_turns(&app, &host).await;
     let end = json!({"principal": principal("research-agent", "aditya")});
@@ -291,15 +295,7 @@ async fn without_a_key_extraction_is_off_and_says_why() {
 async fn a_failing_provider_records_extraction_failed_and_writes_nothing() {
     let provider = FakeProvider::start().await.unwrap();
     provider.respond_with(|_| Reply::error(401, "invalid x-api-key"));
-    let base_url = provider.base_url();
-    let app = app_in(
-        tempfile::tempdir().unwrap(),
-        &[
-            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", base_url.as_str()),
-            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "sk-ant-wrong"),
-        ],
-    )
-    .await;
+    let app = app_with_provider(&provider, "anthropic", "sk-ant-wrong", &[]).await;
     let host = app.host_key(&["research-agent"]).await;
     let sid = session_with_turns(&app, &host).await;
     let end = json!({"principal": principal("research-agent", "aditya"), "wait_for_extraction": true});

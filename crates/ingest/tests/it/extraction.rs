@@ -4,8 +4,7 @@ use std::sync::Arc;
 
 use retold_domain::chrono::{TimeDelta, TimeZone, Utc};
 use retold_domain::{
-    AgentId, Clock, EntityKind, MemoryType, Scope, Session, SessionId, SessionStore, SourceKind, SourceRef,
-    Status, TurnRole, UserId,
+    Clock, EntityKind, MemoryType, Scope, SessionId, SessionStore, SourceKind, SourceRef, Status, TurnRole,
 };
 use retold_ingest::{
     Candidate, CandidateEntity, CandidateScope, Extraction, ExtractionConfig, ExtractionReport,
@@ -22,21 +21,7 @@ const TURNS: [(TurnRole, &str); 4] = [
 ];
 
 async fn ended_session(w: &World, id: &str) -> SessionId {
-    let session = SessionId::new(id).unwrap();
-    w.store
-        .start_session(
-            Session {
-                id: session.clone(),
-                agent_id: AgentId::new("research-agent").unwrap(),
-                user_id: UserId::new("aditya").unwrap(),
-                project_id: None,
-                started_at: w.clock.now(),
-                ended_at: None,
-            },
-            crate::host_event("session.started"),
-        )
-        .await
-        .unwrap();
+    let session = w.start_session(id).await;
     for (role, text) in TURNS {
         w.store.append_turn(&session, role, text.into(), w.clock.now()).await.unwrap();
     }
@@ -250,21 +235,7 @@ async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_eviden
 #[tokio::test]
 async fn an_open_session_is_not_extracted_and_stays_pending_until_it_ends() {
     let w = world().await;
-    let session = SessionId::new("sess_open").unwrap();
-    w.store
-        .start_session(
-            Session {
-                id: session.clone(),
-                agent_id: AgentId::new("research-agent").unwrap(),
-                user_id: UserId::new("aditya").unwrap(),
-                project_id: None,
-                started_at: w.clock.now(),
-                ended_at: None,
-            },
-            crate::host_event("session.started"),
-        )
-        .await
-        .unwrap();
+    let session = w.start_session("sess_open").await;
     w.store.append_turn(&session, TurnRole::User, TURNS[0].1.into(), w.clock.now()).await.unwrap();
     let extractor = Arc::new(FakeExtractor::new(proposals()));
     let runner = runner(&w, "runner-a", extractor.clone(), Arc::new(TableReviewer::default()));
