@@ -2,16 +2,120 @@
 
 use std::collections::BTreeMap;
 
+use crate::error::{DomainError, Result};
 use crate::ids::{AgentId, EventId, RecordId};
 use crate::record::Timestamp;
+
+/// What an audit event records. The dotted name is the stored and wire form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    RecordCreated,
+    RecordSuperseding,
+    RecordConflicting,
+    RecordReinforced,
+    RecordSuperseded,
+    RecordConfirmed,
+    RecordExpired,
+    RecordForgotten,
+    /// A record's subject entity changed because its entity was merged into another.
+    RecordResubjected,
+    WriteRejected,
+    EntityCreated,
+    EntityAliasAdded,
+    EntityAliasRemoved,
+    EntityMerged,
+    GrantCreated,
+    GrantRevoked,
+    SessionStarted,
+    SessionEnded,
+    ExtractionRun,
+    ExtractionFailed,
+}
+
+impl EventKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [EventKind; 20] = [
+        Self::RecordCreated,
+        Self::RecordSuperseding,
+        Self::RecordConflicting,
+        Self::RecordReinforced,
+        Self::RecordSuperseded,
+        Self::RecordConfirmed,
+        Self::RecordExpired,
+        Self::RecordForgotten,
+        Self::RecordResubjected,
+        Self::WriteRejected,
+        Self::EntityCreated,
+        Self::EntityAliasAdded,
+        Self::EntityAliasRemoved,
+        Self::EntityMerged,
+        Self::GrantCreated,
+        Self::GrantRevoked,
+        Self::SessionStarted,
+        Self::SessionEnded,
+        Self::ExtractionRun,
+        Self::ExtractionFailed,
+    ];
+
+    /// The dotted name (`record.created`, `entity.alias_added`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::RecordCreated => "record.created",
+            Self::RecordSuperseding => "record.superseding",
+            Self::RecordConflicting => "record.conflicting",
+            Self::RecordReinforced => "record.reinforced",
+            Self::RecordSuperseded => "record.superseded",
+            Self::RecordConfirmed => "record.confirmed",
+            Self::RecordExpired => "record.expired",
+            Self::RecordForgotten => "record.forgotten",
+            Self::RecordResubjected => "record.resubjected",
+            Self::WriteRejected => "write.rejected",
+            Self::EntityCreated => "entity.created",
+            Self::EntityAliasAdded => "entity.alias_added",
+            Self::EntityAliasRemoved => "entity.alias_removed",
+            Self::EntityMerged => "entity.merged",
+            Self::GrantCreated => "grant.created",
+            Self::GrantRevoked => "grant.revoked",
+            Self::SessionStarted => "session.started",
+            Self::SessionEnded => "session.ended",
+            Self::ExtractionRun => "extraction.run",
+            Self::ExtractionFailed => "extraction.failed",
+        }
+    }
+
+    /// Parse a dotted name.
+    pub fn parse(text: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|k| k.as_str() == text)
+            .ok_or_else(|| DomainError::invalid("kind", format!("unknown event kind {text:?}")))
+    }
+}
+
+impl std::fmt::Display for EventKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for EventKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for EventKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
 
 /// One append-only event.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AuditEvent {
     pub id: EventId,
     pub at: Timestamp,
-    /// Dotted event name, e.g. `record.created`, `record.superseded`, `entity.alias_added`.
-    pub kind: String,
+    pub kind: EventKind,
     /// The record the event is about, when there is one.
     pub record_id: Option<RecordId>,
     /// The agent whose request caused the event, when there is one.

@@ -141,6 +141,28 @@ pub struct Entity {
     pub created_at: Timestamp,
 }
 
+impl Entity {
+    /// A new, unmerged entity with a fresh id from `ids` (entity ids are lowercase).
+    pub fn create(
+        ids: &dyn crate::ports::IdGenerator,
+        kind: EntityKind,
+        canonical_name: Name,
+        scope: Scope,
+        status: EntityStatus,
+        created_at: Timestamp,
+    ) -> Self {
+        Self {
+            id: EntityId::from_body(&ids.next_body().to_lowercase()).expect("generated ids are valid"),
+            kind,
+            canonical_name,
+            scope,
+            status,
+            merged_into: None,
+            created_at,
+        }
+    }
+}
+
 /// How a record relates to an entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LinkRole {

@@ -26,9 +26,16 @@ pub enum DomainError {
     #[error("entity name {name:?} is ambiguous: {candidates:?}")]
     EntityAmbiguous { name: String, candidates: Vec<String> },
 
-    /// The request contradicts the current state (for example an illegal lifecycle transition).
+    /// The request contradicts the current state (for example an illegal lifecycle
+    /// transition, or a duplicate). Retrying the same request cannot succeed.
     #[error("conflict: {0}")]
     Conflict(String),
+
+    /// A concurrent writer changed what this write was decided against (a stale version, a
+    /// current-fact key whose active set moved, an entity name created meanwhile). Reading
+    /// again and deciding again may succeed: this, and only this, is retried.
+    #[error("contention: {0}")]
+    Contention(String),
 
     /// A component behind a port failed.
     #[error("{component} failed: {source}")]

@@ -5,7 +5,6 @@
 //! bad input at construction, so code that holds one may trust it.
 
 mod audit;
-mod doubles;
 mod entity;
 mod error;
 mod ids;
@@ -15,10 +14,10 @@ mod record;
 mod scope;
 mod session;
 mod source;
+pub mod text;
 mod trace;
 
-pub use crate::audit::AuditEvent;
-pub use crate::doubles::{ManualClock, SequentialIds};
+pub use crate::audit::{AuditEvent, EventKind};
 pub use crate::entity::{
     Entity, EntityKind, EntityStatus, LinkRole, MAX_NAME_CHARS, Name, RecordEntityLink, fold_name,
 };
@@ -27,13 +26,14 @@ pub use crate::ids::{
     AgentId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, SearchId, SessionId, UserId,
 };
 pub use crate::ports::{
-    Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink, EligibilityFilter,
-    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, Entailment, EntailmentJudge,
-    EntityStore, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
-    LinkedRecord, MatchedTerm, NewEntity, RecordKey, RecordStore, RecordUpdate, Reranker, SearchLogStore,
-    SessionStore, VectorHit, VectorIndex, WriteUnit,
+    ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
+    CurrentFacts, EligibilityFilter, EligibilityIndex, EligibleRecord, Embedder, EmbeddingModelInfo,
+    EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader,
+    EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex,
+    LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
+    RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteUnit,
 };
-pub use crate::principal::{Grant, Principal};
+pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{
     Attribute, Confidence, Content, Evidence, FactKey, MAX_ATTRIBUTE_LEN, MAX_CONTENT_CHARS,
     MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag, Timestamp,
@@ -41,7 +41,9 @@ pub use crate::record::{
 pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
-pub use crate::trace::{SearchTrace, TraceCandidate, TraceDrop, TraceResult};
+pub use crate::trace::{
+    Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceResult,
+};
 
 /// Re-exported so callers build timestamps and durations with the same types.
 pub use chrono;

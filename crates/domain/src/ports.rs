@@ -9,7 +9,7 @@ use crate::audit::AuditEvent;
 use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
 use crate::error::Result;
 use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
-use crate::principal::Grant;
+use crate::principal::{ApiKeyInfo, Grant};
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
 use crate::scope::Scope;
 use crate::session::{ClaimTerms, ExtractionClaim, Session, SessionTurn, TurnRole};
@@ -171,19 +171,39 @@ impl EligibilityFilter {
     }
 }
 
-/// The canonical store of records, links, conflicts and audit events.
+// The store's ports, each sized by the consumers that use it. One store implements them
+// all; the composition root hands each consumer only the ones it asks for.
+
+/// Applies write units: the only way records, links, FTS rows, embeddings and conflicts change.
 #[async_trait]
-pub trait RecordStore: Send + Sync {
+pub trait RecordWriter: Send + Sync {
     /// Apply a write unit atomically; returns the keys given to the inserted records, in order.
+    /// A stale version, a moved key guard or an entity name created meanwhile fail the whole
+    /// unit with `DomainError::Contention`.
     async fn apply(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>>;
-    /// One record by id, in any status.
+}
+
+/// Records by id, in any status.
+#[async_trait]
+pub trait RecordReader: Send + Sync {
+    /// One record by id.
     async fn get(&self, id: &RecordId) -> Result<Option<MemoryRecord>>;
-    /// The records of these ids that exist, in any status and any order (one round trip).
+    /// The records of these ids that exist, in any order (one round trip).
     async fn get_many(&self, ids: &[RecordId]) -> Result<Vec<MemoryRecord>>;
-    /// Records that match the filter, ordered by key.
-    async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
     /// The key of a record.
     async fn key_of(&self, id: &RecordId) -> Result<Option<RecordKey>>;
+}
+
+/// The eligibility filter (seed section 5, step 3).
+#[async_trait]
+pub trait EligibilityIndex: Send + Sync {
+    /// Records that match the filter, ordered by key.
+    async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
+}
+
+/// Current-fact reads of the write path (seed section 7).
+#[async_trait]
+pub trait CurrentFacts: Send + Sync {
     /// Records in the given scopes with this current-fact key and an active status (by
     /// status; the caller decides about expiry dates), ordered by key.
     async fn active_by_key(
@@ -200,46 +220,99 @@ pub trait RecordStore: Send + Sync {
         subject_entity_id: &EntityId,
         limit: usize,
     ) -> Result<Vec<KeyedRecord>>;
-    /// Entity links of a record.
-    async fn links_of(&self, id: &RecordId) -> Result<Vec<RecordEntityLink>>;
+    /// Every record (any status) whose subject is `subject_entity_id`, ordered by key: only
+    /// in `scopes`, or in every scope when `None` (the admin).
+    async fn by_subject(
+        &self,
+        scopes: Option<&[Scope]>,
+        subject_entity_id: &EntityId,
+    ) -> Result<Vec<KeyedRecord>>;
+}
+
+/// Entity links, supersession and conflict links between records, read in batches.
+#[async_trait]
+pub trait RecordGraph: Send + Sync {
+    /// Entity links of these records.
+    async fn links_of(&self, ids: &[RecordId]) -> Result<Vec<RecordEntityLink>>;
     /// Records linked to any of `entities`, with the link role (any status; callers
     /// intersect with their eligible set).
     async fn linked_records(&self, entities: &[EntityId]) -> Result<Vec<LinkedRecord>>;
-    /// Records whose `supersedes_id` is `id`.
-    async fn successors(&self, id: &RecordId) -> Result<Vec<RecordId>>;
-    /// Conflict links that involve a record.
-    async fn conflicts_of(&self, id: &RecordId) -> Result<Vec<ConflictLink>>;
-    /// Audit events about a record, oldest first.
-    async fn events_of(&self, id: &RecordId) -> Result<Vec<AuditEvent>>;
+    /// `(newer, older)` for every record whose `supersedes_id` is one of `ids`.
+    async fn successors(&self, ids: &[RecordId]) -> Result<Vec<(RecordId, RecordId)>>;
+    /// Conflict links that involve any of these records.
+    async fn conflicts_of(&self, ids: &[RecordId]) -> Result<Vec<ConflictLink>>;
+}
+
+/// The append-only audit log (seed section 13).
+#[async_trait]
+pub trait AuditLog: Send + Sync {
+    /// Append events that change nothing else (a rejected write, an admin action).
+    async fn append(&self, events: Vec<AuditEvent>) -> Result<()>;
+    /// Events about a record, oldest first.
+    async fn record_events(&self, id: &RecordId) -> Result<Vec<AuditEvent>>;
+    /// Events about a session (start, end, extraction runs), oldest first.
+    async fn session_events(&self, id: &SessionId) -> Result<Vec<AuditEvent>>;
+}
+
+/// The boot scan that rebuilds the vector index (seed section 9).
+#[async_trait]
+pub trait EmbeddingSource: Send + Sync {
     /// Every stored vector that matches `model`, `version` and `dims`, ordered by key, plus
     /// the number that did not. Deleted and erased records are skipped.
     async fn compatible_embeddings(&self, model: &str, version: u32, dims: u32) -> Result<EmbeddingScan>;
 }
 
-/// Entities and aliases; alias changes rewrite the affected FTS rows in the same transaction.
+/// Entities and aliases as the write path and the entity channel read them.
 #[async_trait]
-pub trait EntityStore: Send + Sync {
-    /// Create an entity with its aliases.
-    async fn create_entity(&self, entity: Entity, aliases: Vec<Name>, event: AuditEvent) -> Result<()>;
+pub trait EntityReader: Send + Sync {
     /// One entity by id.
     async fn entity(&self, id: &EntityId) -> Result<Option<Entity>>;
     /// Aliases of an entity.
     async fn aliases(&self, id: &EntityId) -> Result<Vec<Name>>;
-    /// Add an alias; every FTS row of a linked record is rewritten.
-    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> Result<()>;
-    /// Remove an alias; every FTS row of a linked record is rewritten.
-    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> Result<()>;
-    /// Merge `from` into `into`: links and aliases move, `from` is marked merged, FTS rows rewritten.
-    async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<()>;
     /// Entities in `scopes` whose canonical name or an alias folds to the same text as `name`.
     async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> Result<Vec<Entity>>;
     /// For each of `names` that resolves in `scopes`: the folded name and the entity.
     async fn find_by_names(&self, scopes: &[Scope], names: &[Name]) -> Result<Vec<(String, Entity)>>;
 }
 
-/// Sessions and their numbered turns.
+/// Entity changes outside a record write; alias changes rewrite the affected FTS rows in the
+/// same transaction.
 #[async_trait]
-pub trait SessionStore: Send + Sync {
+pub trait EntityWriter: Send + Sync {
+    /// Create an entity with its aliases.
+    async fn create_entity(&self, entity: Entity, aliases: Vec<Name>, event: AuditEvent) -> Result<()>;
+    /// Add an alias; every FTS row of a linked record is rewritten.
+    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> Result<()>;
+    /// Remove an alias; every FTS row of a linked record is rewritten.
+    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> Result<()>;
+    /// Merge `from` into `into` in one transaction, all or nothing: `from`'s name and aliases
+    /// become aliases of `into`, `from` is marked merged, the links of `relink` move to
+    /// `into`, the versioned record changes are applied (a stale version fails the whole
+    /// merge with `DomainError::Contention`) and the FTS rows of every changed record are
+    /// rewritten. Records outside the merge keep their links and subject; lookups of `into`
+    /// still reach them through `merged_into`.
+    async fn merge(&self, merge: EntityMerge) -> Result<()>;
+}
+
+/// One entity merge with the record changes the write path decided for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityMerge {
+    pub from: EntityId,
+    pub into: EntityId,
+    /// The scopes whose records the merge may touch: their links to `from` move to `into`.
+    /// `None` is every scope (the admin).
+    pub scopes: Option<Vec<Scope>>,
+    /// Versioned record changes (new subject keys, supersessions, reinforcements), applied
+    /// like `WriteUnit::updates`; a changed key also rewrites the FTS subject.
+    pub updates: Vec<RecordUpdate>,
+    /// Conflict links created by the merge.
+    pub conflicts: Vec<ConflictLink>,
+    pub events: Vec<AuditEvent>,
+}
+
+/// The session buffer: sessions and their numbered turns (seed section 13).
+#[async_trait]
+pub trait TurnBuffer: Send + Sync {
     /// Record a new session.
     async fn start_session(&self, session: Session, event: AuditEvent) -> Result<()>;
     /// Append a turn; the store numbers it (1, 2, …). Refused once the session has ended.
@@ -265,6 +338,11 @@ pub trait SessionStore: Send + Sync {
     async fn turn(&self, id: &SessionId, turn: u32) -> Result<Option<SessionTurn>>;
     /// Every turn, in order.
     async fn turns(&self, id: &SessionId) -> Result<Vec<SessionTurn>>;
+}
+
+/// Extraction claims on ended sessions: each is extracted once.
+#[async_trait]
+pub trait ExtractionClaims: Send + Sync {
     /// Claim an ended session for extraction. Of any number of concurrent claimants at most
     /// one gets `Claimed`; a claim older than `terms.lapsed_before` that never finished may be
     /// taken over, up to `terms.max_attempts` claims in all.
@@ -281,8 +359,17 @@ pub trait SessionStore: Send + Sync {
     /// Sessions that ended with extraction requested and still need it (never claimed, or a
     /// lapsed claim, with attempts left), oldest end first.
     async fn pending_extractions(&self, limit: usize, terms: ClaimTerms) -> Result<Vec<SessionId>>;
-    /// The audit events about a session (start, end, extraction runs), oldest first.
-    async fn session_events(&self, id: &SessionId) -> Result<Vec<AuditEvent>>;
+}
+
+/// API keys, stored as SHA-256 hex only.
+#[async_trait]
+pub trait ApiKeyStore: Send + Sync {
+    /// Store a key by the SHA-256 hex of its secret.
+    async fn put_api_key(&self, key: &ApiKeyInfo, sha256: &str, at: Timestamp) -> Result<()>;
+    /// The live key with this SHA-256, if any.
+    async fn api_key_by_hash(&self, sha256: &str) -> Result<Option<ApiKeyInfo>>;
+    /// Whether any live admin key is stored.
+    async fn has_admin_key(&self) -> Result<bool>;
 }
 
 /// The search_log table.

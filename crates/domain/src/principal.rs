@@ -33,3 +33,41 @@ pub struct Grant {
     pub can_read: bool,
     pub can_write: bool,
 }
+
+/// What an API key may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyRole {
+    /// Manages grants, entities, keys and operations; never calls the memory tools.
+    Admin,
+    /// Calls the memory tools and sessions for the agents it may assert.
+    Host,
+}
+
+impl KeyRole {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Admin => "admin",
+            Self::Host => "host",
+        }
+    }
+
+    /// Parse a stored name.
+    pub fn parse(text: &str) -> crate::error::Result<Self> {
+        match text {
+            "admin" => Ok(Self::Admin),
+            "host" => Ok(Self::Host),
+            other => Err(crate::error::DomainError::invalid("role", format!("unknown key role {other:?}"))),
+        }
+    }
+}
+
+/// A stored API key, without its secret (which is kept only as a SHA-256 hash).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiKeyInfo {
+    pub id: String,
+    pub name: String,
+    pub role: KeyRole,
+    /// Agent ids a host key may assert; empty means any.
+    pub agents: Vec<AgentId>,
+}

@@ -3,6 +3,94 @@
 use crate::ids::{AgentId, RecordId, SearchId, UserId};
 use crate::record::Timestamp;
 
+/// Declares a closed set whose wire form is a fixed lower-case name.
+macro_rules! named_enum {
+    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum $name { $($(#[$vmeta])* $variant),+ }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The wire name.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.as_str() == *other
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// A candidate generator (seed section 11).
+    Channel {
+        Dense => "dense",
+        Lexical => "lexical",
+        Entity => "entity",
+    }
+}
+
+named_enum! {
+    /// What the query rewriter did (seed section 12).
+    RewriteStatus {
+        /// Rewriting is off (`NoRewriter`).
+        Off => "off",
+        /// The rewriter answered with the query itself.
+        Unchanged => "unchanged",
+        Rewritten => "rewritten",
+        /// Timeout or error: the raw query ran.
+        Failed => "failed",
+        /// The phrase introduced a name or number absent from query and context: the raw query ran.
+        Refused => "refused",
+    }
+}
+
+named_enum! {
+    /// A timed step of the search pipeline, as named in `timings_us`.
+    PipelineStage {
+        Eligibility => "eligibility",
+        Rewrite => "rewrite",
+        Dense => "dense",
+        Lexical => "lexical",
+        Entity => "entity",
+        Fusion => "fusion",
+        Fetch => "fetch",
+        Freshness => "freshness",
+        Gate => "gate",
+        Duplicates => "duplicates",
+        Reranker => "reranker",
+        Budget => "budget",
+        Total => "total",
+    }
+}
+
+named_enum! {
+    /// The stage that removed (or, for the reranker, reordered) a candidate.
+    DropStage {
+        Eligibility => "eligibility",
+        /// A fused record the store no longer returned (removed since eligibility).
+        Fetch => "fetch",
+        Gate => "gate",
+        Duplicate => "duplicate",
+        Reranker => "reranker",
+        Budget => "budget",
+        Limit => "limit",
+    }
+}
+
 /// One candidate of one channel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceCandidate {
@@ -19,8 +107,7 @@ pub struct TraceCandidate {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceDrop {
     pub record_id: RecordId,
-    /// `gate`, `duplicate`, `budget`, `limit`, `eligibility`.
-    pub stage: String,
+    pub stage: DropStage,
     pub reason: String,
 }
 
@@ -44,17 +131,16 @@ pub struct SearchTrace {
     pub request: Vec<(String, String)>,
     /// The query the channels ran (the raw query unless a rewriter changed it).
     pub query: String,
-    /// `off`, `unchanged`, `rewritten`, `failed`, `refused`.
-    pub rewrite_status: String,
+    pub rewrite_status: RewriteStatus,
     /// Why a rewrite failed or was refused, and the refused phrase.
     pub rewrite_note: Option<String>,
     pub eligible_count: u64,
-    /// Channel name (`dense`, `lexical`, `entity`) and its candidates.
-    pub channels: Vec<(String, Vec<TraceCandidate>)>,
+    /// Each channel that ran and its candidates.
+    pub channels: Vec<(Channel, Vec<TraceCandidate>)>,
     /// Fused order before result control: record and RRF score.
     pub fused: Vec<(RecordId, f64)>,
     pub drops: Vec<TraceDrop>,
     pub results: Vec<TraceResult>,
-    /// Stage name and its duration in microseconds.
-    pub timings_us: Vec<(String, u64)>,
+    /// Each stage and its duration in microseconds.
+    pub timings_us: Vec<(PipelineStage, u64)>,
 }

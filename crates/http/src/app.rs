@@ -7,7 +7,6 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode};
 use axum::routing::{delete, get, post};
-use retold_domain::{Embedder, VectorIndex};
 use tower_http::compression::CompressionLayer;
 use tower_http::cors::CorsLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -40,13 +39,8 @@ async fn health() -> &'static str {
     security(("bearer" = []))
 )]
 pub(crate) async fn ready(State(state): State<AppState>, _: AnyKey) -> Result<Json<ReadyDto>, ApiError> {
-    state.embedder.embed(&["readiness probe".to_owned()]).await?;
-    state.store.has_admin_key().await.map_err(|e| ApiError::from(retold_domain::DomainError::from(e)))?;
-    Ok(Json(ReadyDto {
-        status: "ready".into(),
-        model: state.embedder.info().name.clone(),
-        vectors: state.index.live_len(),
-    }))
+    let ready = state.services.admin.ready().await?;
+    Ok(Json(ReadyDto { status: "ready".into(), model: ready.model, vectors: ready.vectors }))
 }
 
 async fn not_found() -> ApiError {

@@ -6,25 +6,12 @@
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use retold_domain::{AgentId, Principal, ProjectId, SessionId, UserId};
-use sha2::{Digest, Sha256};
+pub use retold_app::hash_key;
+use retold_domain::{AgentId, KeyRole, Principal, ProjectId, SessionId, UserId};
 
 use crate::dto::PrincipalDto;
 use crate::error::{ApiError, ErrorCode};
 use crate::state::AppState;
-
-/// SHA-256 hex of a key.
-pub fn hash_key(key: &str) -> String {
-    Sha256::digest(key.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A fresh random key: 32 bytes from the OS, hex, with a readable prefix.
-pub(crate) fn new_key(prefix: &str) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 32];
-    std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(format!("{prefix}_{}", bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()))
-}
 
 /// Who is calling.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +19,7 @@ pub(crate) enum Caller {
     Admin,
     /// A host key; `agents` empty means any agent.
     Host {
-        agents: Vec<String>,
+        agents: Vec<AgentId>,
     },
 }
 
@@ -48,8 +35,8 @@ async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     if state.admin_hashes.iter().any(|h| h.eq_ignore_ascii_case(&hash)) {
         return Ok(Caller::Admin);
     }
-    match state.store.api_key_by_hash(&hash).await {
-        Ok(Some(key)) if key.role == "admin" => Ok(Caller::Admin),
+    match state.services.admin.key_by_hash(&hash).await {
+        Ok(Some(key)) if key.role == KeyRole::Admin => Ok(Caller::Admin),
         Ok(Some(key)) => Ok(Caller::Host { agents: key.agents }),
         Ok(None) => Err(ApiError::unauthorized()),
         Err(error) => {
@@ -70,7 +57,7 @@ pub(crate) struct AdminKey;
 /// A host key, with the agents it may assert.
 #[derive(Debug)]
 pub(crate) struct HostKey {
-    agents: Vec<String>,
+    agents: Vec<AgentId>,
 }
 
 impl FromRequestParts<AppState> for AnyKey {
@@ -114,7 +101,7 @@ impl HostKey {
     pub(crate) fn principal(&self, dto: &PrincipalDto) -> Result<Principal, ApiError> {
         let agent = AgentId::new(dto.agent_id.clone())
             .map_err(|e| ApiError::validation("principal.agent_id", e.to_string()))?;
-        if !self.agents.is_empty() && !self.agents.iter().any(|a| a == agent.as_str()) {
+        if !self.agents.is_empty() && !self.agents.contains(&agent) {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
                 format!("this key may not act as agent {agent}"),

@@ -109,6 +109,8 @@ impl From<DomainError> for ApiError {
                 candidates: Some(candidates),
             },
             DomainError::Conflict(detail) => Self::new(ErrorCode::Conflict, detail),
+            // Still contended after the write path's retries: the client may retry.
+            DomainError::Contention(detail) => Self::new(ErrorCode::Conflict, detail),
             DomainError::Backend { component, source } => {
                 tracing::error!(component, error = %source, "backend failure");
                 Self::new(ErrorCode::Internal, "the request could not be completed")

@@ -5,7 +5,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator};
+use retold_app::{AdminService, Services, SessionService, Stores};
+use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, VectorIndex};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
     ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library,
@@ -17,9 +18,9 @@ use retold_ingest::{
 use retold_retrieve::{
     HostedLLMQueryRewriter, NoRewriter, QueryRewriter, RetrieveConfig, RetrievePorts, Retriever,
 };
-use retold_store_sqlite::{ApiKeyRecord, Durability, SqliteStore, StoreConfig};
+use retold_store_sqlite::{Durability, SqliteStore, StoreConfig};
 
-use crate::auth::{hash_key, new_key};
+use crate::auth::hash_key;
 use crate::settings::{Pooling, Settings, Synchronous};
 use crate::state::AppState;
 use crate::system::{SystemClock, UlidIds};
@@ -133,12 +134,12 @@ pub struct Wired {
     pub extraction: Option<ExtractionRunner>,
 }
 
-/// The write path, the search pipeline and the extraction runner over one SQLite store and
+/// The write path, the search pipeline and the extraction runner over a store's ports and
 /// one index, configured from settings. The service and the evaluation harness both use this
 /// one wiring.
 pub fn wire(
-    store: &SqliteStore,
-    index: Arc<ExactIndex>,
+    stores: &Stores,
+    index: Arc<dyn VectorIndex>,
     embedder: Arc<dyn Embedder>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -146,17 +147,22 @@ pub fn wire(
     hosted: &Hosted,
 ) -> Wired {
     let ports = Ports {
-        records: Arc::new(store.clone()),
-        entities: Arc::new(store.clone()),
-        grants: Arc::new(store.clone()),
-        sessions: Arc::new(store.clone()),
+        writer: stores.writer.clone(),
+        records: stores.records.clone(),
+        facts: stores.facts.clone(),
+        graph: stores.graph.clone(),
+        audit: stores.audit.clone(),
+        entities: stores.entities.clone(),
+        entity_writer: stores.entity_writer.clone(),
+        grants: stores.grants.clone(),
+        turns: stores.turns.clone(),
         embedder: embedder.clone(),
         index: index.clone(),
         judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
         clock: clock.clone(),
         ids: ids.clone(),
     };
-    let ingestor = Ingestor::new(ports.clone(), ingest_config(settings));
+    let ingestor = Ingestor::new(ports, ingest_config(settings));
     let rewriter: Arc<dyn QueryRewriter> = match &hosted.rewrite {
         Some(client) => Arc::new(HostedLLMQueryRewriter::new(
             client.clone(),
@@ -169,7 +175,7 @@ pub fn wire(
         let i = &settings.ingestion;
         ExtractionRunner::new(
             ingestor.clone(),
-            &ports,
+            stores.claims.clone(),
             Arc::new(StructuredLLMExtractor::new(
                 client.clone(),
                 i.extraction_model.clone(),
@@ -192,13 +198,15 @@ pub fn wire(
     });
     let retriever = Retriever::new(
         RetrievePorts {
-            records: Arc::new(store.clone()),
-            entities: Arc::new(store.clone()),
-            grants: Arc::new(store.clone()),
-            lexical: Arc::new(store.clone()),
+            eligibility: stores.eligibility.clone(),
+            records: stores.records.clone(),
+            graph: stores.graph.clone(),
+            entities: stores.entities.clone(),
+            grants: stores.grants.clone(),
+            lexical: stores.lexical.clone(),
             index,
             embedder,
-            search_log: Arc::new(store.clone()),
+            search_log: stores.search_log.clone(),
             rewriter,
             reranker: None,
             clock,
@@ -207,6 +215,33 @@ pub fn wire(
         retrieve_config(settings),
     );
     Wired { ingestor, retriever, extraction }
+}
+
+/// Every service over a store's ports: the write path and search (`wire`), sessions and
+/// administration. `extraction_status` says why extraction is on or off.
+#[allow(clippy::too_many_arguments)]
+pub fn services(
+    stores: &Stores,
+    index: Arc<dyn VectorIndex>,
+    embedder: Arc<dyn Embedder>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    settings: &Settings,
+    hosted: &Hosted,
+    extraction_status: String,
+) -> Services {
+    let Wired { ingestor, retriever, extraction } =
+        wire(stores, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings, hosted);
+    let sessions = SessionService::new(
+        stores.turns.clone(),
+        extraction,
+        extraction_status,
+        tokio_util::task::TaskTracker::new(),
+        clock.clone(),
+        ids.clone(),
+    );
+    let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
+    Services { ingestor, retriever, sessions, admin }
 }
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start
@@ -241,18 +276,21 @@ pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String)> {
 #[allow(missing_debug_implementations)]
 pub struct Built {
     pub state: AppState,
+    /// The store, to close on shutdown.
+    pub store: Arc<SqliteStore>,
     pub new_admin_key: Option<String>,
     pub vectors_loaded: usize,
 }
 
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
-/// store), the ingestor and the retriever.
+/// store), and the services over them. The only place that names the concrete store.
 pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built> {
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("creating data directory {}", data_dir.display()))?;
-    let store = SqliteStore::open(&store_config(settings, &data_dir)).await?;
-    let (index, report) = ExactIndex::rebuild(&store, embedder.info()).await?;
+    let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
+    let stores = Stores::from_store(store.clone());
+    let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
     if report.incompatible > 0 {
         tracing::warn!(
             incompatible = report.incompatible,
@@ -263,8 +301,7 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
     let (hosted, extraction_status) = hosted_stages(settings)?;
-    let Wired { ingestor, retriever, extraction } =
-        wire(&store, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings, &hosted);
+    let services = services(&stores, index, embedder, clock, ids, settings, &hosted, extraction_status);
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
         admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());
@@ -272,33 +309,13 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     if !settings.auth.admin_key.is_empty() {
         admin_hashes.push(hash_key(&settings.auth.admin_key));
     }
-    let mut new_admin_key = None;
-    if admin_hashes.is_empty() && !store.has_admin_key().await? {
-        let key = new_key("rtadm")?;
-        let record = ApiKeyRecord {
-            id: format!("key_{}", ids.next_body()),
-            name: "first admin key".into(),
-            role: "admin".into(),
-            agents: vec![],
-        };
-        store.put_api_key(&record, &hash_key(&key), clock.now()).await?;
-        new_admin_key = Some(key);
-    }
-    let vectors_loaded = report.loaded;
-    let state = AppState {
+    let new_admin_key = if admin_hashes.is_empty() { services.admin.ensure_admin_key().await? } else { None };
+    Ok(Built {
+        state: AppState { services, admin_hashes },
         store,
-        index,
-        embedder,
-        ingestor,
-        retriever,
-        extraction,
-        extraction_status,
-        tasks: tokio_util::task::TaskTracker::new(),
-        clock,
-        ids,
-        admin_hashes,
-    };
-    Ok(Built { state, new_admin_key, vectors_loaded })
+        new_admin_key,
+        vectors_loaded: report.loaded,
+    })
 }
 
 /// Load the embedder off the async workers.
@@ -320,14 +337,14 @@ pub async fn serve(settings: Settings) -> Result<()> {
         settings.data_dir().display(),
         built.vectors_loaded
     );
-    println!("retold session extraction: {}", built.state.extraction_status);
+    println!("retold session extraction: {}", built.state.services.sessions.extraction_status());
     if let Some(key) = &built.new_admin_key {
         println!("retold created the first admin key (shown once, stored hashed): {key}");
     }
-    let store = built.state.store.clone();
-    let tasks = built.state.tasks.clone();
+    let store = built.store.clone();
+    let tasks = built.state.services.sessions.tasks().clone();
     let stop = tokio_util::sync::CancellationToken::new();
-    if let Some(runner) = built.state.extraction.clone() {
+    if let Some(runner) = built.state.services.sessions.extraction().cloned() {
         let every = std::time::Duration::from_millis(settings.ingestion.extraction.sweep_interval_ms);
         tasks.spawn(sweep(runner, every, stop.clone()));
     }
@@ -341,7 +358,8 @@ pub async fn serve(settings: Settings) -> Result<()> {
     if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
         tracing::warn!(running = tasks.len(), "extraction runs still in flight at shutdown were abandoned");
     }
-    store.close().await?;
+    // Closing a clone closes the shared pools.
+    SqliteStore::clone(&store).close().await?;
     println!("retold stopped");
     Ok(())
 }

@@ -364,7 +364,7 @@ impl ExactIndex {
 
     /// Boot: scan the compatible embedding rows of `model` from the store and build the index.
     pub async fn rebuild(
-        store: &dyn retold_domain::RecordStore,
+        store: &dyn retold_domain::EmbeddingSource,
         model: &retold_domain::EmbeddingModelInfo,
     ) -> Result<(Self, RebuildReport)> {
         let scan = store.compatible_embeddings(&model.name, model.version, model.dims).await?;

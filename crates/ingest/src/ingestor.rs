@@ -4,11 +4,13 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use retold_domain::text::same_values;
 use retold_domain::{
-    AuditEvent, Clock, ConflictLink, DomainError, EligibleRecord, Embedder, EmbeddingRow, EntailmentJudge,
-    Entity, EntityId, EntityStatus, EntityStore, EventId, FactKey, GrantStore, IdGenerator, KeyGuard,
-    KeyedRecord, LinkRole, MemoryRecord, NewEntity, Principal, RecordEntityLink, RecordId, RecordStore,
-    RecordUpdate, Result, Scope, SessionStore, SourceKind, Status, VectorIndex, WriteUnit,
+    AgentId, AuditEvent, AuditLog, Clock, ConflictLink, CurrentFacts, DomainError, EligibleRecord, Embedder,
+    EmbeddingRow, EntailmentJudge, Entity, EntityId, EntityReader, EntityStatus, EntityWriter, EventId,
+    EventKind, FactKey, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LinkRole, MemoryRecord, NewEntity,
+    Principal, RecordEntityLink, RecordGraph, RecordId, RecordReader, RecordUpdate, RecordWriter, Result,
+    Scope, SourceKind, Status, TurnBuffer, VectorIndex, WriteUnit,
 };
 use retold_policy::{
     EvidenceVerdict, FactDecision, Reinforcement, ScopeAccess, decide, evidence_appears_verbatim,
@@ -19,31 +21,23 @@ use crate::config::IngestConfig;
 use crate::judge::cosine;
 use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
 
-/// Names, dates and numbers of a text: tokens that start with a capital letter or contain a
-/// digit, lowercased. Embeddings barely move when one of these changes ("leaves on Tuesdays"
-/// vs "Thursdays" scored 0.915), so two texts only mean the same when these agree.
-fn value_tokens(text: &str) -> std::collections::BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| t.chars().next().is_some_and(char::is_uppercase) || t.chars().any(|c| c.is_ascii_digit()))
-        .map(str::to_lowercase)
-        .collect()
-}
-
-fn same_values(a: &str, b: &str) -> bool {
-    value_tokens(a) == value_tokens(b)
-}
-
-/// How often a write is retried when a concurrent writer changed the same current fact.
+/// How often a write is retried when a concurrent writer changed what it decided against.
 const MAX_ATTEMPTS: usize = 8;
 
-/// The ports the ingestor writes through.
+/// The ports the ingestor writes through, each sized by what the write path uses.
 #[derive(Clone)]
 #[allow(missing_debug_implementations)]
 pub struct Ports {
-    pub records: Arc<dyn RecordStore>,
-    pub entities: Arc<dyn EntityStore>,
+    pub writer: Arc<dyn RecordWriter>,
+    pub records: Arc<dyn RecordReader>,
+    pub facts: Arc<dyn CurrentFacts>,
+    pub graph: Arc<dyn RecordGraph>,
+    pub audit: Arc<dyn AuditLog>,
+    pub entities: Arc<dyn EntityReader>,
+    pub entity_writer: Arc<dyn EntityWriter>,
     pub grants: Arc<dyn GrantStore>,
-    pub sessions: Arc<dyn SessionStore>,
+    /// Cited session turns, for the evidence check.
+    pub turns: Arc<dyn TurnBuffer>,
     pub embedder: Arc<dyn Embedder>,
     pub index: Arc<dyn VectorIndex>,
     pub judge: Arc<dyn EntailmentJudge>,
@@ -54,8 +48,8 @@ pub struct Ports {
 /// The write path.
 #[derive(Clone)]
 pub struct Ingestor {
-    ports: Ports,
-    config: IngestConfig,
+    pub(crate) ports: Ports,
+    pub(crate) config: IngestConfig,
 }
 
 impl std::fmt::Debug for Ingestor {
@@ -95,13 +89,33 @@ impl Ingestor {
         Ok(resolve_scopes(principal, &grants))
     }
 
-    fn event(&self, kind: &str, record: Option<&RecordId>, principal: &Principal) -> AuditEvent {
+    /// The ports this ingestor writes through (the extraction runner reads turns with them).
+    pub fn ports(&self) -> &Ports {
+        &self.ports
+    }
+
+    pub(crate) fn event(
+        &self,
+        kind: EventKind,
+        record: Option<&RecordId>,
+        principal: &Principal,
+    ) -> AuditEvent {
+        self.event_by(kind, record, Some(&principal.agent_id))
+    }
+
+    /// An event caused by `actor` (`None` for the host's admin).
+    pub(crate) fn event_by(
+        &self,
+        kind: EventKind,
+        record: Option<&RecordId>,
+        actor: Option<&AgentId>,
+    ) -> AuditEvent {
         AuditEvent {
             id: EventId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid"),
             at: self.ports.clock.now(),
-            kind: kind.to_owned(),
+            kind,
             record_id: record.cloned(),
-            actor: Some(principal.agent_id.clone()),
+            actor: actor.cloned(),
             details: BTreeMap::new(),
         }
     }
@@ -117,28 +131,24 @@ impl Ingestor {
         self.retrying(|| self.write_once(principal, request, None)).instrument(span).await
     }
 
-    async fn retrying<'a, F, Fut>(&'a self, attempt: F) -> Result<WriteOutcome>
+    pub(crate) async fn retrying<'a, T, F, Fut>(&'a self, attempt: F) -> Result<T>
     where
         F: Fn() -> Fut,
-        Fut: std::future::Future<Output = Result<WriteOutcome>> + 'a,
+        Fut: std::future::Future<Output = Result<T>> + 'a,
     {
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match attempt().await {
-                // Another writer changed the same current fact between our read and our
-                // commit: read again and decide again.
-                Err(DomainError::Conflict(_)) if tries < MAX_ATTEMPTS => continue,
-                other => return other,
-            }
-        }
+        retry_on_contention(MAX_ATTEMPTS, attempt).await
     }
 
-    async fn reject(&self, principal: &Principal, code: RejectCode, reason: String) -> Result<WriteOutcome> {
-        let mut event = self.event("write.rejected", None, principal);
+    pub(crate) async fn reject(
+        &self,
+        principal: &Principal,
+        code: RejectCode,
+        reason: String,
+    ) -> Result<WriteOutcome> {
+        let mut event = self.event(EventKind::WriteRejected, None, principal);
         event.details.insert("code".into(), code.code().into());
         event.details.insert("reason".into(), reason.clone());
-        self.ports.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+        self.ports.audit.append(vec![event]).await?;
         Ok(WriteOutcome::Rejected { code, reason })
     }
 
@@ -179,7 +189,7 @@ impl Ingestor {
         let Some((session, turn)) = request.source_ref.as_ref().and_then(|r| r.session_turn()) else {
             return Ok(missing("source_ref does not cite a session turn (session:<id><turn:N>)"));
         };
-        let Some(turn) = self.ports.sessions.turn(&session, turn).await? else {
+        let Some(turn) = self.ports.turns.turn(&session, turn).await? else {
             return Ok(missing("the cited session turn does not exist"));
         };
         let verbatim = evidence_appears_verbatim(evidence.as_str(), &turn.content);
@@ -209,16 +219,14 @@ impl Ingestor {
                         let found = self.ports.entities.find_by_name(&access.readable, name).await?;
                         match found.as_slice() {
                             [] => {
-                                let entity = Entity {
-                                    id: EntityId::from_body(&self.ports.ids.next_body().to_lowercase())
-                                        .expect("generated ids are valid"),
-                                    kind: *kind,
-                                    canonical_name: name.clone(),
-                                    scope: request.scope.clone(),
-                                    status: EntityStatus::Provisional,
-                                    merged_into: None,
-                                    created_at: self.ports.clock.now(),
-                                };
+                                let entity = Entity::create(
+                                    self.ports.ids.as_ref(),
+                                    *kind,
+                                    name.clone(),
+                                    request.scope.clone(),
+                                    EntityStatus::Provisional,
+                                    self.ports.clock.now(),
+                                );
                                 let id = entity.id.clone();
                                 let name_was_unknown = access.can_read(&entity.scope);
                                 resolved.new_entities.push(NewEntity {
@@ -270,7 +278,7 @@ impl Ingestor {
         vectors.pop().ok_or_else(|| DomainError::backend("embedder", "returned no vector"))
     }
 
-    async fn vector_of(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
+    pub(crate) async fn vector_of(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
         match self.ports.index.vector(keyed.key) {
             Some(vector) => Ok(vector),
             None => self.embed_one(keyed.record.content.as_str()).await,
@@ -287,14 +295,14 @@ impl Ingestor {
         candidate_vector: &[f32],
         details: &mut BTreeMap<String, String>,
     ) -> Result<(Vec<KeyedRecord>, String)> {
-        let exact = self.ports.records.active_by_key(scopes, entity, attribute).await?;
+        let exact = self.ports.facts.active_by_key(scopes, entity, attribute).await?;
         if !exact.is_empty() {
             return Ok((exact, attribute.to_owned()));
         }
         // Scan other attributes of the same entity for an equivalent label.
         let cap = self.config.max_entity_attributes;
         let nearby =
-            self.ports.records.active_by_subject(scopes, entity, cap.saturating_mul(4).max(cap)).await?;
+            self.ports.facts.active_by_subject(scopes, entity, cap.saturating_mul(4).max(cap)).await?;
         let mut attributes: Vec<String> = Vec::new();
         for keyed in &nearby {
             if let Some(key) = &keyed.record.key {
@@ -337,7 +345,7 @@ impl Ingestor {
         };
         details.insert("attribute_aliased_from".into(), attribute.to_owned());
         details.insert("attribute_aliased_to".into(), survivor.clone());
-        let records = self.ports.records.active_by_key(scopes, entity, survivor).await?;
+        let records = self.ports.facts.active_by_key(scopes, entity, survivor).await?;
         Ok((records, survivor.clone()))
     }
 
@@ -475,7 +483,8 @@ impl Ingestor {
                             provisional_ttl: self.config.provisional_ttl,
                         };
                         let next = reinforce(&current.record, now, &rules);
-                        let mut event = self.event("record.reinforced", Some(&current.record.id), principal);
+                        let mut event =
+                            self.event(EventKind::RecordReinforced, Some(&current.record.id), principal);
                         event.details = details;
                         event.details.insert("reinforcements".into(), next.reinforcements.to_string());
                         event.details.insert("status".into(), next.status.as_str().into());
@@ -484,7 +493,7 @@ impl Ingestor {
                         unit.events.push(event);
                         // Reinforcement writes no new row, so no new entity either.
                         unit.entities.clear();
-                        self.ports.records.apply(unit).await?;
+                        self.ports.writer.apply(unit).await?;
                         return Ok(WriteOutcome::Reinforced {
                             id: current.record.id.clone(),
                             reason: format!(
@@ -502,7 +511,8 @@ impl Ingestor {
                             let mut next = old.record.clone();
                             next.status = Status::Superseded;
                             next.version += 1;
-                            let mut event = self.event("record.superseded", Some(&old.record.id), principal);
+                            let mut event =
+                                self.event(EventKind::RecordSuperseded, Some(&old.record.id), principal);
                             event.details.insert("superseded_by".into(), record.id.to_string());
                             unit.updates
                                 .push(RecordUpdate { expected_version: old.record.version, record: next });
@@ -553,7 +563,7 @@ impl Ingestor {
 
         let outcome = outcome
             .unwrap_or_else(|| WriteOutcome::Created { id: record.id.clone(), reason: "new record".into() });
-        let mut event = self.event(&format!("record.{}", outcome.kind()), Some(&record.id), principal);
+        let mut event = self.event(outcome.event_kind(), Some(&record.id), principal);
         event.details = details;
         for (entity, role) in &resolved.links {
             unit.links.push(RecordEntityLink {
@@ -572,7 +582,7 @@ impl Ingestor {
         });
         unit.inserts.push(record);
         unit.events.push(event);
-        let keys = self.ports.records.apply(unit).await?;
+        let keys = self.ports.writer.apply(unit).await?;
         for EligibleRecord { key, id } in keys {
             self.ports.index.upsert(key, &id, &vector)?;
         }
@@ -580,7 +590,7 @@ impl Ingestor {
     }
 
     /// Load a record the principal may read, or answer exactly like a missing one.
-    async fn readable_record(&self, access: &ScopeAccess, id: &RecordId) -> Result<MemoryRecord> {
+    pub(crate) async fn readable_record(&self, access: &ScopeAccess, id: &RecordId) -> Result<MemoryRecord> {
         match self.ports.records.get(id).await? {
             Some(record) if access.can_read(&record.scope) => Ok(record),
             _ => Err(DomainError::NotFound { what: "record", id: id.to_string() }),
@@ -592,7 +602,7 @@ impl Ingestor {
         principal: &Principal,
         id: &RecordId,
         to: Status,
-        kind: &str,
+        kind: EventKind,
         reason: Option<&str>,
     ) -> Result<RevisionOutcome> {
         let access = self.access(principal).await?;
@@ -619,7 +629,7 @@ impl Ingestor {
             event.details.insert("reason".into(), reason.into());
         }
         self.ports
-            .records
+            .writer
             .apply(WriteUnit {
                 updates: vec![RecordUpdate { expected_version: record.version, record: next }],
                 events: vec![event],
@@ -642,17 +652,17 @@ impl Ingestor {
         id: &RecordId,
         reason: &str,
     ) -> Result<RevisionOutcome> {
-        self.change_status(principal, id, Status::Deleted, "record.forgotten", Some(reason)).await
+        self.change_status(principal, id, Status::Deleted, EventKind::RecordForgotten, Some(reason)).await
     }
 
     /// `memory_revise`.
     pub async fn revise(&self, principal: &Principal, action: &ReviseAction) -> Result<RevisionOutcome> {
         match action {
             ReviseAction::Confirm { id } => {
-                self.change_status(principal, id, Status::Confirmed, "record.confirmed", None).await
+                self.change_status(principal, id, Status::Confirmed, EventKind::RecordConfirmed, None).await
             }
             ReviseAction::Expire { id } => {
-                self.change_status(principal, id, Status::Expired, "record.expired", None).await
+                self.change_status(principal, id, Status::Expired, EventKind::RecordExpired, None).await
             }
             ReviseAction::Supersede { id, replacement } => {
                 let access = self.access(principal).await?;
@@ -669,29 +679,29 @@ impl Ingestor {
                     .map(RevisionOutcome::from)
             }
             ReviseAction::MergeEntities { from, into } => {
-                let access = self.access(principal).await?;
-                for id in [from, into] {
-                    let entity = self.ports.entities.entity(id).await?;
-                    match entity {
-                        Some(e) if access.can_read(&e.scope) => {
-                            if !access.can_write(&e.scope) {
-                                let reason =
-                                    format!("entity {id} lives in {}, which is not writable", e.scope);
-                                return self
-                                    .reject(principal, RejectCode::ScopeNotWritable, reason)
-                                    .await
-                                    .map(RevisionOutcome::from);
-                            }
-                        }
-                        _ => return Err(DomainError::NotFound { what: "entity", id: id.to_string() }),
-                    }
-                }
-                let mut event = self.event("entity.merged", None, principal);
-                event.details.insert("from".into(), from.to_string());
-                event.details.insert("into".into(), into.to_string());
-                self.ports.entities.merge(from, into, event).await?;
-                Ok(RevisionOutcome::EntitiesMerged { from: from.clone(), into: into.clone() })
+                self.merge_entities(crate::merge::MergeAuthority::Principal(principal), from, into).await
             }
+        }
+    }
+}
+
+/// Run `attempt` until it succeeds or fails with anything but contention, at most `max` times.
+/// Only `DomainError::Contention` (a concurrent writer moved what the attempt decided
+/// against) is worth another read and decision; a conflict, an invalid value or a backend
+/// failure would fail again the same way.
+pub(crate) async fn retry_on_contention<T, F, Fut>(max: usize, attempt: F) -> Result<T>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<T>>,
+{
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match attempt().await {
+            Err(DomainError::Contention(reason)) if tries < max => {
+                tracing::debug!(tries, %reason, "write contended; deciding again");
+            }
+            other => return other,
         }
     }
 }

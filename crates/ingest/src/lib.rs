@@ -8,6 +8,7 @@ mod config;
 mod extraction;
 mod ingestor;
 mod judge;
+mod merge;
 mod request;
 
 pub use crate::config::IngestConfig;
@@ -19,4 +20,5 @@ pub use crate::extraction::{
 };
 pub use crate::ingestor::{Ingestor, Ports};
 pub use crate::judge::EmbeddingEntailmentJudge;
+pub use crate::merge::MergeAuthority;
 pub use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};

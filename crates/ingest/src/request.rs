@@ -82,6 +82,18 @@ impl WriteOutcome {
         }
     }
 
+    /// The audit event that records this outcome on its record.
+    pub fn event_kind(&self) -> retold_domain::EventKind {
+        use retold_domain::EventKind;
+        match self {
+            Self::Created { .. } => EventKind::RecordCreated,
+            Self::Reinforced { .. } => EventKind::RecordReinforced,
+            Self::Superseding { .. } => EventKind::RecordSuperseding,
+            Self::Conflicting { .. } => EventKind::RecordConflicting,
+            Self::Rejected { .. } => EventKind::WriteRejected,
+        }
+    }
+
     /// The record the outcome is about, when there is one.
     pub fn record_id(&self) -> Option<&RecordId> {
         match self {

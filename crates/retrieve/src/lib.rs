@@ -6,16 +6,19 @@
 
 mod config;
 mod fusion;
+mod get;
+mod pipeline;
 mod query;
+mod request;
 mod retriever;
 mod rewrite;
 
 pub use crate::config::RetrieveConfig;
 pub use crate::fusion::rrf;
-pub use crate::retriever::{
-    Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, RetrievePorts, Retriever, SearchHit,
-    SearchRequest, SearchResponse,
+pub use crate::request::{
+    Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };
+pub use crate::retriever::{RetrievePorts, Retriever};
 pub use crate::rewrite::{HostedLLMQueryRewriter, NoRewriter, QueryRewriter, Rewrite};
 
 #[cfg(test)]

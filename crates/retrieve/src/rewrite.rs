@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use retold_domain::{CompletionClient, CompletionRequest, Result};
 
-use crate::query::is_stopword;
+use retold_domain::text::{is_value, stem, unicode61_tokens};
 
 /// The rewrite prompt, version `rewrite_v1`.
 const REWRITE_V1: &str = include_str!("prompts/rewrite_v1.md");
@@ -88,26 +88,13 @@ impl HostedLLMQueryRewriter {
     }
 }
 
-/// Whether a capitalised token is a name, date or number to check: not a stopword, or it has a
-/// digit.
-fn is_value(token: &str) -> bool {
-    let capitalised =
-        token.chars().next().is_some_and(char::is_uppercase) && !is_stopword(&token.to_lowercase());
-    capitalised || token.chars().any(|c| c.is_ascii_digit())
-}
-
-/// Lowercased words of a text.
-fn all_words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
-}
-
 /// The names, dates and numbers `phrase` has that neither `query` nor `context` mentions. A
 /// plural or singular of a known word counts as known, and so does a capitalised first word
 /// that shares a five-letter stem with one ("Explanation style" after "explanations").
 pub(crate) fn introduced_values(phrase: &str, query: &str, context: &[String]) -> Vec<String> {
-    let mut known = all_words(query);
+    let mut known: BTreeSet<String> = unicode61_tokens(query).into_iter().collect();
     for turn in context {
-        known.extend(all_words(turn));
+        known.extend(unicode61_tokens(turn));
     }
     let knows = |word: &str| {
         known.contains(word)
@@ -122,9 +109,8 @@ pub(crate) fn introduced_values(phrase: &str, query: &str, context: &[String]) -
             continue;
         }
         let word = token.to_lowercase();
-        let stem: String = word.chars().take(5).collect();
         let first_word_stem =
-            position == 0 && stem.chars().count() == 5 && known.iter().any(|k| k.starts_with(&stem));
+            position == 0 && stem(&word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)));
         if !knows(&word) && !first_word_stem && !introduced.contains(&word) {
             introduced.push(word);
         }

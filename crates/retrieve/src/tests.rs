@@ -3,7 +3,9 @@
 use retold_domain::RecordId;
 
 use crate::fusion::rrf;
-use crate::query::{is_identifier, lexical_terms, name_phrases};
+use retold_domain::text::is_identifier;
+
+use crate::query::{lexical_terms, name_phrases};
 
 fn id(s: &str) -> RecordId {
     RecordId::new(format!("mem_{s}")).unwrap()
@@ -71,7 +73,7 @@ fn lexical_terms_follow_the_seed_steps() {
 #[test]
 fn stopwords_are_sorted_for_lookup() {
     // binary_search needs it; a wrongly placed word would silently stop being removed.
-    assert!(crate::query::STOPWORDS.windows(2).all(|w| w[0] < w[1]));
+    assert!(retold_domain::text::STOPWORDS.windows(2).all(|w| w[0] < w[1]));
     let terms = lexical_terms("yourselves about above");
     assert!(terms.is_empty(), "{terms:?}");
 }

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
     AgentId, Attribute, AuditEvent, Confidence, Content, Entity, EntityId, EntityKind, EntityStatus, EventId,
-    Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name, RecordEntityLink, RecordId,
-    RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
+    EventKind, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name, RecordEntityLink,
+    RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
 };
 use sea_orm::{QueryResult, Value};
 
@@ -187,7 +187,7 @@ pub(crate) fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError
     Ok(AuditEvent {
         id: EventId::new(get::<String>(row, T, "id")?).map_err(bad)?,
         at: from_millis(T, get(row, T, "at")?)?,
-        kind: get(row, T, "kind")?,
+        kind: EventKind::parse(&get::<String>(row, T, "kind")?).map_err(bad)?,
         record_id: get::<Option<String>>(row, T, "record_id")?.map(RecordId::new).transpose().map_err(bad)?,
         actor: get::<Option<String>>(row, T, "actor")?.map(AgentId::new).transpose().map_err(bad)?,
         details,

@@ -3,8 +3,8 @@
 
 use async_trait::async_trait;
 use retold_domain::{
-    AgentId, AuditEvent, Entity, EntityId, EntityStore, Grant, GrantId, GrantStore, Name,
-    Result as DomainResult, Scope,
+    AgentId, AuditEvent, Entity, EntityId, EntityMerge, EntityReader, EntityWriter, Grant, GrantId,
+    GrantStore, Name, Result as DomainResult, Scope,
 };
 use sea_orm::{ConnectionTrait, DatabaseTransaction, Value};
 
@@ -88,13 +88,14 @@ impl SqliteStore {
         Ok(())
     }
 
-    async fn merge_tx(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> Result<(), StoreError> {
+    async fn merge_tx(&self, merge: EntityMerge) -> Result<(), StoreError> {
+        let EntityMerge { from, into, scopes, updates, conflicts, events } = merge;
         if from == into {
             return Err(StoreError::Duplicate(format!("cannot merge entity {from} into itself")));
         }
         let txn = self.begin_write().await?;
-        require_entity(&txn, from).await?;
-        require_entity(&txn, into).await?;
+        require_entity(&txn, &from).await?;
+        require_entity(&txn, &into).await?;
         let (f, i): (Value, Value) = (from.as_str().into(), into.as_str().into());
         // The merged entity's name and aliases become aliases of the survivor.
         txn.execute_raw(stmt(
@@ -105,32 +106,49 @@ impl SqliteStore {
         ))
         .await?;
         txn.execute_raw(stmt("DELETE FROM entity_aliases WHERE entity_id = ?", [f.clone()])).await?;
-        // Links move; a record linked to both keeps its stronger role.
+        // Links of the records in the merge's scopes move; a record linked to both keeps its
+        // stronger role. Other records keep their links to the merged entity.
+        let mut scope_values = Vec::new();
+        let in_scopes = match &scopes {
+            Some(scopes) => scope_clause(scopes, &mut scope_values),
+            None => "1".to_owned(),
+        };
+        let moving = format!("SELECT id FROM records WHERE {in_scopes}");
+        let mut values = vec![i.clone(), f.clone()];
+        values.extend(scope_values.clone());
         txn.execute_raw(stmt(
-            "INSERT INTO record_entities (record_id, entity_id, role) \
-             SELECT record_id, ?, role FROM record_entities WHERE entity_id = ? AND true \
-             ON CONFLICT (record_id, entity_id) DO UPDATE SET role = \
-               CASE WHEN excluded.role = 'about' OR record_entities.role = 'about' THEN 'about' ELSE 'mentions' END",
-            [i.clone(), f.clone()],
+            &format!(
+                "INSERT INTO record_entities (record_id, entity_id, role) \
+                 SELECT record_id, ?, role FROM record_entities WHERE entity_id = ? AND record_id IN ({moving}) AND true \
+                 ON CONFLICT (record_id, entity_id) DO UPDATE SET role = \
+                   CASE WHEN excluded.role = 'about' OR record_entities.role = 'about' THEN 'about' ELSE 'mentions' END"
+            ),
+            values,
         ))
         .await?;
-        txn.execute_raw(stmt("DELETE FROM record_entities WHERE entity_id = ?", [f.clone()])).await?;
+        let mut values = vec![f.clone()];
+        values.extend(scope_values);
         txn.execute_raw(stmt(
-            "UPDATE records SET subject_entity_id = ? WHERE subject_entity_id = ?",
-            [i.clone(), f.clone()],
+            &format!("DELETE FROM record_entities WHERE entity_id = ? AND record_id IN ({moving})"),
+            values,
         ))
         .await?;
+        for update in &updates {
+            crate::store::apply_update(&txn, update).await?;
+        }
+        for conflict in &conflicts {
+            txn.execute_raw(stmt(
+                "INSERT OR IGNORE INTO record_conflicts (record_id, conflicting_id) VALUES (?, ?)",
+                [conflict.record_id.as_str().into(), conflict.conflicting_id.as_str().into()],
+            ))
+            .await?;
+        }
         txn.execute_raw(stmt("UPDATE entities SET status = 'merged', merged_into = ? WHERE id = ?", [i, f]))
             .await?;
-        rewrite_fts_for(&txn, into).await?;
-        // Subjects changed with the key: refresh the subject column of the affected rows too.
-        txn.execute_raw(stmt(
-            "UPDATE records_fts SET subject = (SELECT coalesce(r.subject, '') FROM records r WHERE r.id = records_fts.record_id) \
-             WHERE record_id IN (SELECT id FROM records WHERE subject_entity_id = ?)",
-            [into.as_str().into()],
-        ))
-        .await?;
-        insert_event(&txn, &event).await?;
+        rewrite_fts_for(&txn, &into).await?;
+        for event in &events {
+            insert_event(&txn, event).await?;
+        }
         txn.commit().await?;
         Ok(())
     }
@@ -180,11 +198,26 @@ async fn insert_alias(txn: &DatabaseTransaction, id: &EntityId, alias: &Name) ->
 }
 
 #[async_trait]
-impl EntityStore for SqliteStore {
+impl EntityWriter for SqliteStore {
     async fn create_entity(&self, entity: Entity, aliases: Vec<Name>, event: AuditEvent) -> DomainResult<()> {
         Ok(self.create_entity_tx(entity, aliases, event).await?)
     }
 
+    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.add_alias_tx(id, alias, event).await?)
+    }
+
+    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> DomainResult<()> {
+        Ok(self.remove_alias_tx(id, alias, event).await?)
+    }
+
+    async fn merge(&self, merge: EntityMerge) -> DomainResult<()> {
+        Ok(self.merge_tx(merge).await?)
+    }
+}
+
+#[async_trait]
+impl EntityReader for SqliteStore {
     async fn entity(&self, id: &EntityId) -> DomainResult<Option<Entity>> {
         let row = self
             .reader
@@ -212,18 +245,6 @@ impl EntityStore for SqliteStore {
                 Name::new(alias).map_err(|e| crate::error::corrupt("entity_aliases", e).into())
             })
             .collect()
-    }
-
-    async fn add_alias(&self, id: &EntityId, alias: Name, event: AuditEvent) -> DomainResult<()> {
-        Ok(self.add_alias_tx(id, alias, event).await?)
-    }
-
-    async fn remove_alias(&self, id: &EntityId, alias: &Name, event: AuditEvent) -> DomainResult<()> {
-        Ok(self.remove_alias_tx(id, alias, event).await?)
-    }
-
-    async fn merge(&self, from: &EntityId, into: &EntityId, event: AuditEvent) -> DomainResult<()> {
-        Ok(self.merge_tx(from, into, event).await?)
     }
 
     async fn find_by_name(&self, scopes: &[Scope], name: &Name) -> DomainResult<Vec<Entity>> {

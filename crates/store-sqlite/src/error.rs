@@ -24,6 +24,9 @@ pub enum StoreError {
     /// A referenced row does not exist.
     #[error("{what} not found: {id}")]
     NotFound { what: &'static str, id: String },
+    /// What the writer decided against changed concurrently (a key guard, an entity name).
+    #[error("{0}")]
+    Contended(String),
     /// A uniqueness rule would be broken.
     #[error("{0}")]
     Duplicate(String),
@@ -35,9 +38,10 @@ pub enum StoreError {
 impl From<StoreError> for DomainError {
     fn from(error: StoreError) -> Self {
         match error {
-            StoreError::StaleVersion { .. } | StoreError::Duplicate(_) => {
-                DomainError::Conflict(error.to_string())
+            StoreError::StaleVersion { .. } | StoreError::Contended(_) => {
+                DomainError::Contention(error.to_string())
             }
+            StoreError::Duplicate(_) => DomainError::Conflict(error.to_string()),
             StoreError::NotFound { what, id } => DomainError::NotFound { what, id },
             StoreError::Db(_)
             | StoreError::Corrupt { .. }

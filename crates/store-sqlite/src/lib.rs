@@ -18,6 +18,5 @@ mod sessions;
 mod store;
 mod vector_scan;
 
-pub use crate::api_keys::ApiKeyRecord;
 pub use crate::error::StoreError;
 pub use crate::store::{Durability, SqliteStore, StoreConfig};

@@ -23,20 +23,20 @@ fn trace_json(trace: &SearchTrace) -> Value {
         "principal": {"agent_id": trace.agent_id.as_str(), "user_id": trace.user_id.as_str()},
         "request": pairs(&trace.request),
         "query": trace.query,
-        "rewrite_status": trace.rewrite_status,
+        "rewrite_status": trace.rewrite_status.as_str(),
         "rewrite_note": trace.rewrite_note,
         "eligible_count": trace.eligible_count,
-        "channels": trace.channels.iter().map(|(name, candidates)| (name.clone(), Value::from(
+        "channels": trace.channels.iter().map(|(name, candidates)| (name.as_str().to_owned(), Value::from(
             candidates.iter().map(|c| json!({
                 "record_id": c.record_id.as_str(), "rank": c.rank, "score": c.score, "detail": c.detail,
             })).collect::<Vec<_>>()
         ))).collect::<serde_json::Map<_, _>>(),
         "fused": trace.fused.iter().map(|(id, score)| json!({"record_id": id.as_str(), "score": score})).collect::<Vec<_>>(),
-        "drops": trace.drops.iter().map(|d| json!({"record_id": d.record_id.as_str(), "stage": d.stage, "reason": d.reason})).collect::<Vec<_>>(),
+        "drops": trace.drops.iter().map(|d| json!({"record_id": d.record_id.as_str(), "stage": d.stage.as_str(), "reason": d.reason})).collect::<Vec<_>>(),
         "results": trace.results.iter().map(|r| json!({
             "record_id": r.record_id.as_str(), "rank": r.rank, "score": r.score, "explanation": r.explanation,
         })).collect::<Vec<_>>(),
-        "timings_us": trace.timings_us.iter().map(|(k, v)| (k.clone(), Value::from(*v))).collect::<serde_json::Map<_, _>>(),
+        "timings_us": trace.timings_us.iter().map(|(k, v)| (k.as_str().to_owned(), Value::from(*v))).collect::<serde_json::Map<_, _>>(),
     })
 }
 

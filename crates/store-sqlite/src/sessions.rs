@@ -3,8 +3,8 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ProjectId, Result as DomainResult, Session, SessionId,
-    SessionStore, SessionTurn, Timestamp, TurnRole, UserId,
+    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, ProjectId, Result as DomainResult,
+    Session, SessionId, SessionTurn, Timestamp, TurnBuffer, TurnRole, UserId,
 };
 use sea_orm::{ConnectionTrait, QueryResult};
 
@@ -80,7 +80,7 @@ const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, en
 const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
 
 #[async_trait]
-impl SessionStore for SqliteStore {
+impl TurnBuffer for SqliteStore {
     async fn start_session(&self, session: Session, event: AuditEvent) -> DomainResult<()> {
         let txn = self.begin_write().await?;
         txn.execute_raw(stmt(
@@ -204,7 +204,10 @@ impl SessionStore for SqliteStore {
             .map_err(StoreError::from)?;
         Ok(rows.iter().map(turn_from_row).collect::<Result<_, _>>()?)
     }
+}
 
+#[async_trait]
+impl ExtractionClaims for SqliteStore {
     async fn claim_extraction(
         &self,
         id: &SessionId,
@@ -293,9 +296,5 @@ impl SessionStore for SqliteStore {
             })
             .collect::<Result<Vec<_>, StoreError>>()?;
         Ok(ids)
-    }
-
-    async fn session_events(&self, id: &SessionId) -> DomainResult<Vec<AuditEvent>> {
-        Ok(self.select_events("json_extract(details, '$.session_id') = ?", id.as_str()).await?)
     }
 }

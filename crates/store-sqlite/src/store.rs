@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, ConflictLink, EligibilityFilter, EligibleRecord, EmbeddingRow, EmbeddingScan, EntityId,
-    KeyedRecord, LinkedRecord, MemoryRecord, RecordEntityLink, RecordId, RecordKey, RecordStore,
-    Result as DomainResult, Scope, WriteUnit,
+    AuditEvent, AuditLog, ConflictLink, CurrentFacts, EligibilityFilter, EligibilityIndex, EligibleRecord,
+    EmbeddingRow, EmbeddingScan, EmbeddingSource, EntityId, KeyedRecord, LinkedRecord, MemoryRecord,
+    RecordEntityLink, RecordGraph, RecordId, RecordKey, RecordReader, RecordWriter, Result as DomainResult,
+    Scope, WriteUnit,
 };
 use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
 use sea_orm::{
@@ -144,7 +145,7 @@ impl SqliteStore {
                 ))
                 .await?;
             if taken.is_some() {
-                return Err(StoreError::Duplicate(format!(
+                return Err(StoreError::Contended(format!(
                     "an entity named {:?} was created concurrently in {}",
                     new.entity.canonical_name.as_str(),
                     new.entity.scope
@@ -257,7 +258,7 @@ impl SqliteStore {
     }
 }
 
-/// Fail with `StaleVersion`-like conflict when the active records of a key moved on.
+/// Fail with `Contended` when the active records of a key moved on.
 async fn check_guard(txn: &DatabaseTransaction, guard: &retold_domain::KeyGuard) -> Result<(), StoreError> {
     let rows = txn
         .query_all_raw(stmt(
@@ -274,7 +275,7 @@ async fn check_guard(txn: &DatabaseTransaction, guard: &retold_domain::KeyGuard)
     let actual: Vec<String> = rows.iter().map(|r| r.try_get::<String>("", "id")).collect::<Result<_, _>>()?;
     let expected: Vec<&str> = guard.expected.iter().map(RecordId::as_str).collect();
     if actual != expected {
-        return Err(StoreError::Duplicate(format!(
+        return Err(StoreError::Contended(format!(
             "the current fact {}/{} in {} changed concurrently",
             guard.subject_entity_id, guard.attribute, guard.scope
         )));
@@ -330,7 +331,7 @@ fn duplicate_or(error: sea_orm::DbErr, message: impl FnOnce() -> String) -> Stor
     }
 }
 
-async fn apply_update(
+pub(crate) async fn apply_update(
     txn: &DatabaseTransaction,
     update: &retold_domain::RecordUpdate,
 ) -> Result<(), StoreError> {
@@ -342,25 +343,17 @@ async fn apply_update(
         });
     }
     let tags: Vec<&str> = r.tags.iter().map(|t| t.as_str()).collect();
-    let result = txn
-        .execute_raw(stmt(
-            "UPDATE records SET version = ?, status = ?, confidence = ?, expires_at = ?, event_at = ?, \
-             reinforcements = ?, last_reinforced_at = ?, tags = ? WHERE id = ? AND version = ?",
-            [
-                i64::from(r.version).into(),
-                r.status.as_str().into(),
-                r.confidence.get().into(),
-                r.expires_at.map(millis).into(),
-                r.event_at.map(millis).into(),
-                i64::from(r.reinforcements).into(),
-                r.last_reinforced_at.map(millis).into(),
-                serde_json::to_string(&tags).expect("strings serialise").into(),
-                r.id.as_str().into(),
-                i64::from(update.expected_version).into(),
-            ],
+    let subject = r.key.as_ref().map(|k| k.subject_entity_id.as_str().to_owned());
+    let attribute = r.key.as_ref().map(|k| k.attribute.as_str().to_owned());
+    // The key changes only when an entity merge gives a record a new subject; the FTS
+    // subject column then follows (below).
+    let old = txn
+        .query_one_raw(stmt(
+            "SELECT key, subject_entity_id, attribute FROM records WHERE id = ? AND version = ?",
+            [r.id.as_str().into(), i64::from(update.expected_version).into()],
         ))
         .await?;
-    if result.rows_affected() == 0 {
+    let Some(old) = old else {
         let exists = txn
             .query_one_raw(stmt("SELECT 1 AS one FROM records WHERE id = ?", [r.id.as_str().into()]))
             .await?;
@@ -368,9 +361,40 @@ async fn apply_update(
             Some(_) => StoreError::StaleVersion { id: r.id.to_string(), expected: update.expected_version },
             None => StoreError::NotFound { what: "record", id: r.id.to_string() },
         });
-    }
+    };
+    let key: i64 = old.try_get("", "key")?;
+    let key_changed = old.try_get::<Option<String>>("", "subject_entity_id")? != subject
+        || old.try_get::<Option<String>>("", "attribute")? != attribute;
+    txn.execute_raw(stmt(
+        "UPDATE records SET version = ?, status = ?, confidence = ?, expires_at = ?, event_at = ?, \
+         reinforcements = ?, last_reinforced_at = ?, tags = ?, subject_entity_id = ?, attribute = ?, \
+         supersedes_id = ? WHERE key = ?",
+        [
+            i64::from(r.version).into(),
+            r.status.as_str().into(),
+            r.confidence.get().into(),
+            r.expires_at.map(millis).into(),
+            r.event_at.map(millis).into(),
+            i64::from(r.reinforcements).into(),
+            r.last_reinforced_at.map(millis).into(),
+            serde_json::to_string(&tags).expect("strings serialise").into(),
+            subject.into(),
+            attribute.into(),
+            r.supersedes_id.as_ref().map(|s| s.as_str().to_owned()).into(),
+            key.into(),
+        ],
+    ))
+    .await?;
+    // records_fts's rowid is the record's key, so these touch one row.
     if !r.status.keeps_indexes() {
-        txn.execute_raw(stmt("DELETE FROM records_fts WHERE record_id = ?", [r.id.as_str().into()])).await?;
+        txn.execute_raw(stmt("DELETE FROM records_fts WHERE rowid = ?", [key.into()])).await?;
+    } else if key_changed {
+        txn.execute_raw(stmt(
+            "UPDATE records_fts SET subject = (SELECT coalesce(subject, '') FROM records WHERE key = ?) \
+             WHERE rowid = ?",
+            [key.into(), key.into()],
+        ))
+        .await?;
     }
     Ok(())
 }
@@ -440,12 +464,28 @@ pub(crate) fn scope_clause(scopes: &[Scope], values: &mut Vec<Value>) -> String 
     format!("({})", parts.join(" OR "))
 }
 
+fn json_ids(ids: &[RecordId]) -> Value {
+    serde_json::Value::from(ids.iter().map(RecordId::as_str).collect::<Vec<_>>()).to_string().into()
+}
+
+fn record_id_of(
+    row: &sea_orm::QueryResult,
+    column: &str,
+    table: &'static str,
+) -> Result<RecordId, StoreError> {
+    let id: String = row.try_get("", column)?;
+    RecordId::new(id).map_err(|e| crate::error::corrupt(table, e))
+}
+
 #[async_trait]
-impl RecordStore for SqliteStore {
+impl RecordWriter for SqliteStore {
     async fn apply(&self, unit: WriteUnit) -> DomainResult<Vec<EligibleRecord>> {
         Ok(self.apply_unit(unit).await?)
     }
+}
 
+#[async_trait]
+impl RecordReader for SqliteStore {
     async fn get(&self, id: &RecordId) -> DomainResult<Option<MemoryRecord>> {
         Ok(self.select_records("id = ?", vec![id.as_str().into()]).await?.pop())
     }
@@ -454,10 +494,21 @@ impl RecordStore for SqliteStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let json = serde_json::Value::from(ids.iter().map(RecordId::as_str).collect::<Vec<_>>()).to_string();
-        Ok(self.select_records("id IN (SELECT value FROM json_each(?))", vec![json.into()]).await?)
+        Ok(self.select_records("id IN (SELECT value FROM json_each(?))", vec![json_ids(ids)]).await?)
     }
 
+    async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {
+        let row = self
+            .reader
+            .query_one_raw(stmt("SELECT key FROM records WHERE id = ?", [id.as_str().into()]))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(convert::record_key).transpose()?)
+    }
+}
+
+#[async_trait]
+impl EligibilityIndex for SqliteStore {
     async fn eligible(&self, filter: &EligibilityFilter) -> DomainResult<Vec<EligibleRecord>> {
         if filter.scopes.is_empty() || filter.statuses.is_empty() {
             return Ok(Vec::new());
@@ -521,16 +572,10 @@ impl RecordStore for SqliteStore {
         }
         Ok(out)
     }
+}
 
-    async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {
-        let row = self
-            .reader
-            .query_one_raw(stmt("SELECT key FROM records WHERE id = ?", [id.as_str().into()]))
-            .await
-            .map_err(StoreError::from)?;
-        Ok(row.as_ref().map(convert::record_key).transpose()?)
-    }
-
+#[async_trait]
+impl CurrentFacts for SqliteStore {
     async fn active_by_key(
         &self,
         scopes: &[Scope],
@@ -570,12 +615,29 @@ impl RecordStore for SqliteStore {
             .await?)
     }
 
-    async fn links_of(&self, id: &RecordId) -> DomainResult<Vec<RecordEntityLink>> {
+    async fn by_subject(
+        &self,
+        scopes: Option<&[Scope]>,
+        subject_entity_id: &EntityId,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into()];
+        let scopes = scopes.map_or_else(|| "1".to_owned(), |s| scope_clause(s, &mut values));
+        Ok(self.select_keyed(&format!("subject_entity_id = ? AND {scopes} ORDER BY key"), values).await?)
+    }
+}
+
+#[async_trait]
+impl RecordGraph for SqliteStore {
+    async fn links_of(&self, ids: &[RecordId]) -> DomainResult<Vec<RecordEntityLink>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let rows = self
             .reader
             .query_all_raw(stmt(
-                "SELECT record_id, entity_id, role FROM record_entities WHERE record_id = ? ORDER BY role, entity_id",
-                [id.as_str().into()],
+                "SELECT record_id, entity_id, role FROM record_entities \
+                 WHERE record_id IN (SELECT value FROM json_each(?)) ORDER BY record_id, role, entity_id",
+                [json_ids(ids)],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -586,15 +648,20 @@ impl RecordStore for SqliteStore {
         if entities.is_empty() {
             return Ok(Vec::new());
         }
-        let placeholders = vec!["?"; entities.len()].join(", ");
+        let json =
+            serde_json::Value::from(entities.iter().map(EntityId::as_str).collect::<Vec<_>>()).to_string();
+        // Links of records a merge left on the merged entity (records its caller could not
+        // write) still reach the survivor, reported under the survivor's id.
         let rows = self
             .reader
             .query_all_raw(stmt(
-                &format!(
-                    "SELECT r.key, l.record_id, l.entity_id, l.role FROM record_entities l \
-                     JOIN records r ON r.id = l.record_id WHERE l.entity_id IN ({placeholders}) ORDER BY r.key"
-                ),
-                entities.iter().map(|e| Value::from(e.as_str())),
+                "WITH RECURSIVE m(id, root) AS ( \
+                   SELECT value, value FROM json_each(?) \
+                   UNION SELECT e.id, m.root FROM entities e JOIN m ON e.merged_into = m.id) \
+                 SELECT r.key AS key, l.record_id AS record_id, m.root AS entity_id, min(l.role) AS role \
+                 FROM record_entities l JOIN m ON l.entity_id = m.id JOIN records r ON r.id = l.record_id \
+                 GROUP BY r.key, l.record_id, m.root ORDER BY r.key, m.root",
+                [json.into()],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -612,49 +679,75 @@ impl RecordStore for SqliteStore {
             .map_err(Into::into)
     }
 
-    async fn successors(&self, id: &RecordId) -> DomainResult<Vec<RecordId>> {
+    async fn successors(&self, ids: &[RecordId]) -> DomainResult<Vec<(RecordId, RecordId)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
         let rows = self
             .reader
             .query_all_raw(stmt(
-                "SELECT id FROM records WHERE supersedes_id = ? ORDER BY key",
-                [id.as_str().into()],
+                "SELECT id, supersedes_id FROM records \
+                 WHERE supersedes_id IN (SELECT value FROM json_each(?)) ORDER BY key",
+                [json_ids(ids)],
             ))
             .await
             .map_err(StoreError::from)?;
         rows.iter()
             .map(|row| {
-                let id: String = row.try_get("", "id").map_err(StoreError::from)?;
-                RecordId::new(id).map_err(|e| crate::error::corrupt("records", e).into())
-            })
-            .collect()
-    }
-
-    async fn conflicts_of(&self, id: &RecordId) -> DomainResult<Vec<ConflictLink>> {
-        let rows = self
-            .reader
-            .query_all_raw(stmt(
-                "SELECT record_id, conflicting_id FROM record_conflicts WHERE record_id = ? OR conflicting_id = ? \
-                 ORDER BY record_id, conflicting_id",
-                [id.as_str().into(), id.as_str().into()],
-            ))
-            .await
-            .map_err(StoreError::from)?;
-        rows.iter()
-            .map(|row| {
-                let get = |c: &str| -> Result<RecordId, StoreError> {
-                    let v: String = row.try_get("", c)?;
-                    RecordId::new(v).map_err(|e| crate::error::corrupt("record_conflicts", e))
-                };
-                Ok(ConflictLink { record_id: get("record_id")?, conflicting_id: get("conflicting_id")? })
+                Ok((record_id_of(row, "id", "records")?, record_id_of(row, "supersedes_id", "records")?))
             })
             .collect::<Result<_, StoreError>>()
             .map_err(Into::into)
     }
 
-    async fn events_of(&self, id: &RecordId) -> DomainResult<Vec<AuditEvent>> {
+    async fn conflicts_of(&self, ids: &[RecordId]) -> DomainResult<Vec<ConflictLink>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT record_id, conflicting_id FROM record_conflicts \
+                 WHERE record_id IN (SELECT value FROM json_each(?1)) OR conflicting_id IN (SELECT value FROM json_each(?1)) \
+                 ORDER BY record_id, conflicting_id",
+                [json_ids(ids)],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                Ok(ConflictLink {
+                    record_id: record_id_of(row, "record_id", "record_conflicts")?,
+                    conflicting_id: record_id_of(row, "conflicting_id", "record_conflicts")?,
+                })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+}
+
+#[async_trait]
+impl AuditLog for SqliteStore {
+    async fn append(&self, events: Vec<AuditEvent>) -> DomainResult<()> {
+        let txn = self.begin_write().await?;
+        for event in &events {
+            insert_event(&txn, event).await?;
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn record_events(&self, id: &RecordId) -> DomainResult<Vec<AuditEvent>> {
         Ok(self.select_events("record_id = ?", id.as_str()).await?)
     }
 
+    async fn session_events(&self, id: &retold_domain::SessionId) -> DomainResult<Vec<AuditEvent>> {
+        Ok(self.select_events("json_extract(details, '$.session_id') = ?", id.as_str()).await?)
+    }
+}
+
+#[async_trait]
+impl EmbeddingSource for SqliteStore {
     async fn compatible_embeddings(
         &self,
         model: &str,

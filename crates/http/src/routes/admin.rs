@@ -1,36 +1,21 @@
 //! Admin endpoints: grants, entities and aliases, host keys, audit history, search traces.
 
-use std::collections::BTreeMap;
-
 use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use retold_domain::{
-    AgentId, AuditEvent, Entity, EntityId, EntityKind, EntityStatus, EntityStore, EventId, Grant, GrantId,
-    GrantStore, Name, RecordId, RecordStore, Scope, SearchId, SearchLogStore, SessionId, SessionStore,
-};
+use retold_app::EntityView;
+use retold_domain::{AgentId, AuditEvent, EntityKind, Grant, Name, Scope};
 use serde::Deserialize;
 use utoipa::IntoParams;
 
-use crate::auth::{AdminKey, hash_key, new_key};
+use crate::auth::AdminKey;
 use crate::dto::{
     AliasBody, EntityBody, EntityDto, EventDto, EventListDto, ExtractionReportDto, ExtractionRunBody,
     ExtractionRunDto, GrantBody, GrantDto, GrantListDto, HostKeyBody, HostKeyDto, MergeBody, field,
 };
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::routes::Valid;
 use crate::state::AppState;
-
-pub(crate) fn admin_event(state: &AppState, kind: &str, details: &[(&str, String)]) -> AuditEvent {
-    AuditEvent {
-        id: EventId::from_body(&state.ids.next_body()).expect("generated ids are valid"),
-        at: state.clock.now(),
-        kind: kind.to_owned(),
-        record_id: None,
-        actor: None,
-        details: details.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect::<BTreeMap<_, _>>(),
-    }
-}
 
 fn grant_dto(g: &Grant) -> GrantDto {
     GrantDto {
@@ -59,23 +44,16 @@ pub(crate) async fn grant_create(
     _: AdminKey,
     Valid(body): Valid<GrantBody>,
 ) -> ApiResult<(StatusCode, Json<GrantDto>)> {
-    let grant = Grant {
-        id: GrantId::from_body(&state.ids.next_body()).expect("generated ids are valid"),
-        agent_id: field("agent_id", AgentId::new(body.agent_id))?,
-        scope: field("scope", Scope::parse(&body.scope))?,
-        can_read: body.can_read,
-        can_write: body.can_write,
-    };
-    if !grant.can_read && !grant.can_write {
-        return Err(ApiError::validation("can_read", "a grant must allow reading or writing"));
-    }
-    retold_policy::validate_new_grant(&grant).map_err(|e| ApiError::validation("scope", e.to_string()))?;
-    let event = admin_event(
-        &state,
-        "grant.created",
-        &[("grant_id", grant.id.to_string()), ("scope", grant.scope.to_string())],
-    );
-    state.store.put_grant(grant.clone(), event).await?;
+    let grant = state
+        .services
+        .admin
+        .create_grant(
+            field("agent_id", AgentId::new(body.agent_id))?,
+            field("scope", Scope::parse(&body.scope))?,
+            body.can_read,
+            body.can_write,
+        )
+        .await?;
     Ok((StatusCode::CREATED, Json(grant_dto(&grant))))
 }
 
@@ -105,7 +83,7 @@ pub(crate) async fn grant_list(
     Query(query): Query<GrantQuery>,
 ) -> ApiResult<Json<GrantListDto>> {
     let agent = field("agent_id", AgentId::new(query.agent_id))?;
-    let grants = state.store.grants_for(&agent).await?;
+    let grants = state.services.admin.grants(&agent).await?;
     Ok(Json(GrantListDto { grants: grants.iter().map(grant_dto).collect() }))
 }
 
@@ -126,22 +104,20 @@ pub(crate) async fn grant_revoke(
     _: AdminKey,
     Path(id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    let id = GrantId::new(id).map_err(|_| ApiError::new(ErrorCode::NotFound, "grant not found"))?;
-    let event = admin_event(&state, "grant.revoked", &[("grant_id", id.to_string())]);
-    state.store.revoke_grant(&id, event).await?;
+    state.services.admin.revoke_grant(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-async fn entity_dto(state: &AppState, entity: &Entity) -> ApiResult<EntityDto> {
-    let aliases = state.store.aliases(&entity.id).await?;
-    Ok(EntityDto {
+fn entity_dto(view: EntityView) -> EntityDto {
+    let EntityView { entity, aliases } = view;
+    EntityDto {
         id: entity.id.to_string(),
         kind: entity.kind.as_str().into(),
         canonical_name: entity.canonical_name.to_string(),
         scope: entity.scope.to_string(),
         status: entity.status.as_str().into(),
         aliases: aliases.iter().map(ToString::to_string).collect(),
-    })
+    }
 }
 
 /// Create an entity with aliases.
@@ -161,30 +137,13 @@ pub(crate) async fn entity_create(
     _: AdminKey,
     Valid(body): Valid<EntityBody>,
 ) -> ApiResult<(StatusCode, Json<EntityDto>)> {
-    let entity = Entity {
-        id: EntityId::from_body(&state.ids.next_body().to_lowercase()).expect("generated ids are valid"),
-        kind: field("kind", EntityKind::parse(&body.kind))?,
-        canonical_name: field("canonical_name", Name::new(&body.canonical_name))?,
-        scope: field("scope", Scope::parse(&body.scope))?,
-        status: EntityStatus::Confirmed,
-        merged_into: None,
-        created_at: state.clock.now(),
-    };
+    let kind = field("kind", EntityKind::parse(&body.kind))?;
+    let name = field("canonical_name", Name::new(&body.canonical_name))?;
+    let scope = field("scope", Scope::parse(&body.scope))?;
     let aliases =
         body.aliases.iter().map(|a| field("aliases", Name::new(a))).collect::<Result<Vec<_>, _>>()?;
-    let event = admin_event(&state, "entity.created", &[("entity_id", entity.id.to_string())]);
-    state.store.create_entity(entity.clone(), aliases, event).await?;
-    Ok((StatusCode::CREATED, Json(entity_dto(&state, &entity).await?)))
-}
-
-async fn existing_entity(state: &AppState, id: &str) -> ApiResult<Entity> {
-    let id =
-        EntityId::new(id.to_owned()).map_err(|_| ApiError::new(ErrorCode::NotFound, "entity not found"))?;
-    state
-        .store
-        .entity(&id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("entity {id} not found")))
+    let view = state.services.admin.create_entity(kind, name, scope, aliases).await?;
+    Ok((StatusCode::CREATED, Json(entity_dto(view))))
 }
 
 /// Add an alias; every FTS row of a linked record is rewritten.
@@ -207,11 +166,8 @@ pub(crate) async fn entity_add_alias(
     Path(id): Path<String>,
     Valid(body): Valid<AliasBody>,
 ) -> ApiResult<Json<EntityDto>> {
-    let entity = existing_entity(&state, &id).await?;
     let alias = field("alias", Name::new(&body.alias))?;
-    let event = admin_event(&state, "entity.alias_added", &[("entity_id", id), ("alias", alias.to_string())]);
-    state.store.add_alias(&entity.id, alias, event).await?;
-    Ok(Json(entity_dto(&state, &entity).await?))
+    Ok(Json(entity_dto(state.services.admin.add_alias(&id, alias).await?)))
 }
 
 /// Merge one entity into another: links and aliases move, FTS rows are rewritten.
@@ -232,12 +188,7 @@ pub(crate) async fn entity_merge(
     _: AdminKey,
     Valid(body): Valid<MergeBody>,
 ) -> ApiResult<Json<EntityDto>> {
-    let from = existing_entity(&state, &body.from).await?;
-    let into = existing_entity(&state, &body.into).await?;
-    let event =
-        admin_event(&state, "entity.merged", &[("from", from.id.to_string()), ("into", into.id.to_string())]);
-    state.store.merge(&from.id, &into.id, event).await?;
-    Ok(Json(entity_dto(&state, &into).await?))
+    Ok(Json(entity_dto(state.services.admin.merge_entities(&body.from, &body.into).await?)))
 }
 
 /// Create a host key (shown once, stored hashed).
@@ -257,24 +208,17 @@ pub(crate) async fn host_key_create(
     _: AdminKey,
     Valid(body): Valid<HostKeyBody>,
 ) -> ApiResult<(StatusCode, Json<HostKeyDto>)> {
-    for agent in &body.agents {
-        field("agents", AgentId::new(agent.clone()))?;
-    }
-    let key = new_key("rtk").map_err(|e| ApiError::from(retold_domain::DomainError::backend("random", e)))?;
-    let record = retold_store_sqlite::ApiKeyRecord {
-        id: format!("key_{}", state.ids.next_body()),
-        name: body.name,
-        role: "host".into(),
-        agents: body.agents,
-    };
-    state
-        .store
-        .put_api_key(&record, &hash_key(&key), state.clock.now())
-        .await
-        .map_err(|e| ApiError::from(retold_domain::DomainError::from(e)))?;
+    let agents =
+        body.agents.into_iter().map(|a| field("agents", AgentId::new(a))).collect::<Result<Vec<_>, _>>()?;
+    let key = state.services.admin.create_host_key(body.name, agents).await?;
     Ok((
         StatusCode::CREATED,
-        Json(HostKeyDto { id: record.id, name: record.name, key, agents: record.agents }),
+        Json(HostKeyDto {
+            id: key.info.id,
+            name: key.info.name,
+            key: key.secret,
+            agents: key.info.agents.iter().map(ToString::to_string).collect(),
+        }),
     ))
 }
 
@@ -295,12 +239,7 @@ pub(crate) async fn record_events(
     _: AdminKey,
     Path(id): Path<String>,
 ) -> ApiResult<Json<EventListDto>> {
-    let id = RecordId::new(id).map_err(|_| ApiError::new(ErrorCode::NotFound, "record not found"))?;
-    if state.store.get(&id).await?.is_none() {
-        return Err(ApiError::new(ErrorCode::NotFound, format!("record {id} not found")));
-    }
-    let events = state.store.events_of(&id).await?;
-    Ok(Json(event_list(events)))
+    Ok(Json(event_list(state.services.admin.record_events(&id).await?)))
 }
 
 fn event_list(events: Vec<AuditEvent>) -> EventListDto {
@@ -310,7 +249,7 @@ fn event_list(events: Vec<AuditEvent>) -> EventListDto {
             .map(|e| EventDto {
                 id: e.id.to_string(),
                 at: e.at,
-                kind: e.kind,
+                kind: e.kind.as_str().to_owned(),
                 record_id: e.record_id.map(|r| r.to_string()),
                 actor: e.actor.map(|a| a.to_string()),
                 details: e.details,
@@ -337,12 +276,7 @@ pub(crate) async fn session_events(
     _: AdminKey,
     Path(id): Path<String>,
 ) -> ApiResult<Json<EventListDto>> {
-    let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
-    let session = SessionId::new(id.clone()).map_err(|_| not_found())?;
-    if state.store.session(&session).await?.is_none() {
-        return Err(not_found());
-    }
-    Ok(Json(event_list(state.store.session_events(&session).await?)))
+    Ok(Json(event_list(state.services.admin.session_events(&id).await?)))
 }
 
 /// Run session extraction now, for one session or for ended sessions nobody has extracted
@@ -365,40 +299,8 @@ pub(crate) async fn extraction_run(
     _: AdminKey,
     Valid(body): Valid<ExtractionRunBody>,
 ) -> ApiResult<Json<ExtractionRunDto>> {
-    let Some(runner) = &state.extraction else {
-        return Err(ApiError::new(
-            ErrorCode::Conflict,
-            format!("session extraction is {}", state.extraction_status),
-        ));
-    };
-    let session = match &body.session_id {
-        Some(id) => {
-            let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
-            let session = SessionId::new(id.clone()).map_err(|_| not_found())?;
-            if state.store.session(&session).await?.is_none() {
-                return Err(not_found());
-            }
-            Some(session)
-        }
-        None => None,
-    };
-    // Runs are their own task: cancelling the request must not abandon a claimed session.
-    let (runner, limit) = (runner.clone(), body.limit.unwrap_or(16));
-    let runs = state
-        .tasks
-        .spawn(async move {
-            match session {
-                Some(session) => {
-                    let run = runner.run(&session).await;
-                    Ok(vec![(session, run)])
-                }
-                None => runner.run_pending(limit).await,
-            }
-        })
-        .await
-        .map_err(|e| {
-            ApiError::from(retold_domain::DomainError::backend("extraction task", e.to_string()))
-        })??;
+    let runs =
+        state.services.admin.run_extraction(body.session_id.as_deref(), body.limit.unwrap_or(16)).await?;
     let reports =
         runs.into_iter().map(|(session, run)| ExtractionReportDto::from_run(&session, run)).collect();
     Ok(Json(ExtractionRunDto { reports }))
@@ -422,12 +324,7 @@ pub(crate) async fn search_trace(
     _: AdminKey,
     Path(id): Path<String>,
 ) -> ApiResult<Json<serde_json::Value>> {
-    let id = SearchId::new(id).map_err(|_| ApiError::new(ErrorCode::NotFound, "trace not found"))?;
-    let (_, _, json) = state
-        .store
-        .trace(&id)
-        .await?
-        .ok_or_else(|| ApiError::new(ErrorCode::NotFound, format!("trace {id} not found")))?;
+    let json = state.services.admin.trace(&id).await?;
     let value = serde_json::from_str(&json)
         .map_err(|e| ApiError::from(retold_domain::DomainError::backend("search_log", e)))?;
     Ok(Json(value))

@@ -4,24 +4,14 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use retold_domain::{Session, SessionId, SessionStore, SourceRef, TurnRole};
+use retold_app::SessionEnd;
+use retold_domain::TurnRole;
 
 use crate::auth::HostKey;
 use crate::dto::{EndSessionBody, ExtractionReportDto, SessionBody, SessionDto, TurnBody, TurnDto, field};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::ApiResult;
 use crate::routes::Valid;
-use crate::routes::admin::admin_event;
 use crate::state::AppState;
-
-/// The session, if it belongs to the principal's agent and user; otherwise not_found.
-async fn own_session(state: &AppState, id: &str, principal: &retold_domain::Principal) -> ApiResult<Session> {
-    let not_found = || ApiError::new(ErrorCode::NotFound, format!("session {id} not found"));
-    let session_id = SessionId::new(id.to_owned()).map_err(|_| not_found())?;
-    match state.store.session(&session_id).await? {
-        Some(s) if s.agent_id == principal.agent_id && s.user_id == principal.user_id => Ok(s),
-        _ => Err(not_found()),
-    }
-}
 
 /// Start a session for the principal's agent and user.
 #[utoipa::path(
@@ -41,17 +31,7 @@ pub(crate) async fn session_start(
     Valid(body): Valid<SessionBody>,
 ) -> ApiResult<(StatusCode, Json<SessionDto>)> {
     let principal = key.principal(&body.principal)?;
-    let session = Session {
-        id: SessionId::from_body(&state.ids.next_body()).expect("generated ids are valid"),
-        agent_id: principal.agent_id.clone(),
-        user_id: principal.user_id.clone(),
-        project_id: principal.project_id.clone(),
-        started_at: state.clock.now(),
-        ended_at: None,
-    };
-    let mut event = admin_event(&state, "session.started", &[("session_id", session.id.to_string())]);
-    event.actor = Some(principal.agent_id.clone());
-    state.store.start_session(session.clone(), event).await?;
+    let session = state.services.sessions.start(&principal).await?;
     Ok((StatusCode::CREATED, Json(SessionDto { id: session.id.to_string() })))
 }
 
@@ -77,12 +57,11 @@ pub(crate) async fn session_append_turn(
     Valid(body): Valid<TurnBody>,
 ) -> ApiResult<(StatusCode, Json<TurnDto>)> {
     let principal = key.principal(&body.principal)?;
-    let session = own_session(&state, &id, &principal).await?;
     let role = field("role", TurnRole::parse(&body.role))?;
-    let turn = state.store.append_turn(&session.id, role, body.content, state.clock.now()).await?;
+    let appended = state.services.sessions.append(&principal, &id, role, body.content).await?;
     Ok((
         StatusCode::CREATED,
-        Json(TurnDto { turn, source_ref: SourceRef::session_turn_ref(&session.id, turn).to_string() }),
+        Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
     ))
 }
 
@@ -109,38 +88,18 @@ pub(crate) async fn session_end(
     Valid(body): Valid<EndSessionBody>,
 ) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
-    let session = own_session(&state, &id, &principal).await?;
-    let mut event = admin_event(&state, "session.ended", &[("session_id", session.id.to_string())]);
-    event.actor = Some(principal.agent_id.clone());
-    let extraction_requested = state.extraction.is_some();
-    state.store.end_session(&session.id, state.clock.now(), extraction_requested, event).await?;
-    match (&state.extraction, body.wait_for_extraction) {
-        (Some(runner), true) => {
-            // The run is its own task: a client that hangs up or a request timeout must not
-            // cancel it halfway, since the session is claimed once it starts.
-            let (runner, id) = (runner.clone(), session.id.clone());
-            let run = state.tasks.spawn(async move { runner.run(&id).await }).await.map_err(|e| {
-                ApiError::from(retold_domain::DomainError::backend("extraction task", e.to_string()))
-            })?;
-            Ok((StatusCode::OK, Json(ExtractionReportDto::from_run(&session.id, run))).into_response())
+    let (session, ended) = state.services.sessions.end(&principal, &id, body.wait_for_extraction).await?;
+    match (ended, body.wait_for_extraction) {
+        (SessionEnd::Extracted(run), _) => {
+            Ok((StatusCode::OK, Json(ExtractionReportDto::from_run(&session, run))).into_response())
         }
-        (Some(runner), false) => {
-            let runner = runner.clone();
-            state.tasks.spawn(async move {
-                // The runner records the outcome on the session's extraction.run or
-                // extraction.failed event and logs failures; nobody waits for the report.
-                let _report = runner.run(&session.id).await;
-            });
-            Ok(StatusCode::NO_CONTENT.into_response())
-        }
-        (None, true) => {
-            let report = ExtractionReportDto::status(
-                &session.id,
-                "off",
-                format!("session extraction is {}", state.extraction_status),
-            );
+        (SessionEnd::ExtractionOff { status }, true) => {
+            let report =
+                ExtractionReportDto::status(&session, "off", format!("session extraction is {status}"));
             Ok((StatusCode::OK, Json(report)).into_response())
         }
-        (None, false) => Ok(StatusCode::NO_CONTENT.into_response()),
+        (SessionEnd::Background | SessionEnd::ExtractionOff { .. }, _) => {
+            Ok(StatusCode::NO_CONTENT.into_response())
+        }
     }
 }

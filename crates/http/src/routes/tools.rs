@@ -86,12 +86,12 @@ pub(crate) async fn memory_search(
         context: body.context,
         channels: Channels::default(),
     };
-    let response = state.retriever.search(&principal, &request).await?;
+    let response = state.services.retriever.search(&principal, &request).await?;
     Ok(Json(SearchResponseDto {
         search_id: response.search_id.to_string(),
         results: response.hits.iter().map(hit_dto).collect(),
         eligible_count: response.eligible_count,
-        rewrite_status: response.rewrite_status,
+        rewrite_status: response.rewrite_status.as_str().to_owned(),
     }))
 }
 
@@ -116,7 +116,7 @@ pub(crate) async fn memory_get(
     let principal = key.principal(&body.principal)?;
     let ids =
         body.ids.iter().map(|id| field("ids", RecordId::new(id.clone()))).collect::<Result<Vec<_>, _>>()?;
-    let details = state.retriever.get(&principal, &ids).await?;
+    let details = state.services.retriever.get(&principal, &ids).await?;
     Ok(Json(GetResponseDto {
         records: details
             .iter()
@@ -231,7 +231,7 @@ pub(crate) async fn memory_write(
 ) -> ApiResult<Json<WriteResponseDto>> {
     let principal = key.principal(&body.principal)?;
     let request = write_request(&body)?;
-    let outcome = state.ingestor.write(&principal, &request).await?;
+    let outcome = state.services.ingestor.write(&principal, &request).await?;
     Ok(Json(write_response(outcome)?))
 }
 
@@ -319,7 +319,7 @@ pub(crate) async fn memory_revise(
             ));
         }
     };
-    Ok(Json(revision_response(state.ingestor.revise(&principal, &action).await?)?))
+    Ok(Json(revision_response(state.services.ingestor.revise(&principal, &action).await?)?))
 }
 
 /// Mark a memory deleted with a reason.
@@ -343,5 +343,5 @@ pub(crate) async fn memory_forget(
 ) -> ApiResult<Json<ReviseResponseDto>> {
     let principal = key.principal(&body.principal)?;
     let id = field("id", RecordId::new(body.id.clone()))?;
-    Ok(Json(revision_response(state.ingestor.forget(&principal, &id, &body.reason).await?)?))
+    Ok(Json(revision_response(state.services.ingestor.forget(&principal, &id, &body.reason).await?)?))
 }

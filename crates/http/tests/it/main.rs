@@ -49,10 +49,14 @@ pub(crate) struct TestApp {
 
 pub(crate) async fn app_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> TestApp {
     let settings = settings(dir.path(), extra);
-    let Built { state, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
-    let store = state.store.clone();
-    let tasks = state.tasks.clone();
-    TestApp { router: retold_http::app(state, &settings.server), built_store: store, tasks, _dir: dir }
+    let Built { state, store, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
+    let tasks = state.services.sessions.tasks().clone();
+    TestApp {
+        router: retold_http::app(state, &settings.server),
+        built_store: (*store).clone(),
+        tasks,
+        _dir: dir,
+    }
 }
 
 pub(crate) async fn app() -> TestApp {

@@ -3,10 +3,12 @@
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
     AgentId, Confidence, Content, EmbeddingModelInfo, EmbeddingRow, MemoryRecord, MemoryType, RecordId,
-    RecordStore, RecordUpdate, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+    RecordUpdate, Scope, SourceKind, Status, VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, RebuildReport};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 
 fn record(n: u32) -> MemoryRecord {
     let at = Utc.with_ymd_and_hms(2026, 9, 3, 12, 0, 0).unwrap();

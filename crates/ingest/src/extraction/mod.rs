@@ -11,6 +11,7 @@ mod tests;
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
+use retold_domain::text::{is_limiting, is_stopword, opened_words, stem_covered};
 use retold_domain::{
     Attribute, Confidence, Content, EntityKind, Evidence, MemoryType, Name, Result, Scope, Session,
     SessionTurn, SourceKind, SourceRef, Timestamp, TurnRole,
@@ -280,84 +281,9 @@ pub fn validate_candidate(
     })
 }
 
-/// Words that carry no claim of their own.
-const FUNCTION_WORDS: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "been", "by", "does", "for", "from", "has", "have", "he",
-    "her", "his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "them",
-    "they", "this", "to", "was", "were", "with",
-];
-
-/// Words that limit or invert a claim: a revision that drops one says more, not less.
-const LIMITING_WORDS: &[&str] = &[
-    "not",
-    "no",
-    "never",
-    "none",
-    "nobody",
-    "nothing",
-    "neither",
-    "nor",
-    "cannot",
-    "without",
-    "except",
-    "only",
-    "unless",
-    "until",
-    "till",
-    "before",
-    "after",
-    "since",
-    "during",
-    "sometimes",
-    "occasionally",
-    "rarely",
-    "seldom",
-    "usually",
-    "often",
-    "mostly",
-    "partly",
-    "maybe",
-    "perhaps",
-    "probably",
-    "possibly",
-    "might",
-    "may",
-    "could",
-    "likely",
-    "unlikely",
-    "if",
-    "when",
-    "while",
-    "temporarily",
-    "currently",
-    "formerly",
-    "previously",
-    "once",
-    "almost",
-    "nearly",
-    "some",
-    "few",
-    "several",
-];
-
-/// Lowercased words with contractions opened ("doesn't" -> "does not").
-fn all_words(text: &str) -> Vec<String> {
-    let opened = text.replace("n't", " not").replace("n’t", " not");
-    opened.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
-}
-
-fn words(text: &str) -> Vec<String> {
-    all_words(text).into_iter().filter(|w| !FUNCTION_WORDS.contains(&w.as_str())).collect()
-}
-
-/// Whether `word` is said by one of `known`: equal, or sharing a stem of five characters
-/// ("prefers" / "preferred").
-fn covered(word: &str, known: &BTreeSet<String>) -> bool {
-    if known.contains(word) {
-        return true;
-    }
-    let stem: String = word.chars().take(5).collect();
-    stem.chars().count() == 5 && known.iter().any(|k| k.starts_with(&stem))
+/// Words that say something: opened words without the stopwords that limit nothing.
+fn claim_words(text: &str) -> Vec<String> {
+    opened_words(text).into_iter().filter(|w| !is_stopword(w) || is_limiting(w)).collect()
 }
 
 /// Why a reviewer's revision is refused, or `None` when it only narrows the candidate.
@@ -382,16 +308,16 @@ pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<Str
         return Some(format!("review may not change {field}"));
     }
     if original.content != revised.content {
-        let known: BTreeSet<String> = words(&original.content).into_iter().collect();
+        let known: BTreeSet<String> = claim_words(&original.content).into_iter().collect();
         let added: Vec<String> =
-            words(&revised.content).into_iter().filter(|w| !covered(w, &known)).collect();
+            claim_words(&revised.content).into_iter().filter(|w| !stem_covered(w, &known)).collect();
         if !added.is_empty() {
             return Some(format!("the revised content adds {added:?}, which the candidate does not say"));
         }
-        let kept: BTreeSet<String> = all_words(&revised.content).into_iter().collect();
-        let dropped: Vec<String> = all_words(&original.content)
+        let kept: BTreeSet<String> = opened_words(&revised.content).into_iter().collect();
+        let dropped: Vec<String> = opened_words(&original.content)
             .into_iter()
-            .filter(|w| LIMITING_WORDS.contains(&w.as_str()) && !kept.contains(w))
+            .filter(|w| is_limiting(w) && !kept.contains(w))
             .collect();
         if !dropped.is_empty() {
             return Some(format!("the revised content drops {dropped:?}, which limit the claim"));

@@ -6,15 +6,16 @@ use std::sync::Arc;
 
 use retold_domain::chrono::TimeDelta;
 use retold_domain::{
-    AuditEvent, ClaimTerms, Clock, Content, DomainError, EventId, ExtractionClaim, IdGenerator, MemoryType,
-    Principal, RecordStore, Result, Scope, SessionId, SessionStore, SourceKind, SourceRef, WriteUnit,
+    AuditEvent, AuditLog, ClaimTerms, Clock, Content, DomainError, EventId, EventKind, ExtractionClaim,
+    ExtractionClaims, IdGenerator, MemoryType, Principal, Result, Scope, SessionId, SourceKind, SourceRef,
+    TurnBuffer,
 };
 use serde_json::json;
 
 use super::{
     Candidate, Extractor, Review, Reviewer, Transcript, Usage, Verdict, revision_refusal, validate_candidate,
 };
-use crate::ingestor::{Ingestor, Ports};
+use crate::ingestor::Ingestor;
 use crate::request::{WriteOutcome, WriteRequest};
 
 /// Settings of the runner (`ingestion.extraction.*`).
@@ -118,8 +119,9 @@ fn inherit_open(original: &Candidate, mut revised: Candidate) -> Candidate {
 #[derive(Clone)]
 pub struct ExtractionRunner {
     ingestor: Ingestor,
-    records: Arc<dyn RecordStore>,
-    sessions: Arc<dyn SessionStore>,
+    turns: Arc<dyn TurnBuffer>,
+    claims: Arc<dyn ExtractionClaims>,
+    audit: Arc<dyn AuditLog>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     extractor: Arc<dyn Extractor>,
@@ -134,20 +136,22 @@ impl std::fmt::Debug for ExtractionRunner {
 }
 
 impl ExtractionRunner {
-    /// A runner writing through `ingestor` (built over the same `ports`).
+    /// A runner that claims sessions through `claims` and reads and writes through `ingestor`'s ports.
     pub fn new(
         ingestor: Ingestor,
-        ports: &Ports,
+        claims: Arc<dyn ExtractionClaims>,
         extractor: Arc<dyn Extractor>,
         reviewer: Arc<dyn Reviewer>,
         config: ExtractionConfig,
     ) -> Self {
+        let ports = ingestor.ports().clone();
         Self {
             ingestor,
-            records: ports.records.clone(),
-            sessions: ports.sessions.clone(),
-            clock: ports.clock.clone(),
-            ids: ports.ids.clone(),
+            turns: ports.turns,
+            claims,
+            audit: ports.audit,
+            clock: ports.clock,
+            ids: ports.ids,
             extractor,
             reviewer,
             config,
@@ -162,7 +166,7 @@ impl ExtractionRunner {
     /// Extract the ended sessions that still need it (at most `limit`), oldest first.
     pub async fn run_pending(&self, limit: usize) -> Result<Vec<(SessionId, Result<ExtractionReport>)>> {
         let mut reports = Vec::new();
-        for id in self.sessions.pending_extractions(limit, self.terms()).await? {
+        for id in self.claims.pending_extractions(limit, self.terms()).await? {
             let report = self.run(&id).await;
             reports.push((id, report));
         }
@@ -177,7 +181,7 @@ impl ExtractionRunner {
         async {
             let skipped = |reason: String| Ok(ExtractionReport::Skipped { session: session.clone(), reason });
             let attempt =
-                match self.sessions.claim_extraction(session, &self.config.runner_id, self.terms()).await? {
+                match self.claims.claim_extraction(session, &self.config.runner_id, self.terms()).await? {
                     ExtractionClaim::Claimed { attempt } => attempt,
                     ExtractionClaim::InProgress { by } => return skipped(format!("already claimed by {by}")),
                     ExtractionClaim::Done { by } => return skipped(format!("already extracted by {by}")),
@@ -190,9 +194,7 @@ impl ExtractionRunner {
             match self.extract_claimed(&transcript).await {
                 Ok(report) => {
                     self.record_run(&transcript, &report, attempt).await?;
-                    self.sessions
-                        .finish_extraction(session, &self.config.runner_id, self.clock.now())
-                        .await?;
+                    self.claims.finish_extraction(session, &self.config.runner_id, self.clock.now()).await?;
                     tracing::info!(outcome = "extracted", attempt, "extraction run");
                     Ok(report)
                 }
@@ -203,17 +205,17 @@ impl ExtractionRunner {
                     let hopeless = matches!(error, DomainError::Invalid { .. });
                     let retry = !hopeless && attempt < self.config.max_attempts;
                     tracing::warn!(%error, attempt, retry, "extraction failed");
-                    let mut event = self.event("extraction.failed", &transcript);
+                    let mut event = self.event(EventKind::ExtractionFailed, &transcript);
                     event.details.insert("error".into(), error.to_string());
                     event.details.insert("attempt".into(), attempt.to_string());
                     event.details.insert("will_retry".into(), retry.to_string());
-                    self.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+                    self.audit.append(vec![event]).await?;
                     if hopeless {
-                        self.sessions
+                        self.claims
                             .finish_extraction(session, &self.config.runner_id, self.clock.now())
                             .await?;
                     } else {
-                        self.sessions.release_extraction(session, &self.config.runner_id).await?;
+                        self.claims.release_extraction(session, &self.config.runner_id).await?;
                     }
                     Err(error)
                 }
@@ -225,11 +227,11 @@ impl ExtractionRunner {
 
     async fn transcript(&self, id: &SessionId) -> Result<Transcript> {
         let session = self
-            .sessions
+            .turns
             .session(id)
             .await?
             .ok_or_else(|| DomainError::NotFound { what: "session", id: id.to_string() })?;
-        let turns = self.sessions.turns(id).await?;
+        let turns = self.turns.turns(id).await?;
         Ok(Transcript { session, turns })
     }
 
@@ -367,7 +369,7 @@ impl ExtractionRunner {
         self.ingestor.write(principal, &request).await.map_err(|e| e.to_string())
     }
 
-    fn event(&self, kind: &str, transcript: &Transcript) -> AuditEvent {
+    fn event(&self, kind: EventKind, transcript: &Transcript) -> AuditEvent {
         let mut details = BTreeMap::new();
         details.insert("session_id".into(), transcript.session.id.to_string());
         details.insert("runner".into(), self.config.runner_id.clone());
@@ -379,7 +381,7 @@ impl ExtractionRunner {
         AuditEvent {
             id: EventId::from_body(&self.ids.next_body()).expect("generated ids are valid"),
             at: self.clock.now(),
-            kind: kind.to_owned(),
+            kind,
             record_id: None,
             actor: Some(transcript.session.agent_id.clone()),
             details,
@@ -395,7 +397,7 @@ impl ExtractionRunner {
         let ExtractionReport::Extracted { malformed, candidates, summary, usage, .. } = report else {
             return Ok(());
         };
-        let mut event = self.event("extraction.run", transcript);
+        let mut event = self.event(EventKind::ExtractionRun, transcript);
         event.details.insert("attempt".into(), attempt.to_string());
         let count = |name: &str| candidates.iter().filter(|c| c.review.as_str() == name).count().to_string();
         for name in ["invalid", "accepted", "revised", "revision_refused", "rejected", "unreviewed"] {
@@ -426,7 +428,7 @@ impl ExtractionRunner {
             event.details.insert("malformed_reasons".into(), json!(malformed).to_string());
         }
         event.details.insert("summary".into(), write_json(summary).to_string());
-        self.records.apply(WriteUnit { events: vec![event], ..WriteUnit::default() }).await?;
+        self.audit.append(vec![event]).await?;
         Ok(())
     }
 }

@@ -1,11 +1,13 @@
 //! The seed's worked examples, each asserting the final rows and the audit events.
 
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use std::sync::Arc;
 
 use retold_domain::chrono::TimeDelta;
 use retold_domain::{
-    DomainError, Embedder, EmbeddingModelInfo, EntityKind, EntityStore, MemoryType, Name, RecordStore,
-    Result, Scope, SourceKind, Status, VectorIndex,
+    DomainError, Embedder, EmbeddingModelInfo, EntityKind, MemoryType, Name, Result, Scope, SourceKind,
+    Status, VectorIndex,
 };
 use retold_ingest::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome};
 
@@ -45,7 +47,7 @@ async fn agent_inference_against_a_user_statement_stays_provisional_with_a_confl
     let old_record = w.record(&old).await;
     assert_eq!((old_record.status, old_record.source_kind), (Status::Confirmed, SourceKind::UserStatement));
     assert_eq!(old_record.subject().unwrap().split('/').nth(1), Some("explanation_style"));
-    let created = w.store.events_of(&old).await.unwrap();
+    let created = w.store.record_events(&old).await.unwrap();
     assert_eq!(event_kinds(&created), ["record.created"]);
     assert_eq!(created[0].details["evidence_check"], "passed");
 
@@ -63,8 +65,8 @@ async fn agent_inference_against_a_user_statement_stays_provisional_with_a_confl
     assert_eq!(new_record.status, Status::Provisional);
     assert_eq!(new_record.expires_at, Some(new_record.created_at + TimeDelta::days(30)));
     assert_eq!(w.record(&old).await.status, Status::Confirmed, "the confirmed record stays");
-    assert_eq!(w.store.conflicts_of(&old).await.unwrap()[0].conflicting_id, new);
-    let events = w.store.events_of(&new).await.unwrap();
+    assert_eq!(w.store.conflicts_of(std::slice::from_ref(&old)).await.unwrap()[0].conflicting_id, new);
+    let events = w.store.record_events(&new).await.unwrap();
     assert_eq!(event_kinds(&events), ["record.conflicting"]);
     assert_eq!(events[0].details["conflicts_with"], old.as_str());
 
@@ -91,7 +93,10 @@ async fn an_equal_rank_statement_supersedes() {
     assert_eq!(w.record(&old).await.status, Status::Superseded);
     assert_eq!(w.record(&new).await.supersedes_id, Some(old.clone()));
     assert_eq!(w.record(&new).await.status, Status::Confirmed);
-    assert_eq!(event_kinds(&w.store.events_of(&old).await.unwrap()), ["record.created", "record.superseded"]);
+    assert_eq!(
+        event_kinds(&w.store.record_events(&old).await.unwrap()),
+        ["record.created", "record.superseded"]
+    );
     assert_eq!(w.eligible("user:aditya").await, [new.to_string()]);
 }
 
@@ -132,7 +137,7 @@ async fn the_same_meaning_reinforces_without_a_duplicate() {
     assert_eq!((twice.reinforcements, twice.status, twice.expires_at), (2, Status::Confirmed, None));
     assert_eq!(w.eligible("user:aditya").await, [id.to_string()], "no duplicate row");
     assert_eq!(
-        event_kinds(&w.store.events_of(&id).await.unwrap()),
+        event_kinds(&w.store.record_events(&id).await.unwrap()),
         ["record.created", "record.reinforced", "record.reinforced"]
     );
 }
@@ -164,7 +169,7 @@ async fn an_equivalent_attribute_name_is_aliased_to_the_existing_one() {
         "explanation_style",
         "the survivor's attribute is kept"
     );
-    let event = &w.store.events_of(&new).await.unwrap()[0];
+    let event = &w.store.record_events(&new).await.unwrap()[0];
     assert_eq!(event.details["attribute_aliased_from"], "answer_style");
     assert!(!event.details.contains_key("attribute_scan_truncated"));
 }
@@ -294,7 +299,7 @@ async fn failed_evidence_downgrades_to_agent_inference_with_the_reason() {
     let WriteOutcome::Created { id, .. } = w.ingestor.write(&p, &request).await.unwrap() else { panic!() };
     let record = w.record(&id).await;
     assert_eq!((record.source_kind, record.status), (SourceKind::AgentInference, Status::Provisional));
-    let event = &w.store.events_of(&id).await.unwrap()[0];
+    let event = &w.store.record_events(&id).await.unwrap()[0];
     assert_eq!(event.details["evidence_check"], "downgraded");
     assert!(event.details["downgrade_reason"].contains("verbatim"), "{:?}", event.details);
     assert_eq!(event.details["requested_source_kind"], "user_statement");
@@ -313,7 +318,7 @@ async fn failed_evidence_downgrades_to_agent_inference_with_the_reason() {
     });
     let WriteOutcome::Created { id, .. } = w.ingestor.write(&p, &request).await.unwrap() else { panic!() };
     assert_eq!(w.record(&id).await.source_kind, SourceKind::AgentInference);
-    let event = &w.store.events_of(&id).await.unwrap()[0];
+    let event = &w.store.record_events(&id).await.unwrap()[0];
     let score: f64 = event.details["entail_score"].parse().unwrap();
     assert!(score < 0.35, "{score}");
     assert!(event.details["downgrade_reason"].contains("below the floor"));
@@ -325,7 +330,7 @@ async fn failed_evidence_downgrades_to_agent_inference_with_the_reason() {
         with_evidence(claim(CONCISE, "explanation_style", SourceKind::UserStatement), "sess_42", 99, "x");
     let outcome = w.ingestor.write(&p, &request).await.unwrap();
     assert!(matches!(&outcome, WriteOutcome::Reinforced { id, .. } if *id == first), "{outcome:?}");
-    let event = w.store.events_of(&first).await.unwrap().pop().unwrap();
+    let event = w.store.record_events(&first).await.unwrap().pop().unwrap();
     assert!(event.details["downgrade_reason"].contains("does not exist"), "{:?}", event.details);
 }
 
@@ -362,7 +367,10 @@ async fn an_ambiguous_name_is_refused_with_its_candidates_and_nothing_is_written
     w.grant("b", "project:p", true, true).await;
     let outcome = w.ingestor.write(&principal("b", "u"), &request).await.unwrap();
     let WriteOutcome::Created { id, .. } = outcome else { panic!("{outcome:?}") };
-    assert_eq!(w.store.links_of(&id).await.unwrap()[0].entity_id.as_str(), "ent_memory_p");
+    assert_eq!(
+        w.store.links_of(std::slice::from_ref(&id)).await.unwrap()[0].entity_id.as_str(),
+        "ent_memory_p"
+    );
 }
 
 #[tokio::test]
@@ -385,7 +393,7 @@ async fn forget_and_revise_go_through_policy_and_leave_a_trail() {
     assert_eq!(w.record(&id).await.status, Status::Deleted, "the tombstone stays");
     assert!(w.index.vector(key).is_none(), "the vector is dead");
     assert!(w.eligible("user:aditya").await.is_empty());
-    let events = w.store.events_of(&id).await.unwrap();
+    let events = w.store.record_events(&id).await.unwrap();
     assert_eq!(events.last().unwrap().details["reason"], "user asked");
     // Illegal transitions are errors, not no-ops.
     let again = w.ingestor.revise(&p, &ReviseAction::Confirm { id: id.clone() }).await;

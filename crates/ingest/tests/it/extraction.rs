@@ -1,10 +1,12 @@
 //! The extraction runner on real components, with the fake extractor and the table reviewer.
 
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use std::sync::Arc;
 
 use retold_domain::chrono::{TimeDelta, TimeZone, Utc};
 use retold_domain::{
-    Clock, EntityKind, MemoryType, Scope, SessionId, SessionStore, SourceKind, SourceRef, Status, TurnRole,
+    Clock, EntityKind, MemoryType, Scope, SessionId, SourceKind, SourceRef, Status, TurnRole,
 };
 use retold_ingest::{
     Candidate, CandidateEntity, CandidateScope, Extraction, ExtractionConfig, ExtractionReport,
@@ -108,7 +110,7 @@ fn runner(
 ) -> ExtractionRunner {
     ExtractionRunner::new(
         w.ingestor.clone(),
-        &w.ports,
+        Arc::new(w.store.clone()),
         extractor,
         reviewer,
         ExtractionConfig {
@@ -307,7 +309,7 @@ async fn a_failed_run_is_retried_until_its_attempts_are_used() {
         Arc::new(Flaky { failures: 1, inner: FakeExtractor::new(proposals()), calls: Default::default() });
     let runner = ExtractionRunner::new(
         w.ingestor.clone(),
-        &w.ports,
+        Arc::new(w.store.clone()),
         flaky.clone(),
         Arc::new(TableReviewer::default()),
         ExtractionConfig {
@@ -341,7 +343,7 @@ async fn a_failed_run_is_retried_until_its_attempts_are_used() {
         Arc::new(Flaky { failures: 99, inner: FakeExtractor::new(proposals()), calls: Default::default() });
     let runner = ExtractionRunner::new(
         w.ingestor.clone(),
-        &w.ports,
+        Arc::new(w.store.clone()),
         broken,
         Arc::new(TableReviewer::default()),
         ExtractionConfig {

@@ -1,10 +1,12 @@
 //! Rules that must hold for every input: scope isolation, and one current record per key
 //! under concurrent writers.
 
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use retold_domain::{Content, EntityKind, EntityStore, MemoryType, Name, RecordStore, Scope, SourceKind};
+use retold_domain::{Content, EntityKind, MemoryType, Name, Scope, SourceKind};
 use retold_ingest::{EntityRef, WriteOutcome, WriteRequest};
 
 use crate::{principal, world};

@@ -1,8 +1,10 @@
 //! Golden tests over a fixed corpus: rankings and explanations.
 
 use retold_domain::chrono::TimeDelta;
-use retold_domain::{EntityStore, MemoryType, Name, RecordId, Scope, SourceKind};
+use retold_domain::{MemoryType, Name, RecordId, Scope, SourceKind};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 
 use crate::{World, about, ids, principal, request, world};
 
@@ -67,7 +69,7 @@ fn crate_event() -> retold_domain::AuditEvent {
     retold_domain::AuditEvent {
         id: retold_domain::EventId::new("evt_alias_zoli").unwrap(),
         at: retold_domain::chrono::Utc::now(),
-        kind: "entity.alias_added".into(),
+        kind: retold_domain::EventKind::EntityAliasAdded,
         record_id: None,
         actor: None,
         details: Default::default(),

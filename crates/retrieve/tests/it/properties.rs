@@ -1,9 +1,11 @@
 //! No result, explanation or trace candidate is ever outside the eligible set.
 
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use retold_domain::{EligibilityFilter, RecordStore};
+use retold_domain::EligibilityFilter;
 use retold_retrieve::{RetrieveConfig, SearchRequest};
 
 use crate::{principal, request, world};

@@ -2,10 +2,12 @@
 //! implementation (a PostgreSQL store later) can run the same suite.
 
 use retold_domain::{
-    ConflictLink, DomainError, EligibilityFilter, EmbeddingRow, EntityId, EntityStore, GrantStore,
-    LexicalIndex, LexicalTerm, LinkRole, MemoryType, Name, RecordEntityLink, RecordKey, RecordStore,
-    RecordUpdate, Scope, Status, WriteUnit,
+    ConflictLink, DomainError, EligibilityFilter, EmbeddingRow, EntityId, GrantStore, LexicalIndex,
+    LexicalTerm, LinkRole, MemoryType, Name, RecordEntityLink, RecordKey, RecordUpdate, Scope, Status,
+    WriteUnit,
 };
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 
 use crate::{entity, event, full_record, open, record, t};
 
@@ -24,7 +26,7 @@ fn terms(words: &[&str]) -> Vec<LexicalTerm> {
     words.iter().map(|w| LexicalTerm { text: (*w).to_owned(), identifier: false }).collect()
 }
 
-async fn insert(store: &dyn RecordStore, record: retold_domain::MemoryRecord) -> RecordKey {
+async fn insert(store: &dyn Backend, record: retold_domain::MemoryRecord) -> RecordKey {
     let id = record.id.clone();
     let keys = store
         .apply(WriteUnit {
@@ -37,13 +39,13 @@ async fn insert(store: &dyn RecordStore, record: retold_domain::MemoryRecord) ->
     keys[0].key
 }
 
-async fn eligible_ids(store: &dyn RecordStore, filter: &EligibilityFilter) -> Vec<String> {
+async fn eligible_ids(store: &dyn Backend, filter: &EligibilityFilter) -> Vec<String> {
     store.eligible(filter).await.unwrap().into_iter().map(|e| e.id.to_string()).collect()
 }
 
 async fn lexical_ids(
     lexical: &dyn LexicalIndex,
-    records: &dyn RecordStore,
+    records: &dyn Backend,
     words: &[&str],
     scope: &str,
 ) -> Vec<String> {
@@ -61,8 +63,8 @@ async fn lexical_ids(
 #[tokio::test]
 async fn every_field_round_trips() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
-    let entities: &dyn EntityStore = &f.store;
+    let store: &dyn Backend = &f.store;
+    let entities: &dyn Backend = &f.store;
     entities
         .create_entity(
             entity("ent_person_aditya", "Aditya", "user:aditya"),
@@ -99,7 +101,7 @@ async fn every_field_round_trips() {
 #[tokio::test]
 async fn a_failing_statement_leaves_nothing_behind() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     let lexical: &dyn LexicalIndex = &f.store;
     let r = record(1, "project:p", "orphaned zebra fact");
     // The link names an entity that does not exist: the foreign key fails after the record,
@@ -123,14 +125,14 @@ async fn a_failing_statement_leaves_nothing_behind() {
     };
     assert!(store.apply(unit).await.is_err());
     assert_eq!(store.get(&r.id).await.unwrap(), None);
-    assert!(store.events_of(&r.id).await.unwrap().is_empty());
+    assert!(store.record_events(&r.id).await.unwrap().is_empty());
     let scan = store.compatible_embeddings("m", 1, 2).await.unwrap();
     assert!(scan.keys.is_empty() && scan.vectors.is_empty() && scan.incompatible == 0);
     assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
 
     // A duplicate event id as the last statement also rolls everything back.
     insert(store, record(2, "project:p", "first")).await;
-    let taken = store.events_of(&record(2, "project:p", "x").id).await.unwrap()[0].clone();
+    let taken = store.record_events(&record(2, "project:p", "x").id).await.unwrap()[0].clone();
     let r3 = record(3, "project:p", "second zebra");
     let unit = WriteUnit { inserts: vec![r3.clone()], events: vec![taken], ..WriteUnit::default() };
     assert!(matches!(store.apply(unit).await, Err(DomainError::Conflict(_))));
@@ -141,7 +143,7 @@ async fn a_failing_statement_leaves_nothing_behind() {
 #[tokio::test]
 async fn supersession_flips_the_old_record_and_links_the_new_one_atomically() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     let old = record(1, "user:aditya", "Aditya prefers concise technical explanations.");
     insert(store, old.clone()).await;
     let mut new = record(2, "user:aditya", "Aditya prefers detailed architecture explanations.");
@@ -160,18 +162,19 @@ async fn supersession_flips_the_old_record_and_links_the_new_one_atomically() {
     assert_eq!(store.get(&new.id).await.unwrap().unwrap().supersedes_id, Some(old.id.clone()));
     assert_eq!(eligible_ids(store, &filter(&["user:aditya"])).await, ["mem_0002"]);
 
-    // Replaying the same unit: the old record's version moved on, so nothing is written.
+    // Replaying the same unit: the old record's version moved on, so nothing is written, and
+    // the error is contention (the writer may read again and decide again).
     let mut replay = unit;
     replay.inserts[0].id = retold_domain::RecordId::new("mem_0003").unwrap();
     replay.events = vec![event("record.created", None)];
-    assert!(matches!(store.apply(replay).await, Err(DomainError::Conflict(_))));
+    assert!(matches!(store.apply(replay).await, Err(DomainError::Contention(_))));
     assert_eq!(store.get(&retold_domain::RecordId::new("mem_0003").unwrap()).await.unwrap(), None);
 }
 
 #[tokio::test]
 async fn conflicts_are_linked_both_ways() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     let confirmed = record(1, "user:aditya", "concise");
     insert(store, confirmed.clone()).await;
     let mut provisional = record(2, "user:aditya", "detailed");
@@ -185,15 +188,18 @@ async fn conflicts_are_linked_both_ways() {
         })
         .await
         .unwrap();
-    assert_eq!(store.conflicts_of(&confirmed.id).await.unwrap(), std::slice::from_ref(&link));
-    assert_eq!(store.conflicts_of(&provisional.id).await.unwrap(), [link]);
+    assert_eq!(
+        store.conflicts_of(std::slice::from_ref(&confirmed.id)).await.unwrap(),
+        std::slice::from_ref(&link)
+    );
+    assert_eq!(store.conflicts_of(std::slice::from_ref(&provisional.id)).await.unwrap(), [link]);
 }
 
 #[tokio::test]
 async fn alias_changes_rewrite_fts_rows() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
-    let entities: &dyn EntityStore = &f.store;
+    let store: &dyn Backend = &f.store;
+    let entities: &dyn Backend = &f.store;
     let lexical: &dyn LexicalIndex = &f.store;
     let project = entity("ent_project_memory", "agentic-memory-system", "project:p");
     entities
@@ -237,8 +243,8 @@ async fn alias_changes_rewrite_fts_rows() {
 #[tokio::test]
 async fn merging_entities_moves_links_and_aliases() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
-    let entities: &dyn EntityStore = &f.store;
+    let store: &dyn Backend = &f.store;
+    let entities: &dyn Backend = &f.store;
     let lexical: &dyn LexicalIndex = &f.store;
     let survivor = entity("ent_repo_cli", "agent-memory-cli", "project:p");
     let dup = entity("ent_repo_cli_dup", "nebulatool", "project:p");
@@ -260,8 +266,18 @@ async fn merging_entities_moves_links_and_aliases() {
         })
         .await
         .unwrap();
-    entities.merge(&dup.id, &survivor.id, event("entity.merged", None)).await.unwrap();
-    assert_eq!(store.links_of(&r.id).await.unwrap()[0].entity_id, survivor.id);
+    entities
+        .merge(retold_domain::EntityMerge {
+            from: dup.id.clone(),
+            into: survivor.id.clone(),
+            scopes: None,
+            updates: vec![],
+            conflicts: vec![],
+            events: vec![event("entity.merged", None)],
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.links_of(std::slice::from_ref(&r.id)).await.unwrap()[0].entity_id, survivor.id);
     assert_eq!(entities.entity(&dup.id).await.unwrap().unwrap().merged_into, Some(survivor.id.clone()));
     // The old name now finds the survivor, and the record still matches it lexically.
     let scopes = [Scope::parse("project:p").unwrap()];
@@ -274,17 +290,17 @@ async fn merging_entities_moves_links_and_aliases() {
 #[tokio::test]
 async fn entity_lookup_is_exact_and_scope_aware() {
     let f = open().await;
-    let entities: &dyn EntityStore = &f.store;
+    let entities: &dyn Backend = &f.store;
     entities
         .create_entity(
             entity("ent_a", "Memory System", "project:p"),
             vec![Name::new("agent-memory-system").unwrap()],
-            event("e", None),
+            event("entity.created", None),
         )
         .await
         .unwrap();
     entities
-        .create_entity(entity("ent_b", "memory system", "project:q"), vec![], event("e", None))
+        .create_entity(entity("ent_b", "memory system", "project:q"), vec![], event("entity.created", None))
         .await
         .unwrap();
     let p = [Scope::parse("project:p").unwrap()];
@@ -309,7 +325,7 @@ async fn entity_lookup_is_exact_and_scope_aware() {
 #[tokio::test]
 async fn the_eligible_filter_excludes_everything_it_must() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     let lexical: &dyn LexicalIndex = &f.store;
     let mut rows = Vec::new();
     rows.push(record(1, "project:p", "kept semantic"));
@@ -378,7 +394,7 @@ async fn the_eligible_filter_excludes_everything_it_must() {
 #[tokio::test]
 async fn user_text_is_never_fts_syntax() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     let lexical: &dyn LexicalIndex = &f.store;
     let key = insert(store, record(1, "project:p", "content with a quote \" and stars")).await;
     for nasty in ["a\" OR content:* NEAR(", "\"", "*", "NEAR(a b)", "content:x", "(", "AND", "-x", "^start"] {
@@ -412,7 +428,7 @@ async fn grants_are_stored_listed_and_revoked() {
 #[tokio::test]
 async fn only_compatible_embeddings_are_loaded() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     for (n, model, dims) in [(1, "minilm", 2u32), (2, "minilm", 2), (3, "bge-m3", 3)] {
         let r = record(n, "project:p", "x");
         store
@@ -441,7 +457,7 @@ async fn only_compatible_embeddings_are_loaded() {
 #[tokio::test]
 async fn embeddings_round_trip_bit_for_bit_across_many_rows() {
     let f = open().await;
-    let store: &dyn RecordStore = &f.store;
+    let store: &dyn Backend = &f.store;
     // Bytes 0x00 and ',' inside blobs, signed zeros, subnormals, thousands of rows.
     let tricky = [0.0f32, -0.0, f32::from_bits(1), f32::from_bits(0x2C2C_2C2C), -1.5e-38];
     let mut unit = WriteUnit::default();
@@ -470,9 +486,9 @@ async fn embeddings_round_trip_bit_for_bit_across_many_rows() {
 
 #[tokio::test]
 async fn sessions_number_turns_and_refuse_writes_after_the_end() {
-    use retold_domain::{Session, SessionId, SessionStore, TurnRole};
+    use retold_domain::{Session, SessionId, TurnRole};
     let f = open().await;
-    let sessions: &dyn SessionStore = &f.store;
+    let sessions: &dyn Backend = &f.store;
     let id = SessionId::new("sess_42").unwrap();
     let session = Session {
         id: id.clone(),
@@ -517,9 +533,9 @@ async fn sessions_number_turns_and_refuse_writes_after_the_end() {
 
 #[tokio::test]
 async fn an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries() {
-    use retold_domain::{ClaimTerms, ExtractionClaim, Session, SessionId, SessionStore};
+    use retold_domain::{ClaimTerms, ExtractionClaim, Session, SessionId};
     let f = open().await;
-    let sessions: &dyn SessionStore = &f.store;
+    let sessions: &dyn Backend = &f.store;
     let start = |id: &str| Session {
         id: SessionId::new(id).unwrap(),
         agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
@@ -633,8 +649,13 @@ async fn an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounde
     let mut about_a = event("extraction.run", None);
     about_a.details.insert("session_id".into(), "sess_a".into());
     f.store.apply(retold_domain::WriteUnit { events: vec![about_a], ..Default::default() }).await.unwrap();
-    let kinds: Vec<String> =
-        sessions.session_events(&a.id).await.unwrap().into_iter().map(|e| e.kind).collect();
+    let kinds: Vec<String> = sessions
+        .session_events(&a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind.as_str().to_owned())
+        .collect();
     assert_eq!(kinds, ["extraction.run"], "events whose details name the session, and only those");
     assert!(matches!(
         sessions.claim_extraction(&SessionId::new("sess_missing").unwrap(), "r", terms(6, 5)).await,

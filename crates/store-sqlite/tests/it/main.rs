@@ -3,6 +3,8 @@
 mod contract;
 mod sqlite;
 
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use std::collections::BTreeMap;
 
 use retold_domain::chrono::{TimeZone, Utc};
@@ -58,7 +60,7 @@ pub(crate) fn event(kind: &str, record: Option<&RecordId>) -> AuditEvent {
     AuditEvent {
         id: EventId::new(format!("evt_{n:06}")).unwrap(),
         at: t(3),
-        kind: kind.to_owned(),
+        kind: retold_domain::EventKind::parse(kind).unwrap(),
         record_id: record.cloned(),
         actor: Some(AgentId::new("research-agent").unwrap()),
         details: BTreeMap::from([("reason".to_owned(), "test".to_owned())]),

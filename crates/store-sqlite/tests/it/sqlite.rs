@@ -1,7 +1,9 @@
 //! SQLite-specific behaviour: restart on a real file, migrations, refusal of newer databases.
 
-use retold_domain::{RecordStore, WriteUnit};
+use retold_domain::WriteUnit;
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
+#[allow(unused_imports)]
+use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database};
 
 use crate::{event, open, record};
@@ -27,7 +29,7 @@ async fn everything_written_is_there_after_a_restart() {
     let reopened = SqliteStore::open(&StoreConfig::new(&path)).await.unwrap();
     for r in &written {
         assert_eq!(reopened.get(&r.id).await.unwrap().as_ref(), Some(r));
-        assert_eq!(reopened.events_of(&r.id).await.unwrap().len(), 1);
+        assert_eq!(reopened.record_events(&r.id).await.unwrap().len(), 1);
     }
     // Migrations are idempotent: a third open changes nothing.
     reopened.close().await.unwrap();

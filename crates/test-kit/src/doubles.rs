@@ -3,10 +3,8 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use chrono::TimeDelta;
-
-use crate::ports::{Clock, IdGenerator};
-use crate::record::Timestamp;
+use retold_domain::chrono::TimeDelta;
+use retold_domain::{Clock, IdGenerator, Timestamp};
 
 /// A clock that only moves when told to.
 #[derive(Debug)]

@@ -1,0 +1,32 @@
+//! Retold's application layer: the use-cases an edge calls, written against ports.
+//!
+//! The seed's tool handlers are the `Ingestor` (write, revise, forget) and the `Retriever`
+//! (search, get); this crate adds the session buffer's use-cases (`SessionService`) and the
+//! host's administration (`AdminService`: grants, entities and aliases, keys, audit history,
+//! traces, extraction runs), and bundles them as `Services`. An edge (the REST service, later
+//! MCP) authenticates, parses, calls one method and maps the result; the composition root is
+//! the only place that names a concrete store (`Stores::from_store`).
+
+mod admin;
+mod keys;
+mod sessions;
+mod stores;
+
+pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
+pub use crate::keys::{hash_key, new_key};
+pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
+pub use crate::stores::{AllPorts, Stores};
+
+use retold_ingest::Ingestor;
+use retold_retrieve::Retriever;
+
+/// Every use-case, cheap to clone per request.
+#[derive(Clone, Debug)]
+pub struct Services {
+    /// `memory_write`, `memory_revise`, `memory_forget`.
+    pub ingestor: Ingestor,
+    /// `memory_search`, `memory_get`.
+    pub retriever: Retriever,
+    pub sessions: SessionService,
+    pub admin: AdminService,
+}

@@ -1,0 +1,95 @@
+//! The store ports the services and the write and search paths take, as one bundle.
+
+use std::sync::Arc;
+
+use retold_domain::{
+    ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EmbeddingSource, EntityReader, EntityWriter,
+    ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter, SearchLogStore,
+    TurnBuffer,
+};
+
+/// Every store port one backend implements.
+pub trait AllPorts:
+    RecordWriter
+    + RecordReader
+    + EligibilityIndex
+    + CurrentFacts
+    + RecordGraph
+    + AuditLog
+    + EmbeddingSource
+    + EntityReader
+    + EntityWriter
+    + GrantStore
+    + TurnBuffer
+    + ExtractionClaims
+    + ApiKeyStore
+    + SearchLogStore
+    + LexicalIndex
+    + 'static
+{
+}
+
+impl<T> AllPorts for T where
+    T: RecordWriter
+        + RecordReader
+        + EligibilityIndex
+        + CurrentFacts
+        + RecordGraph
+        + AuditLog
+        + EmbeddingSource
+        + EntityReader
+        + EntityWriter
+        + GrantStore
+        + TurnBuffer
+        + ExtractionClaims
+        + ApiKeyStore
+        + SearchLogStore
+        + LexicalIndex
+        + 'static
+{
+}
+
+/// The store's ports, each as its own trait object, so every consumer takes only the ones it
+/// uses and a second backend is a change here and in the composition root.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct Stores {
+    pub writer: Arc<dyn RecordWriter>,
+    pub records: Arc<dyn RecordReader>,
+    pub eligibility: Arc<dyn EligibilityIndex>,
+    pub facts: Arc<dyn CurrentFacts>,
+    pub graph: Arc<dyn RecordGraph>,
+    pub audit: Arc<dyn AuditLog>,
+    pub embeddings: Arc<dyn EmbeddingSource>,
+    pub entities: Arc<dyn EntityReader>,
+    pub entity_writer: Arc<dyn EntityWriter>,
+    pub grants: Arc<dyn GrantStore>,
+    pub turns: Arc<dyn TurnBuffer>,
+    pub claims: Arc<dyn ExtractionClaims>,
+    pub keys: Arc<dyn ApiKeyStore>,
+    pub search_log: Arc<dyn SearchLogStore>,
+    pub lexical: Arc<dyn LexicalIndex>,
+}
+
+impl Stores {
+    /// Every port from one backend.
+    pub fn from_store<S: AllPorts>(store: Arc<S>) -> Self {
+        Self {
+            writer: store.clone(),
+            records: store.clone(),
+            eligibility: store.clone(),
+            facts: store.clone(),
+            graph: store.clone(),
+            audit: store.clone(),
+            embeddings: store.clone(),
+            entities: store.clone(),
+            entity_writer: store.clone(),
+            grants: store.clone(),
+            turns: store.clone(),
+            claims: store.clone(),
+            keys: store.clone(),
+            search_log: store.clone(),
+            lexical: store,
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Text analysis shared by the write path and the search pipeline: unicode61-style
+//! tokenising, the stopword and limiting-word lists, identifier detection, names/numbers/dates
+//! ("values") and five-letter stems. One definition each, so the lexical channel, the query
+//! rewriter's refusal rule, review narrowing and the same-meaning rule agree on what a word is.
+
+use std::collections::BTreeSet;
+
+/// The most frequent English words (function words and a few very common verbs), removed
+/// from lexical queries. Frequency-based: taken from the top of general-English frequency
+/// lists, not tuned on any evaluation set.
+pub const STOPWORDS: &[&str] = &[
+    "a",
+    "about",
+    "above",
+    "after",
+    "again",
+    "all",
+    "also",
+    "am",
+    "an",
+    "and",
+    "any",
+    "are",
+    "as",
+    "at",
+    "be",
+    "because",
+    "been",
+    "before",
+    "being",
+    "below",
+    "between",
+    "both",
+    "but",
+    "by",
+    "can",
+    "could",
+    "did",
+    "do",
+    "does",
+    "doing",
+    "down",
+    "during",
+    "each",
+    "even",
+    "few",
+    "for",
+    "from",
+    "further",
+    "get",
+    "got",
+    "had",
+    "has",
+    "have",
+    "having",
+    "he",
+    "her",
+    "here",
+    "hers",
+    "herself",
+    "him",
+    "himself",
+    "his",
+    "how",
+    "i",
+    "if",
+    "in",
+    "into",
+    "is",
+    "it",
+    "its",
+    "itself",
+    "just",
+    "know",
+    "like",
+    "make",
+    "me",
+    "more",
+    "most",
+    "my",
+    "myself",
+    "no",
+    "nor",
+    "not",
+    "now",
+    "of",
+    "off",
+    "on",
+    "once",
+    "one",
+    "only",
+    "or",
+    "other",
+    "our",
+    "ours",
+    "ourselves",
+    "out",
+    "over",
+    "own",
+    "said",
+    "same",
+    "say",
+    "she",
+    "should",
+    "so",
+    "some",
+    "such",
+    "than",
+    "that",
+    "the",
+    "their",
+    "theirs",
+    "them",
+    "themselves",
+    "then",
+    "there",
+    "these",
+    "they",
+    "this",
+    "those",
+    "through",
+    "to",
+    "too",
+    "under",
+    "until",
+    "up",
+    "us",
+    "very",
+    "was",
+    "we",
+    "were",
+    "what",
+    "when",
+    "where",
+    "which",
+    "while",
+    "who",
+    "whom",
+    "why",
+    "will",
+    "with",
+    "would",
+    "you",
+    "your",
+    "yours",
+    "yourself",
+    "yourselves",
+];
+
+/// Whether a lowercased term is on the frequency stopword list.
+pub fn is_stopword(term: &str) -> bool {
+    STOPWORDS.binary_search(&term).is_ok()
+}
+
+/// Words that limit or invert a claim: a revision that drops one says more, not less.
+pub const LIMITING_WORDS: &[&str] = &[
+    "not",
+    "no",
+    "never",
+    "none",
+    "nobody",
+    "nothing",
+    "neither",
+    "nor",
+    "cannot",
+    "without",
+    "except",
+    "only",
+    "unless",
+    "until",
+    "till",
+    "before",
+    "after",
+    "since",
+    "during",
+    "sometimes",
+    "occasionally",
+    "rarely",
+    "seldom",
+    "usually",
+    "often",
+    "mostly",
+    "partly",
+    "maybe",
+    "perhaps",
+    "probably",
+    "possibly",
+    "might",
+    "may",
+    "could",
+    "likely",
+    "unlikely",
+    "if",
+    "when",
+    "while",
+    "temporarily",
+    "currently",
+    "formerly",
+    "previously",
+    "once",
+    "almost",
+    "nearly",
+    "some",
+    "few",
+    "several",
+];
+
+/// Whether a lowercased word limits or inverts a claim.
+pub fn is_limiting(word: &str) -> bool {
+    LIMITING_WORDS.contains(&word)
+}
+
+/// Characters that cannot start or end a token of interest.
+pub fn trim_punctuation(token: &str) -> &str {
+    token
+        .trim_matches(|c: char| {
+            !c.is_alphanumeric() && c != '_' && c != '/' && c != '.' && c != '-' && c != ':'
+        })
+        .trim_end_matches(['.', ':', '-'])
+}
+
+/// Step 1: an identifier is a raw whitespace token that looks like code or an id: a path,
+/// snake_case, a dotted or `::` name, an error code or id mixing letters and digits, or
+/// camelCase.
+pub fn is_identifier(token: &str) -> bool {
+    let t = trim_punctuation(token);
+    if t.chars().count() < 2 || !t.chars().any(char::is_alphanumeric) {
+        return false;
+    }
+    let inner_marker = |m: char| {
+        t.char_indices().any(|(i, c)| {
+            c == m
+                && t[..i].chars().last().is_some_and(char::is_alphanumeric)
+                && t[i + c.len_utf8()..].chars().next().is_some_and(|n| n.is_alphanumeric() || n == m)
+        })
+    };
+    let has_letter = t.chars().any(char::is_alphabetic);
+    let has_digit = t.chars().any(|c| c.is_ascii_digit());
+    let camel = t.chars().next().is_some_and(char::is_lowercase) && t.chars().skip(1).any(char::is_uppercase);
+    inner_marker('_')
+        || inner_marker('/')
+        || inner_marker('.')
+        || inner_marker(':')
+        || (has_letter && has_digit)
+        || camel
+}
+
+/// Step 1 (second half): split like SQLite's unicode61 tokenizer (letters and digits are
+/// token characters; everything else separates), lowercased.
+pub fn unicode61_tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Lowercased unicode61 words with contractions opened ("doesn't" → "does not").
+pub fn opened_words(text: &str) -> Vec<String> {
+    unicode61_tokens(&text.replace("n't", " not").replace("n’t", " not"))
+}
+
+/// Whether a raw token names a value worth checking: a capitalised word that is not a
+/// stopword (a name, a month, a weekday), or anything with a digit (a date, a number, an id).
+pub fn is_value(token: &str) -> bool {
+    let capitalised =
+        token.chars().next().is_some_and(char::is_uppercase) && !is_stopword(&token.to_lowercase());
+    capitalised || token.chars().any(|c| c.is_ascii_digit())
+}
+
+/// The names, dates and numbers of a text, lowercased. Embeddings barely move when one of
+/// these changes ("leaves on Tuesdays" vs "Thursdays" scored 0.915), so two texts only mean
+/// the same when these agree.
+pub fn value_tokens(text: &str) -> BTreeSet<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty() && is_value(t))
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// Whether two texts carry the same names, dates and numbers.
+pub fn same_values(a: &str, b: &str) -> bool {
+    value_tokens(a) == value_tokens(b)
+}
+
+/// The five-letter stem of a word, when it has at least five letters ("prefers" and
+/// "preferred" share `prefe`).
+pub fn stem(word: &str) -> Option<String> {
+    let stem: String = word.chars().take(5).collect();
+    (stem.chars().count() == 5).then_some(stem)
+}
+
+/// Whether `word` is said by one of `known`: equal, or sharing a five-letter stem.
+pub fn stem_covered(word: &str, known: &BTreeSet<String>) -> bool {
+    known.contains(word) || stem(word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)))
+}

@@ -1,0 +1,178 @@
+//! Stage 3: the three candidate generators over the same eligible set (seed section 11).
+//! Each returns its ranked ids (1-based ranks, eligible only) and its trace candidates.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use retold_domain::{
+    Channel, EntityId, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
+};
+use retold_policy::ScopeAccess;
+use tracing::{Instrument, info_span};
+
+use super::{Eligible, Timings};
+use crate::query::{lexical_terms, name_phrases};
+use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
+use crate::retriever::Retriever;
+
+/// What the channels found: one ranked list per channel that ran (dense, lexical, entity, in
+/// that order), each record's match per channel, and the trace of every channel.
+#[derive(Default)]
+pub(crate) struct ChannelHits {
+    pub(crate) lists: Vec<Vec<RecordId>>,
+    pub(crate) trace: Vec<(Channel, Vec<TraceCandidate>)>,
+    pub(crate) dense: HashMap<RecordId, DenseMatch>,
+    pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
+    pub(crate) entity: HashMap<RecordId, EntityMatch>,
+}
+
+impl ChannelHits {
+    fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
+        self.lists.push(list);
+        self.trace.push((channel, trace));
+    }
+}
+
+impl Retriever {
+    /// Run the channels `which` turns on; nothing runs over an empty eligible set.
+    pub(super) async fn channels(
+        &self,
+        access: &ScopeAccess,
+        query: &str,
+        eligible: &Eligible,
+        which: Channels,
+        timings: &mut Timings,
+    ) -> Result<ChannelHits> {
+        let mut hits = ChannelHits::default();
+        if eligible.keys.is_empty() {
+            return Ok(hits);
+        }
+        let k = self.config.per_generator_k;
+        if which.dense {
+            let t = Instant::now();
+            let (list, trace, matches) = self.dense(query, eligible, k).await?;
+            hits.dense = matches;
+            hits.push(Channel::Dense, list, trace);
+            timings.record(PipelineStage::Dense, t);
+        }
+        if which.lexical {
+            let t = Instant::now();
+            let (list, trace, matches) =
+                self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")).await?;
+            hits.lexical = matches;
+            hits.push(Channel::Lexical, list, trace);
+            timings.record(PipelineStage::Lexical, t);
+        }
+        if which.entity {
+            let t = Instant::now();
+            let (list, trace, matches) =
+                self.entity(access, query, eligible, k).instrument(info_span!("retrieve.entity")).await?;
+            hits.entity = matches;
+            hits.push(Channel::Entity, list, trace);
+            timings.record(PipelineStage::Entity, t);
+        }
+        Ok(hits)
+    }
+
+    /// Dense: embed the query, masked exact scan over the eligible keys.
+    async fn dense(
+        &self,
+        query: &str,
+        eligible: &Eligible,
+        k: usize,
+    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, DenseMatch>)> {
+        let vector = self.ports.embedder.embed(&[query.to_owned()]).await?.pop().unwrap_or_default();
+        let found = self.ports.index.search(&vector, &eligible.keys, k)?;
+        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
+        for hit in found.into_iter().filter(|h| eligible.contains(&h.record_id)) {
+            let rank = list.len() as u32 + 1;
+            trace.push(TraceCandidate {
+                record_id: hit.record_id.clone(),
+                rank,
+                score: f64::from(hit.score),
+                detail: String::new(),
+            });
+            matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
+            list.push(hit.record_id);
+        }
+        Ok((list, trace, matches))
+    }
+
+    /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys.
+    async fn lexical(
+        &self,
+        query: &str,
+        eligible: &Eligible,
+        k: usize,
+    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, LexicalMatch>)> {
+        let terms = lexical_terms(query);
+        let found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
+        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
+        for hit in found.into_iter().filter(|h| eligible.contains(&h.record_id)) {
+            let rank = list.len() as u32 + 1;
+            let matched: Vec<String> = hit.matched.iter().map(|m| m.term.clone()).collect();
+            trace.push(TraceCandidate {
+                record_id: hit.record_id.clone(),
+                rank,
+                score: hit.score,
+                detail: format!("terms {}/{}: {}", matched.len(), terms.len(), matched.join(", ")),
+            });
+            matches.insert(
+                hit.record_id.clone(),
+                LexicalMatch { rank, bm25: hit.score, matched: hit.matched, query_terms: terms.len() },
+            );
+            list.push(hit.record_id);
+        }
+        Ok((list, trace, matches))
+    }
+
+    /// Entity: one- to four-word phrases resolved exactly against names and aliases in
+    /// readable scopes, then their linked eligible records: about before mentions, then more
+    /// matched entities, then newer records.
+    async fn entity(
+        &self,
+        access: &ScopeAccess,
+        query: &str,
+        eligible: &Eligible,
+        k: usize,
+    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, EntityMatch>)> {
+        let names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
+        let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
+        let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
+        entity_ids.sort();
+        entity_ids.dedup();
+        let linked = self.ports.graph.linked_records(&entity_ids).await?;
+        // Per record: its best role, how many query entities link it, and its key.
+        let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();
+        for link in linked.into_iter().filter(|l| eligible.contains(&l.record_id)) {
+            let entry = per_record.entry(link.record_id.clone()).or_insert((
+                link.role,
+                0,
+                link.key,
+                link.entity_id.clone(),
+            ));
+            entry.1 += 1;
+            if link.role == LinkRole::About && entry.0 != LinkRole::About {
+                entry.0 = LinkRole::About;
+                entry.3 = link.entity_id;
+            }
+        }
+        let mut ranked: Vec<(RecordId, (LinkRole, usize, RecordKey, EntityId))> =
+            per_record.into_iter().collect();
+        ranked.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1)).then(b.1.2.cmp(&a.1.2)));
+        ranked.truncate(k);
+        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
+        for (i, (id, (role, count, _, entity_id))) in ranked.into_iter().enumerate() {
+            let rank = i as u32 + 1;
+            trace.push(TraceCandidate {
+                record_id: id.clone(),
+                rank,
+                score: count as f64,
+                detail: format!("{} {entity_id}", role.as_str()),
+            });
+            matches.insert(id.clone(), EntityMatch { rank, entity_id, role });
+            list.push(id);
+        }
+        Ok((list, trace, matches))
+    }
+}

@@ -1,0 +1,205 @@
+//! Result control after RRF (seed section 11): episodic freshness, the relevance gate,
+//! duplicate collapse, the optional reranker, then the limit and the token budget. Every
+//! stage that removes a candidate says so in the trace.
+
+use std::time::Duration;
+
+use retold_domain::{
+    DropStage, MemoryRecord, MemoryType, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
+};
+
+use crate::config::RetrieveConfig;
+use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
+
+/// A fused candidate moving through result control.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub(crate) id: RecordId,
+    pub(crate) key: RecordKey,
+    pub(crate) fused_rank: u32,
+    pub(crate) rrf: f64,
+    pub(crate) score: f64,
+    /// The freshness factor and the episode's age in days, when freshness applied.
+    pub(crate) freshness: Option<(f64, i64)>,
+    /// Why the gate let it pass.
+    pub(crate) gate: String,
+    pub(crate) record: MemoryRecord,
+    pub(crate) dense: Option<DenseMatch>,
+    pub(crate) lexical: Option<LexicalMatch>,
+    pub(crate) entity: Option<EntityMatch>,
+}
+
+/// Estimated tokens of a record in a tool result.
+pub(crate) fn tokens(record: &MemoryRecord) -> usize {
+    record.content.as_str().chars().count().div_ceil(4) + 12
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
+}
+
+/// Old episodes lose score: the decayed part halves every half-life; the floor keeps
+/// relevance in charge, so an old episode loses to an equally relevant recent one but not to
+/// an irrelevant one. Semantic and procedural records keep their score. Re-sorts by score.
+pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &RetrieveConfig) {
+    for c in candidates.iter_mut() {
+        if c.record.memory_type != MemoryType::Episodic {
+            continue;
+        }
+        let at = c.record.event_at.unwrap_or(c.record.created_at);
+        let age_days = (now - at).num_days().max(0);
+        let floor = config.episodic_freshness_floor;
+        let factor = floor + (1.0 - floor) * 0.5f64.powf(age_days as f64 / config.episodic_half_life_days);
+        c.score = c.rrf * factor;
+        c.freshness = Some((factor, age_days));
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+}
+
+/// Why a candidate passes the relevance gate, or why it does not: an entity match and a
+/// match of two or more channels pass; a dense-only match needs the dense floor, a
+/// lexical-only match the term share.
+pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
+    let channels =
+        [c.dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
+    if c.entity.is_some() {
+        Ok("passed: entity match".to_owned())
+    } else if channels >= 2 {
+        Ok(format!("passed: {channels} channels"))
+    } else if let Some(d) = &c.dense {
+        if f64::from(d.cosine) >= config.dense_floor {
+            Ok("passed dense threshold".to_owned())
+        } else {
+            Err(format!("dense-only cosine {:.2} below the floor {:.2}", d.cosine, config.dense_floor))
+        }
+    } else if let Some(l) = &c.lexical {
+        let share = l.matched.len() as f64 / l.query_terms.max(1) as f64;
+        if share >= config.lexical_min_term_share {
+            Ok("passed lexical term share".to_owned())
+        } else {
+            Err(format!(
+                "lexical-only match of {}/{} terms below the share {:.2}",
+                l.matched.len(),
+                l.query_terms,
+                config.lexical_min_term_share
+            ))
+        }
+    } else {
+        Err("no channel matched".to_owned())
+    }
+}
+
+/// The relevance gate over every candidate.
+pub(crate) fn gate(
+    candidates: Vec<Candidate>,
+    config: &RetrieveConfig,
+    drops: &mut Vec<TraceDrop>,
+) -> Vec<Candidate> {
+    let mut kept = Vec::new();
+    for mut c in candidates {
+        match gate_verdict(&c, config) {
+            Ok(gate) => {
+                c.gate = gate;
+                kept.push(c);
+            }
+            Err(reason) => drops.push(TraceDrop { record_id: c.id, stage: DropStage::Gate, reason }),
+        }
+    }
+    kept
+}
+
+/// Keep the higher-ranked of two survivors whose stored vectors are at least `floor` alike.
+pub(crate) fn collapse_duplicates(
+    candidates: Vec<Candidate>,
+    vector_of: impl Fn(RecordKey) -> Option<Vec<f32>>,
+    floor: f64,
+    drops: &mut Vec<TraceDrop>,
+) -> Vec<Candidate> {
+    let mut kept: Vec<(Candidate, Option<Vec<f32>>)> = Vec::new();
+    for c in candidates {
+        let vector = vector_of(c.key);
+        let twin = vector.as_ref().and_then(|v| {
+            kept.iter().find_map(|(k, kv)| {
+                let sim = cosine(v, kv.as_ref()?);
+                (sim >= floor).then(|| (k.id.clone(), sim))
+            })
+        });
+        match twin {
+            Some((other, sim)) => drops.push(TraceDrop {
+                record_id: c.id,
+                stage: DropStage::Duplicate,
+                reason: format!("near-duplicate of {other} (cosine {sim:.3})"),
+            }),
+            None => kept.push((c, vector)),
+        }
+    }
+    kept.into_iter().map(|(c, _)| c).collect()
+}
+
+/// Reorder the survivors by the reranker's scores; a timeout, a failure or a wrong number of
+/// scores keeps the RRF order and says why.
+pub(crate) async fn rerank(
+    reranker: &dyn Reranker,
+    timeout: Duration,
+    query: &str,
+    mut candidates: Vec<Candidate>,
+    drops: &mut Vec<TraceDrop>,
+) -> Vec<Candidate> {
+    let documents: Vec<String> = candidates.iter().map(|c| c.record.content.as_str().to_owned()).collect();
+    match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
+        Ok(Ok(scores)) if scores.len() == candidates.len() => {
+            let mut order: Vec<(usize, f64)> = scores.into_iter().enumerate().collect();
+            order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
+            order.into_iter().filter_map(|(i, _)| slots[i].take()).collect()
+        }
+        outcome => {
+            let reason = match outcome {
+                Err(_) => "reranker timed out; RRF order kept".to_owned(),
+                Ok(Err(error)) => format!("reranker failed ({error}); RRF order kept"),
+                Ok(Ok(_)) => "reranker returned the wrong number of scores; RRF order kept".to_owned(),
+            };
+            if let Some(first) = candidates.first_mut() {
+                drops.push(TraceDrop { record_id: first.id.clone(), stage: DropStage::Reranker, reason });
+            }
+            candidates
+        }
+    }
+}
+
+/// The limit, then (when `budget` is set) whole records that fit the token budget; the first
+/// record is always kept.
+pub(crate) fn budget(
+    candidates: Vec<Candidate>,
+    limit: usize,
+    budget: Option<usize>,
+    drops: &mut Vec<TraceDrop>,
+) -> Vec<Candidate> {
+    let mut kept = Vec::new();
+    let mut spent = 0usize;
+    for candidate in candidates {
+        if kept.len() >= limit {
+            drops.push(TraceDrop {
+                record_id: candidate.id,
+                stage: DropStage::Limit,
+                reason: format!("limit {limit}"),
+            });
+            continue;
+        }
+        let cost = tokens(&candidate.record);
+        if let Some(budget) = budget
+            && !kept.is_empty()
+            && spent + cost > budget
+        {
+            drops.push(TraceDrop {
+                record_id: candidate.id,
+                stage: DropStage::Budget,
+                reason: format!("{cost} tokens would exceed the budget ({spent}/{budget} spent)"),
+            });
+            continue;
+        }
+        spent += cost;
+        kept.push(candidate);
+    }
+    kept
+}

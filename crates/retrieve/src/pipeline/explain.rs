@@ -1,0 +1,71 @@
+//! Explanations and the request's description in the trace (seed section 11): the wire form
+//! `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: …`.
+
+use super::Candidate;
+use crate::request::{SearchHit, SearchRequest};
+
+/// A kept candidate as the `index`-th (0-based) result, with its explanation.
+pub(super) fn hit(c: Candidate, index: usize) -> SearchHit {
+    let explanation = explain(&c);
+    SearchHit {
+        record: c.record,
+        rank: index as u32 + 1,
+        score: c.score,
+        fused_rank: c.fused_rank,
+        dense: c.dense,
+        lexical: c.lexical,
+        entity: c.entity,
+        explanation,
+    }
+}
+
+pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, String)> {
+    let mut out = vec![("query".to_owned(), request.query.clone()), ("limit".to_owned(), limit.to_string())];
+    if let Some(types) = &request.types {
+        out.push(("types".into(), types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
+    }
+    if let Some(from) = request.event_from {
+        out.push(("event_from".into(), from.to_rfc3339()));
+    }
+    if let Some(to) = request.event_to {
+        out.push(("event_to".into(), to.to_rfc3339()));
+    }
+    out.push(("include_history".into(), request.include_history.to_string()));
+    let c = request.channels;
+    out.push((
+        "channels".into(),
+        format!(
+            "dense={} lexical={} entity={} result_control={}",
+            c.dense, c.lexical, c.entity, c.result_control
+        ),
+    ));
+    out
+}
+
+/// `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed dense threshold`
+pub(super) fn explain(c: &Candidate) -> String {
+    let mut matched = Vec::new();
+    if let Some(d) = &c.dense {
+        matched.push(format!("dense {:.2} (rank {})", d.cosine, d.rank));
+    }
+    if let Some(l) = &c.lexical {
+        let identifiers = l.matched.iter().filter(|m| m.identifier).count();
+        let aliases = l.matched.iter().filter(|m| m.alias).count();
+        let mut note = format!("lexical {}/{} terms (rank {})", l.matched.len(), l.query_terms, l.rank);
+        if identifiers > 0 || aliases > 0 {
+            note.push_str(&format!(" [{identifiers} identifier, {aliases} alias]"));
+        }
+        matched.push(note);
+    }
+    if let Some(e) = &c.entity {
+        matched.push(format!("entity {} {} (rank {})", e.role.as_str(), e.entity_id, e.rank));
+    }
+    let mut text = format!("matched: {}; fused rank: {}", matched.join(", "), c.fused_rank);
+    if let Some((factor, days)) = c.freshness {
+        text.push_str(&format!("; freshness: x{factor:.2} (episodic, {days} days old)"));
+    }
+    if !c.gate.is_empty() {
+        text.push_str(&format!("; gate: {}", c.gate));
+    }
+    text
+}

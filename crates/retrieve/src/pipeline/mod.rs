@@ -1,0 +1,261 @@
+//! `memory_search` as named stages: eligibility → rewrite → channels → fusion → fetch →
+//! result control (freshness, gate, duplicates, reranker) → budget → trace. Each stage is a
+//! function with its own input and output, unit-tested in `tests.rs`; `search` only
+//! sequences them and times each under its `PipelineStage` name.
+
+mod channels;
+mod control;
+mod explain;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use retold_domain::{
+    EligibilityFilter, EligibleRecord, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus,
+    SearchId, SearchTrace, TraceDrop, TraceResult,
+};
+use retold_policy::ScopeAccess;
+use tracing::{Instrument, info_span};
+
+use self::channels::ChannelHits;
+pub(crate) use self::control::Candidate;
+use crate::fusion::rrf;
+use crate::request::{SearchHit, SearchRequest, SearchResponse};
+use crate::retriever::Retriever;
+use crate::rewrite::Rewrite;
+
+fn micros(since: Instant) -> u64 {
+    u64::try_from(since.elapsed().as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Per-stage durations, in pipeline order.
+struct Timings(Vec<(PipelineStage, u64)>);
+
+impl Timings {
+    fn record(&mut self, stage: PipelineStage, since: Instant) {
+        self.0.push((stage, micros(since)));
+    }
+}
+
+/// The eligible set: what every channel and every later stage is restricted to.
+pub(crate) struct Eligible {
+    pub(crate) records: Vec<EligibleRecord>,
+    pub(crate) keys: Vec<RecordKey>,
+    pub(crate) by_id: HashMap<RecordId, RecordKey>,
+}
+
+impl Eligible {
+    fn new(records: Vec<EligibleRecord>) -> Self {
+        let keys = records.iter().map(|e| e.key).collect();
+        let by_id = records.iter().map(|e| (e.id.clone(), e.key)).collect();
+        Self { records, keys, by_id }
+    }
+
+    pub(crate) fn contains(&self, id: &RecordId) -> bool {
+        self.by_id.contains_key(id)
+    }
+}
+
+/// The query the channels run, and what the rewriter did.
+struct RewrittenQuery {
+    query: String,
+    status: RewriteStatus,
+    note: Option<String>,
+}
+
+impl Retriever {
+    /// `memory_search`.
+    pub async fn search(&self, principal: &Principal, request: &SearchRequest) -> Result<SearchResponse> {
+        let started = Instant::now();
+        let now = self.ports.clock.now();
+        let mut timings = Timings(Vec::new());
+        let limit = request.limit.unwrap_or(self.config.default_limit).clamp(1, self.config.max_limit);
+
+        let t = Instant::now();
+        let (access, eligible) = self.eligibility(principal, request, now).await?;
+        timings.record(PipelineStage::Eligibility, t);
+
+        let t = Instant::now();
+        let rewritten = self.rewrite(request).await;
+        timings.record(PipelineStage::Rewrite, t);
+
+        let hits =
+            self.channels(&access, &rewritten.query, &eligible, request.channels, &mut timings).await?;
+
+        let t = Instant::now();
+        let fused = rrf(&hits.lists, self.config.rrf_k);
+        timings.record(PipelineStage::Fusion, t);
+
+        let mut drops: Vec<TraceDrop> = Vec::new();
+        let t = Instant::now();
+        let trace_channels = hits.trace.clone();
+        let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
+        timings.record(PipelineStage::Fetch, t);
+
+        if request.channels.result_control {
+            let time_bounded = request.event_from.is_some() || request.event_to.is_some();
+            let t = Instant::now();
+            if !time_bounded {
+                control::freshness(&mut candidates, now, &self.config);
+            }
+            timings.record(PipelineStage::Freshness, t);
+            let t = Instant::now();
+            candidates = control::gate(candidates, &self.config, &mut drops);
+            timings.record(PipelineStage::Gate, t);
+            let t = Instant::now();
+            candidates = control::collapse_duplicates(
+                candidates,
+                |key| self.ports.index.vector(key),
+                self.config.duplicate_collapse_floor,
+                &mut drops,
+            );
+            timings.record(PipelineStage::Duplicates, t);
+            if self.config.reranker_enabled
+                && let Some(reranker) = &self.ports.reranker
+            {
+                let t = Instant::now();
+                candidates = control::rerank(
+                    reranker.as_ref(),
+                    self.config.reranker_timeout,
+                    &rewritten.query,
+                    candidates,
+                    &mut drops,
+                )
+                .await;
+                timings.record(PipelineStage::Reranker, t);
+            }
+        }
+
+        let t = Instant::now();
+        let budget = request.channels.result_control.then_some(self.config.token_budget);
+        let kept = control::budget(candidates, limit, budget, &mut drops);
+        timings.record(PipelineStage::Budget, t);
+
+        let hits: Vec<SearchHit> = kept.into_iter().enumerate().map(|(i, c)| explain::hit(c, i)).collect();
+        timings.record(PipelineStage::Total, started);
+
+        let search_id = SearchId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid");
+        let trace = SearchTrace {
+            id: search_id.clone(),
+            at: now,
+            agent_id: principal.agent_id.clone(),
+            user_id: principal.user_id.clone(),
+            request: explain::describe(request, limit),
+            query: rewritten.query,
+            rewrite_status: rewritten.status,
+            rewrite_note: rewritten.note,
+            eligible_count: eligible.records.len() as u64,
+            channels: trace_channels,
+            fused,
+            drops,
+            results: hits
+                .iter()
+                .map(|h| TraceResult {
+                    record_id: h.record.id.clone(),
+                    rank: h.rank,
+                    score: h.score,
+                    explanation: h.explanation.clone(),
+                })
+                .collect(),
+            timings_us: timings.0,
+        };
+        self.ports.search_log.append_trace(&trace).instrument(info_span!("retrieve.search_log")).await?;
+        Ok(SearchResponse {
+            search_id,
+            hits,
+            eligible_count: eligible.records.len(),
+            rewrite_status: rewritten.status,
+        })
+    }
+
+    /// Stage 1: the principal's readable scopes, lifecycle, expiry, types and event range.
+    async fn eligibility(
+        &self,
+        principal: &Principal,
+        request: &SearchRequest,
+        now: retold_domain::Timestamp,
+    ) -> Result<(ScopeAccess, Eligible)> {
+        let access = self.access(principal).await?;
+        let filter = EligibilityFilter {
+            scopes: access.readable.clone(),
+            statuses: EligibilityFilter::statuses_for(request.include_history),
+            now,
+            types: request.types.clone(),
+            event_from: request.event_from,
+            event_to: request.event_to,
+        };
+        let records =
+            self.ports.eligibility.eligible(&filter).instrument(info_span!("retrieve.eligibility")).await?;
+        Ok((access, Eligible::new(records)))
+    }
+
+    /// Stage 2: the query rewriter (off by default); any failure runs the raw query.
+    async fn rewrite(&self, request: &SearchRequest) -> RewrittenQuery {
+        let raw = || request.query.clone();
+        let outcome = self
+            .ports
+            .rewriter
+            .rewrite(&request.query, &request.context)
+            .instrument(info_span!("retrieve.rewrite"))
+            .await;
+        let (query, status, note) = match outcome {
+            Ok(Rewrite::Off) => (raw(), RewriteStatus::Off, None),
+            Ok(Rewrite::Rewritten(q)) if q == request.query => (q, RewriteStatus::Unchanged, None),
+            Ok(Rewrite::Rewritten(q)) => (q, RewriteStatus::Rewritten, None),
+            Ok(Rewrite::Failed(reason)) => (raw(), RewriteStatus::Failed, Some(reason)),
+            Ok(Rewrite::Refused(reason)) => (raw(), RewriteStatus::Refused, Some(reason)),
+            Err(error) => (raw(), RewriteStatus::Failed, Some(error.to_string())),
+        };
+        RewrittenQuery { query, status, note }
+    }
+
+    /// Stage 5: every eligible fused record in one round trip; a fused id outside the
+    /// eligible set, or one the store no longer returns, is dropped with its reason.
+    async fn fetch(
+        &self,
+        fused: &[(RecordId, f64)],
+        eligible: &Eligible,
+        mut hits: ChannelHits,
+        drops: &mut Vec<TraceDrop>,
+    ) -> Result<Vec<Candidate>> {
+        let wanted: Vec<RecordId> =
+            fused.iter().filter(|(id, _)| eligible.contains(id)).map(|(id, _)| id.clone()).collect();
+        let mut records: HashMap<RecordId, _> =
+            self.ports.records.get_many(&wanted).await?.into_iter().map(|r| (r.id.clone(), r)).collect();
+        let mut candidates = Vec::with_capacity(wanted.len());
+        for (i, (id, score)) in fused.iter().enumerate() {
+            let Some(key) = eligible.by_id.get(id).copied() else {
+                drops.push(TraceDrop {
+                    record_id: id.clone(),
+                    stage: retold_domain::DropStage::Eligibility,
+                    reason: "not eligible".into(),
+                });
+                continue;
+            };
+            let Some(record) = records.remove(id) else {
+                drops.push(TraceDrop {
+                    record_id: id.clone(),
+                    stage: retold_domain::DropStage::Fetch,
+                    reason: "the store no longer has this record".into(),
+                });
+                continue;
+            };
+            candidates.push(Candidate {
+                id: id.clone(),
+                key,
+                fused_rank: i as u32 + 1,
+                rrf: *score,
+                score: *score,
+                freshness: None,
+                gate: String::new(),
+                record,
+                dense: hits.dense.remove(id),
+                lexical: hits.lexical.remove(id),
+                entity: hits.entity.remove(id),
+            });
+        }
+        Ok(candidates)
+    }
+}

@@ -1,0 +1,156 @@
+//! Each result-control stage on its own.
+
+use retold_domain::chrono::{TimeDelta, TimeZone, Utc};
+use retold_domain::{
+    AgentId, Confidence, Content, DropStage, MatchedTerm, MemoryRecord, MemoryType, RecordId, RecordKey,
+    Scope, SourceKind, Status, Timestamp, TraceDrop,
+};
+
+use super::control::{self, Candidate};
+use crate::config::RetrieveConfig;
+use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
+
+fn now() -> Timestamp {
+    Utc.with_ymd_and_hms(2026, 9, 3, 12, 0, 0).unwrap()
+}
+
+fn candidate(n: u64, content: &str) -> Candidate {
+    let record = MemoryRecord {
+        id: RecordId::new(format!("mem_{n:04}")).unwrap(),
+        memory_type: MemoryType::Semantic,
+        version: 1,
+        content: Content::new(content).unwrap(),
+        key: None,
+        scope: Scope::parse("user:aditya").unwrap(),
+        source_kind: SourceKind::System,
+        source_ref: None,
+        creator_agent_id: AgentId::new("research-agent").unwrap(),
+        evidence: None,
+        created_at: now(),
+        event_at: Some(now()),
+        expires_at: None,
+        confidence: Confidence::new(0.9).unwrap(),
+        status: Status::Confirmed,
+        supersedes_id: None,
+        reinforcements: 0,
+        last_reinforced_at: None,
+        tags: vec![],
+    };
+    Candidate {
+        id: record.id.clone(),
+        key: RecordKey(n),
+        fused_rank: n as u32,
+        rrf: 1.0 / (60.0 + n as f64),
+        score: 1.0 / (60.0 + n as f64),
+        freshness: None,
+        gate: String::new(),
+        record,
+        dense: None,
+        lexical: None,
+        entity: None,
+    }
+}
+
+fn dense(mut c: Candidate, cosine: f32) -> Candidate {
+    c.dense = Some(DenseMatch { rank: 1, cosine });
+    c
+}
+
+fn lexical(mut c: Candidate, matched: usize, of: usize) -> Candidate {
+    let term = |i: usize| MatchedTerm { term: format!("t{i}"), identifier: false, alias: false };
+    c.lexical =
+        Some(LexicalMatch { rank: 1, bm25: 1.0, matched: (0..matched).map(term).collect(), query_terms: of });
+    c
+}
+
+fn stages(drops: &[TraceDrop]) -> Vec<(String, DropStage)> {
+    drops.iter().map(|d| (d.record_id.to_string(), d.stage)).collect()
+}
+
+#[test]
+fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to_their_floors() {
+    let config = RetrieveConfig::default();
+    let mut entity = candidate(1, "a");
+    entity.entity = Some(EntityMatch {
+        rank: 1,
+        entity_id: retold_domain::EntityId::new("ent_a").unwrap(),
+        role: retold_domain::LinkRole::About,
+    });
+    let cases = [
+        (entity, Ok("passed: entity match")),
+        (lexical(dense(candidate(2, "b"), 0.05), 1, 4), Ok("passed: 2 channels")),
+        (dense(candidate(3, "c"), 0.31), Ok("passed dense threshold")),
+        (dense(candidate(4, "d"), 0.29), Err("dense-only cosine 0.29 below the floor 0.30")),
+        (lexical(candidate(5, "e"), 1, 2), Ok("passed lexical term share")),
+        (lexical(candidate(6, "f"), 1, 3), Err("lexical-only match of 1/3 terms below the share 0.50")),
+        (candidate(7, "g"), Err("no channel matched")),
+    ];
+    for (c, expected) in &cases {
+        let verdict = control::gate_verdict(c, &config);
+        assert_eq!(verdict.as_deref().map_err(String::as_str), *expected, "{}", c.id);
+    }
+    let mut drops = Vec::new();
+    let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &mut drops);
+    assert_eq!(
+        kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["mem_0001", "mem_0002", "mem_0003", "mem_0005"]
+    );
+    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 3]);
+}
+
+#[test]
+fn freshness_lowers_only_old_episodes_and_never_below_the_floor() {
+    let config = RetrieveConfig::default();
+    let mut old = candidate(1, "old episode");
+    old.record.memory_type = MemoryType::Episodic;
+    old.record.event_at = Some(now() - TimeDelta::days(3650));
+    let semantic = candidate(2, "a fact");
+    let mut fresh = candidate(3, "today's episode");
+    fresh.record.memory_type = MemoryType::Episodic;
+    let mut list = vec![old, semantic, fresh];
+    control::freshness(&mut list, now(), &config);
+    let by_id = |id: &str| list.iter().find(|c| c.id.as_str() == id).unwrap();
+    let (factor, days) = by_id("mem_0001").freshness.unwrap();
+    assert_eq!(days, 3650);
+    assert!(factor >= config.episodic_freshness_floor && factor < 0.91, "{factor}");
+    assert!(by_id("mem_0002").freshness.is_none(), "semantic records keep their score");
+    assert_eq!(by_id("mem_0003").freshness.unwrap().0, 1.0);
+    // A ten-year-old episode at fused rank 1 (x0.90) falls behind ranks 2 and 3 of the same
+    // RRF range, which differ from it by less than 10%.
+    assert_eq!(list.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["mem_0002", "mem_0003", "mem_0001"]);
+}
+
+#[test]
+fn the_budget_keeps_whole_records_and_the_limit_counts_survivors() {
+    let long = "x".repeat(400); // 100 + 12 tokens
+    let list: Vec<Candidate> = (1..=5).map(|n| candidate(n, &long)).collect();
+    let mut drops = Vec::new();
+    let kept = control::budget(list.clone(), 10, Some(250), &mut drops);
+    assert_eq!(kept.len(), 2, "112 + 112 fit in 250, a third would not");
+    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Budget; 3]);
+
+    let mut drops = Vec::new();
+    let kept = control::budget(list.clone(), 3, None, &mut drops);
+    assert_eq!(kept.len(), 3);
+    assert_eq!(drops.iter().map(|d| d.stage).collect::<Vec<_>>(), [DropStage::Limit; 2]);
+
+    let mut drops = Vec::new();
+    let kept = control::budget(list[..1].to_vec(), 10, Some(1), &mut drops);
+    assert_eq!(kept.len(), 1, "the first record is kept even over the budget");
+}
+
+#[test]
+fn duplicate_collapse_keeps_the_higher_ranked_twin() {
+    let list = vec![candidate(1, "a"), candidate(2, "b"), candidate(3, "c")];
+    let vectors = |key: RecordKey| match key.0 {
+        1 => Some(vec![1.0, 0.0]),
+        2 => Some(vec![0.99, 0.141]),
+        _ => Some(vec![0.0, 1.0]),
+    };
+    let mut drops = Vec::new();
+    let kept = control::collapse_duplicates(list, vectors, 0.95, &mut drops);
+    assert_eq!(kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["mem_0001", "mem_0003"]);
+    assert_eq!(drops.len(), 1);
+    assert_eq!(drops[0].stage, DropStage::Duplicate);
+    assert!(drops[0].reason.starts_with("near-duplicate of mem_0001"), "{}", drops[0].reason);
+}

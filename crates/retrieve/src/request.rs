@@ -1,0 +1,115 @@
+//! The search and get requests and their answers.
+
+use retold_domain::{
+    ConflictLink, EntityId, LinkRole, MatchedTerm, MemoryRecord, MemoryType, RecordEntityLink, RecordId,
+    RewriteStatus, SearchId, Timestamp,
+};
+
+/// Which channels and stages run. The shipped default runs everything; evaluation switches
+/// parts off to compare configurations on the same store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Channels {
+    pub dense: bool,
+    pub lexical: bool,
+    pub entity: bool,
+    /// Freshness, relevance gate, duplicate collapse, reranker and token budget.
+    pub result_control: bool,
+}
+
+impl Default for Channels {
+    fn default() -> Self {
+        Self { dense: true, lexical: true, entity: true, result_control: true }
+    }
+}
+
+/// `memory_search`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchRequest {
+    pub query: String,
+    pub limit: Option<usize>,
+    pub types: Option<Vec<MemoryType>>,
+    pub event_from: Option<Timestamp>,
+    pub event_to: Option<Timestamp>,
+    pub include_history: bool,
+    /// Latest user and assistant turns, for the query rewriter.
+    pub context: Vec<String>,
+    pub channels: Channels,
+}
+
+impl SearchRequest {
+    /// A plain query with every default.
+    pub fn new(query: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            limit: None,
+            types: None,
+            event_from: None,
+            event_to: None,
+            include_history: false,
+            context: Vec::new(),
+            channels: Channels::default(),
+        }
+    }
+}
+
+/// How the dense channel saw a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseMatch {
+    pub rank: u32,
+    pub cosine: f32,
+}
+
+/// How the lexical channel saw a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LexicalMatch {
+    pub rank: u32,
+    pub bm25: f64,
+    pub matched: Vec<MatchedTerm>,
+    pub query_terms: usize,
+}
+
+/// How the entity channel saw a record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntityMatch {
+    pub rank: u32,
+    pub entity_id: EntityId,
+    pub role: LinkRole,
+}
+
+/// One result with its explanation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchHit {
+    pub record: MemoryRecord,
+    /// 1-based position in the response.
+    pub rank: u32,
+    /// Fused score after freshness.
+    pub score: f64,
+    pub fused_rank: u32,
+    pub dense: Option<DenseMatch>,
+    pub lexical: Option<LexicalMatch>,
+    pub entity: Option<EntityMatch>,
+    pub explanation: String,
+}
+
+/// The answer to `memory_search`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResponse {
+    /// The search_log row that explains this response.
+    pub search_id: SearchId,
+    pub hits: Vec<SearchHit>,
+    pub eligible_count: usize,
+    pub rewrite_status: RewriteStatus,
+}
+
+/// `memory_get`: a record with everything needed to inspect it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordDetail {
+    pub record: MemoryRecord,
+    pub links: Vec<RecordEntityLink>,
+    /// Conflict links whose other side the principal may read.
+    pub conflicts: Vec<ConflictLink>,
+    /// Older records this one replaced, newest first (following `supersedes_id`).
+    pub supersedes: Vec<MemoryRecord>,
+    /// Newer records that replaced this one.
+    pub superseded_by: Vec<RecordId>,
+}
