@@ -68,11 +68,6 @@ fn parse(args: &[String]) -> Result<Args> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) {
-        let mut cargo_args = vec!["run", "--quiet", "--release", "--package", "xtask", "--", "eval"];
-        cargo_args.extend(args.iter().map(String::as_str));
-        return crate::cargo(&cargo_args);
-    }
     let args = parse(args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(async {
