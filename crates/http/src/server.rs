@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
@@ -20,6 +19,7 @@ use retold_retrieve::{
 use retold_store_sqlite::{ApiKeyRecord, Durability, SqliteStore, StoreConfig};
 
 use crate::auth::{hash_key, new_key};
+use crate::serve_error::ServeError;
 use crate::settings::{Pooling, Settings, Synchronous};
 use crate::state::AppState;
 use crate::system::{SystemClock, UlidIds};
@@ -211,14 +211,12 @@ pub fn wire(
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start
 /// (it was asked for explicitly); extraction without keys starts off, with the reason.
-pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String)> {
+pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String), ServeError> {
     let client = Arc::new(HostedClient::new(hosted_config(settings))?);
     let config = client.config().clone();
     let mut hosted = Hosted::default();
     if settings.retrieval.rewrite.enabled {
-        config
-            .check_model(&settings.retrieval.rewrite.model)
-            .map_err(|e| anyhow::anyhow!("retrieval.rewrite.enabled is true, but {e}"))?;
+        config.check_model(&settings.retrieval.rewrite.model).map_err(ServeError::RewriteModel)?;
         hosted.rewrite = Some(client.clone());
     }
     let i = &settings.ingestion;
@@ -247,10 +245,10 @@ pub struct Built {
 
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
 /// store), the ingestor and the retriever.
-pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built> {
+pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built, ServeError> {
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
-        .with_context(|| format!("creating data directory {}", data_dir.display()))?;
+        .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
     let store = SqliteStore::open(&store_config(settings, &data_dir)).await?;
     let (index, report) = ExactIndex::rebuild(&store, embedder.info()).await?;
     if report.incompatible > 0 {
@@ -302,18 +300,18 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
 }
 
 /// Load the embedder off the async workers.
-pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>> {
+pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, ServeError> {
     let config = embedder_config(settings);
     Ok(Arc::new(tokio::task::spawn_blocking(move || OnnxEmbedder::load(config)).await??))
 }
 
 /// Start the service and run until SIGINT or SIGTERM.
-pub async fn serve(settings: Settings) -> Result<()> {
+pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     let embedder = load_embedder(&settings).await?;
     let built = build(&settings, embedder).await?;
     let listener = tokio::net::TcpListener::bind(settings.server.listen)
         .await
-        .with_context(|| format!("binding {}", settings.server.listen))?;
+        .map_err(|source| ServeError::Bind { addr: settings.server.listen, source })?;
     println!("retold listening on http://{}", listener.local_addr()?);
     println!(
         "retold data directory: {} ({} vectors loaded)",
