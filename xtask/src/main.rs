@@ -42,7 +42,7 @@ fn print_help() {
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
          bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
-         openapi write docs/openapi.json from the code (CI fails when it drifts)\n  \
+         openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
     );
 }
@@ -71,8 +71,10 @@ fn openapi(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("openapi takes no arguments");
     }
+    // The document comes from the binary, so the xtask never links the service.
+    let json = cargo_stdout(&["run", "--quiet", "-p", "retold-http", "--bin", "retold", "--", "openapi"])?;
     let path = workspace_root().join("docs/openapi.json");
-    let mut text = retold_http::openapi_json();
+    let mut text = json.trim_end().to_owned();
     text.push('\n');
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {}", path.display());
@@ -92,6 +94,22 @@ pub(crate) fn cargo(args: &[&str]) -> Result<()> {
         bail!("cargo {} failed ({status})", args.join(" "));
     }
     Ok(())
+}
+
+/// Run cargo like [`cargo`], returning what it printed on stdout.
+fn cargo_stdout(args: &[&str]) -> Result<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("$ cargo {}", args.join(" "));
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(workspace_root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !out.status.success() {
+        bail!("cargo {} failed ({})", args.join(" "), out.status);
+    }
+    String::from_utf8(out.stdout).context("the output is not UTF-8")
 }
 
 /// The workspace root (the parent of this crate).
