@@ -2,10 +2,13 @@
 //!
 //! - `ci`: provisions what the tests need, then fmt --check, clippy -D warnings, every test.
 //! - `setup`: provisions the ONNX Runtime library and the embedding model into the cache.
+//! - `eval`, `bench`: run `retold-eval` as a release build (figures of a debug build mean
+//!   nothing), passing the arguments through.
+//! - `openapi`: writes `docs/openapi.json`.
+//!
+//! The xtask stays light (it links no part of the service), so `cargo xtask setup` on a fresh
+//! clone compiles in seconds; `xtask/tests/tidy.rs` checks it.
 
-mod bench;
-mod bench_pipeline;
-mod eval;
 mod setup;
 
 use std::process::Command;
@@ -18,9 +21,9 @@ fn main() -> Result<()> {
     match command {
         "ci" => ci(rest),
         "setup" => setup::run(rest),
-        "bench" => bench::run(rest),
+        "bench" => release_eval("bench", rest),
         "openapi" => openapi(rest),
-        "eval" => eval::run(rest),
+        "eval" => release_eval("eval", rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -39,7 +42,7 @@ fn print_help() {
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
          bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
-         openapi write docs/openapi.json from the code (CI fails when it drifts)\n  \
+         openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
     );
 }
@@ -56,12 +59,22 @@ fn ci(args: &[String]) -> Result<()> {
     Ok(())
 }
 
+/// `cargo run --release -p retold-eval -- <command> <args>`: evaluations and benchmarks
+/// link the whole service, so they live in their own crate and always build in release.
+fn release_eval(command: &str, args: &[String]) -> Result<()> {
+    let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
+    cargo_args.extend(args.iter().map(String::as_str));
+    cargo(&cargo_args)
+}
+
 fn openapi(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("openapi takes no arguments");
     }
+    // The document comes from the binary, so the xtask never links the service.
+    let json = cargo_stdout(&["run", "--quiet", "-p", "retold-http", "--bin", "retold", "--", "openapi"])?;
     let path = workspace_root().join("docs/openapi.json");
-    let mut text = retold_http::openapi_json();
+    let mut text = json.trim_end().to_owned();
     text.push('\n');
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {}", path.display());
@@ -81,6 +94,22 @@ pub(crate) fn cargo(args: &[&str]) -> Result<()> {
         bail!("cargo {} failed ({status})", args.join(" "));
     }
     Ok(())
+}
+
+/// Run cargo like [`cargo`], returning what it printed on stdout.
+fn cargo_stdout(args: &[&str]) -> Result<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("$ cargo {}", args.join(" "));
+    let out = Command::new(cargo)
+        .args(args)
+        .current_dir(workspace_root())
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .with_context(|| format!("running cargo {}", args.join(" ")))?;
+    if !out.status.success() {
+        bail!("cargo {} failed ({})", args.join(" "), out.status);
+    }
+    String::from_utf8(out.stdout).context("the output is not UTF-8")
 }
 
 /// The workspace root (the parent of this crate).

@@ -61,3 +61,30 @@ fn domain_depends_on_no_other_workspace_crate() {
     let inward: Vec<_> = deps.iter().filter(|d| d.starts_with("retold-") && *d != "retold-domain").collect();
     assert!(inward.is_empty(), "retold-domain must depend on nothing in the workspace: {inward:?}");
 }
+
+/// What `cargo xtask setup` must never compile: the service and its heavy dependencies.
+const HEAVY: &[&str] = &[
+    "retold-http",
+    "retold-index",
+    "retold-store-sqlite",
+    "retold-ingest",
+    "retold-retrieve",
+    "ort",
+    "usearch",
+    "tokio",
+    "sea-orm",
+    "axum",
+    "reqwest",
+];
+
+#[test]
+fn xtask_links_no_part_of_the_service() {
+    let deps = dependencies("xtask");
+    assert!(deps.iter().any(|d| d == "xtask"), "cargo tree did not list xtask itself: {deps:?}");
+    let heavy: Vec<_> = deps.iter().filter(|d| HEAVY.contains(&d.as_str())).collect();
+    assert!(
+        heavy.is_empty(),
+        "xtask must stay light (setup on a fresh clone compiles only it) but depends on {heavy:?}; \
+         put the work in retold-eval or a `retold` subcommand and run it through cargo"
+    );
+}

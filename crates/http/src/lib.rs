@@ -7,6 +7,7 @@ mod dto;
 mod error;
 mod openapi;
 mod routes;
+mod serve_error;
 mod server;
 mod settings;
 mod state;
@@ -17,6 +18,7 @@ pub use crate::app::app;
 pub use crate::auth::hash_key;
 pub use crate::error::{ErrorCode, Problem};
 pub use crate::openapi::{ApiDoc, openapi_json};
+pub use crate::serve_error::ServeError;
 pub use crate::server::{
     Built, Hosted, Wired, build, embedder_config, hosted_config, hosted_stages, ingest_config, load_embedder,
     retrieve_config, serve, services, store_config, wire,

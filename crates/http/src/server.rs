@@ -4,7 +4,6 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use retold_app::{AdminService, Services, SessionService, Stores};
 use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, VectorIndex};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
@@ -21,6 +20,7 @@ use retold_retrieve::{
 use retold_store_sqlite::{Durability, SqliteStore, StoreConfig};
 
 use crate::auth::hash_key;
+use crate::serve_error::ServeError;
 use crate::settings::{Pooling, Settings, Synchronous};
 use crate::state::AppState;
 use crate::system::{SystemClock, UlidIds};
@@ -246,14 +246,12 @@ pub fn services(
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start
 /// (it was asked for explicitly); extraction without keys starts off, with the reason.
-pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String)> {
+pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String), ServeError> {
     let client = Arc::new(HostedClient::new(hosted_config(settings))?);
     let config = client.config().clone();
     let mut hosted = Hosted::default();
     if settings.retrieval.rewrite.enabled {
-        config
-            .check_model(&settings.retrieval.rewrite.model)
-            .map_err(|e| anyhow::anyhow!("retrieval.rewrite.enabled is true, but {e}"))?;
+        config.check_model(&settings.retrieval.rewrite.model).map_err(ServeError::RewriteModel)?;
         hosted.rewrite = Some(client.clone());
     }
     let i = &settings.ingestion;
@@ -284,10 +282,10 @@ pub struct Built {
 
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
 /// store), and the services over them. The only place that names the concrete store.
-pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built> {
+pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built, ServeError> {
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
-        .with_context(|| format!("creating data directory {}", data_dir.display()))?;
+        .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
     let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
     let stores = Stores::from_store(store.clone());
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
@@ -319,18 +317,18 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
 }
 
 /// Load the embedder off the async workers.
-pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>> {
+pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, ServeError> {
     let config = embedder_config(settings);
     Ok(Arc::new(tokio::task::spawn_blocking(move || OnnxEmbedder::load(config)).await??))
 }
 
 /// Start the service and run until SIGINT or SIGTERM.
-pub async fn serve(settings: Settings) -> Result<()> {
+pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     let embedder = load_embedder(&settings).await?;
     let built = build(&settings, embedder).await?;
     let listener = tokio::net::TcpListener::bind(settings.server.listen)
         .await
-        .with_context(|| format!("binding {}", settings.server.listen))?;
+        .map_err(|source| ServeError::Bind { addr: settings.server.listen, source })?;
     println!("retold listening on http://{}", listener.local_addr()?);
     println!(
         "retold data directory: {} ({} vectors loaded)",

@@ -283,12 +283,27 @@ pub struct EvidenceSettings {
     pub entail_floor: f64,
 }
 
-/// Log line format.
+/// Log line format (`telemetry.log_format`; `retold --log-format` overrides it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LogFormat {
+    /// Text when stderr is a terminal, JSON otherwise.
+    Auto,
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
     Json,
-    Pretty,
+}
+
+impl LogFormat {
+    /// Whether log lines are JSON, given whether stderr is a terminal.
+    pub fn is_json(self, stderr_is_terminal: bool) -> bool {
+        match self {
+            Self::Auto => !stderr_is_terminal,
+            Self::Text => false,
+            Self::Json => true,
+        }
+    }
 }
 
 /// `telemetry.*`

@@ -56,8 +56,8 @@ impl OnnxEmbedderConfig {
             max_length: 256,
             batch_size: 32,
             workers: 2,
-            model_dir: crate::provisioned::default_model_dir(),
-            runtime_library: crate::provisioned::default_runtime_library(),
+            model_dir: retold_provision::default_model_dir(),
+            runtime_library: retold_provision::default_runtime_library(),
         }
     }
 }

@@ -7,10 +7,10 @@
 mod embedder;
 mod error;
 mod kernel;
-mod provisioned;
 mod vector;
 
 pub use crate::embedder::{OnnxEmbedder, OnnxEmbedderConfig, Pooling};
 pub use crate::error::IndexError;
-pub use crate::provisioned::{cache_dir, default_model_dir, default_runtime_library};
 pub use crate::vector::{ExactIndex, RebuildReport};
+/// Where `cargo xtask setup` puts the run-time files (defined once, in `retold-provision`).
+pub use retold_provision::{cache_dir, default_model_dir, default_runtime_library};

@@ -2,6 +2,7 @@
 //! the OpenAPI document, and end-to-end runs of the real binary.
 
 mod api;
+mod cli;
 mod e2e;
 mod extraction;
 mod openapi;

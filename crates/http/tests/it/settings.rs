@@ -1,6 +1,6 @@
 use std::io::Write;
 
-use retold_http::{Pooling, Settings, SettingsError, Synchronous};
+use retold_http::{LogFormat, Pooling, Settings, SettingsError, Synchronous};
 
 fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
     pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
@@ -150,4 +150,22 @@ fn hosted_settings_are_checked() {
     ));
     assert!(text.contains("hosted.openai.base_url: must start with https:// or http://"), "{text}");
     assert!(text.contains("hosted.backoff_max_ms: 10 is below hosted.backoff_ms 500"), "{text}");
+}
+
+#[test]
+fn log_format_is_auto_by_default_and_checked() {
+    let s = Settings::load_with_env(None, env(&[])).unwrap();
+    assert_eq!(s.telemetry.log_format, LogFormat::Auto);
+    let s = Settings::load_with_env(None, env(&[("RETOLD__TELEMETRY__LOG_FORMAT", "text")])).unwrap();
+    assert_eq!(s.telemetry.log_format, LogFormat::Text);
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__TELEMETRY__LOG_FORMAT", "xml")])));
+    assert!(text.contains("log_format"), "{text}");
+}
+
+#[test]
+fn auto_logs_text_on_a_terminal_and_json_otherwise() {
+    assert!(!LogFormat::Auto.is_json(true));
+    assert!(LogFormat::Auto.is_json(false));
+    assert!(LogFormat::Json.is_json(true) && LogFormat::Json.is_json(false));
+    assert!(!LogFormat::Text.is_json(true) && !LogFormat::Text.is_json(false));
 }

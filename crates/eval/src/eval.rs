@@ -12,13 +12,14 @@ use anyhow::{Context, Result, bail};
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, Grant, GrantId,
-    GrantStore, ManualClock, MemoryType, Name, Principal, RecordId, Scope, SequentialIds, SourceKind, UserId,
+    AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, EventKind, Grant,
+    GrantId, GrantStore, MemoryType, Name, Principal, RecordId, Scope, SourceKind, UserId,
 };
 use retold_index::{ExactIndex, OnnxEmbedder};
 use retold_ingest::{EntityRef, Ingestor, WriteOutcome, WriteRequest};
 use retold_retrieve::{Channels, Retriever, SearchRequest};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
+use retold_test_kit::{ManualClock, SequentialIds};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -68,11 +69,6 @@ fn parse(args: &[String]) -> Result<Args> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) {
-        let mut cargo_args = vec!["run", "--quiet", "--release", "--package", "xtask", "--", "eval"];
-        cargo_args.extend(args.iter().map(String::as_str));
-        return crate::cargo(&cargo_args);
-    }
     let args = parse(args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(async {
@@ -217,7 +213,7 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
     let event = AuditEvent {
         id: EventId::new("evt_eval_grant").unwrap(),
         at: now,
-        kind: "grant.created".into(),
+        kind: EventKind::GrantCreated,
         record_id: None,
         actor: None,
         details: BTreeMap::new(),
@@ -225,7 +221,7 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
     store.put_grant(grant, event).await?;
     // No hosted stages: the evaluation measures retrieval on the raw questions.
     let retold_http::Wired { ingestor, retriever, .. } = retold_http::wire(
-        &store,
+        &retold_app::Stores::from_store(Arc::new(store.clone())),
         index,
         embedder,
         clock,

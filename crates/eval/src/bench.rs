@@ -1,5 +1,5 @@
 //! `cargo xtask bench index|store [--large] [--out FILE]`: speed and memory figures,
-//! printed as a table and written as JSON. Always runs a release build (re-executes itself).
+//! printed as a table and written as JSON. Always runs a release build (the xtask builds one).
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
-    AgentId, Confidence, Content, EligibilityFilter, EmbeddingModelInfo, EmbeddingRow, MemoryRecord,
-    MemoryType, RecordId, RecordKey, RecordStore, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+    AgentId, Confidence, Content, EligibilityFilter, EligibilityIndex, EmbeddingModelInfo, EmbeddingRow,
+    EmbeddingSource, MemoryRecord, MemoryType, RecordId, RecordKey, RecordWriter, Scope, SourceKind, Status,
+    VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -66,12 +67,6 @@ fn parse(args: &[String]) -> Result<Args> {
 }
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
-    if cfg!(debug_assertions) {
-        // Benchmarks of a debug build mean nothing: run the release build instead.
-        let mut cargo_args = vec!["run", "--quiet", "--release", "--package", "xtask", "--", "bench"];
-        cargo_args.extend(args.iter().map(String::as_str));
-        return crate::cargo(&cargo_args);
-    }
     let args = parse(args)?;
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = match args.what.as_str() {

