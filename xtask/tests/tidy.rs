@@ -88,3 +88,171 @@ fn xtask_links_no_part_of_the_service() {
          put the work in retold-eval or a `retold` subcommand and run it through cargo"
     );
 }
+
+/// Crates a package's normal dependency tree must not contain, for every workspace crate:
+/// the hexagon's rule (pure logic and services name ports, never an adapter) and each
+/// adapter's room (no adapter drags in another's infrastructure).
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "retold-ingest",
+        &[
+            "retold-store-sqlite",
+            "retold-index",
+            "retold-hosted",
+            "retold-http",
+            "retold-app",
+            "retold-retrieve",
+            "retold-test-kit",
+            "sea-orm",
+            "sqlx",
+            "libsqlite3-sys",
+            "axum",
+            "hyper",
+            "tokio",
+            "ort",
+            "usearch",
+            "tokenizers",
+            "reqwest",
+            "tower",
+            "utoipa",
+        ],
+    ),
+    (
+        "retold-retrieve",
+        &[
+            "retold-store-sqlite",
+            "retold-index",
+            "retold-hosted",
+            "retold-http",
+            "retold-app",
+            "retold-ingest",
+            "retold-test-kit",
+            "sea-orm",
+            "sqlx",
+            "libsqlite3-sys",
+            "axum",
+            "hyper",
+            "ort",
+            "usearch",
+            "tokenizers",
+            "reqwest",
+            "tower",
+            "utoipa",
+        ],
+    ),
+    (
+        "retold-app",
+        &[
+            "retold-store-sqlite",
+            "retold-index",
+            "retold-hosted",
+            "retold-http",
+            "retold-test-kit",
+            "sea-orm",
+            "sqlx",
+            "libsqlite3-sys",
+            "axum",
+            "hyper",
+            "ort",
+            "usearch",
+            "tokenizers",
+            "reqwest",
+            "tower",
+            "utoipa",
+            "serde",
+        ],
+    ),
+    (
+        "retold-store-sqlite",
+        &[
+            "retold-policy",
+            "retold-ingest",
+            "retold-retrieve",
+            "retold-app",
+            "retold-index",
+            "retold-hosted",
+            "retold-http",
+            "retold-test-kit",
+            "axum",
+            "ort",
+            "usearch",
+            "tokenizers",
+            "reqwest",
+            "utoipa",
+        ],
+    ),
+    (
+        "retold-index",
+        &[
+            "retold-policy",
+            "retold-ingest",
+            "retold-retrieve",
+            "retold-app",
+            "retold-store-sqlite",
+            "retold-hosted",
+            "retold-http",
+            "retold-test-kit",
+            "sea-orm",
+            "sqlx",
+            "axum",
+            "reqwest",
+            "utoipa",
+        ],
+    ),
+    (
+        "retold-hosted",
+        &[
+            "retold-policy",
+            "retold-ingest",
+            "retold-retrieve",
+            "retold-app",
+            "retold-store-sqlite",
+            "retold-index",
+            "retold-http",
+            "retold-test-kit",
+            "sea-orm",
+            "sqlx",
+            "axum",
+            "ort",
+            "usearch",
+            "tokenizers",
+            "utoipa",
+        ],
+    ),
+    ("retold-http", &["retold-test-kit", "retold-eval", "tempfile", "proptest"]),
+];
+
+#[test]
+fn every_crate_keeps_to_its_room() {
+    let mut broken = Vec::new();
+    for (package, forbidden) in FORBIDDEN {
+        let deps = dependencies(package);
+        assert!(deps.iter().any(|d| d == package), "cargo tree did not list {package} itself: {deps:?}");
+        let found: Vec<&String> = deps.iter().filter(|d| forbidden.contains(&d.as_str())).collect();
+        if !found.is_empty() {
+            broken.push(format!("{package} depends on {found:?}"));
+        }
+    }
+    assert!(broken.is_empty(), "crates outside their room:\n{}", broken.join("\n"));
+}
+
+#[test]
+fn every_service_crate_is_checked() {
+    // A new crate must say what it may not depend on.
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates"));
+    let mut unchecked = Vec::new();
+    for entry in std::fs::read_dir(root).unwrap() {
+        let manifest = entry.unwrap().path().join("Cargo.toml");
+        let Ok(text) = std::fs::read_to_string(&manifest) else { continue };
+        let Some(name) =
+            text.lines().find_map(|l| l.strip_prefix("name = \"")).map(|n| n.trim_end_matches('"'))
+        else {
+            continue;
+        };
+        let exempt = ["retold-domain", "retold-policy", "retold-provision", "retold-eval", "retold-test-kit"];
+        if !exempt.contains(&name) && !FORBIDDEN.iter().any(|(p, _)| *p == name) {
+            unchecked.push(name.to_owned());
+        }
+    }
+    assert!(unchecked.is_empty(), "add these crates to FORBIDDEN in xtask/tests/tidy.rs: {unchecked:?}");
+}

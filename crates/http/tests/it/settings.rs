@@ -169,3 +169,19 @@ fn auto_logs_text_on_a_terminal_and_json_otherwise() {
     assert!(LogFormat::Json.is_json(true) && LogFormat::Json.is_json(false));
     assert!(!LogFormat::Text.is_json(true) && !LogFormat::Text.is_json(false));
 }
+
+/// `config/default.yaml` is the one place defaults are chosen: every inner crate's Rust
+/// default (used by tests, the test kit and the evaluation harness) must equal what the
+/// embedded YAML produces, so a change to one without the other fails here.
+#[test]
+fn every_inner_default_is_the_yaml_default() {
+    let settings = Settings::load_with_env(None, env(&[])).unwrap();
+    assert_eq!(retold_http::ingest_config(&settings), retold_ingest::IngestConfig::default());
+    assert_eq!(retold_http::retrieve_config(&settings), retold_retrieve::RetrieveConfig::default());
+    assert_eq!(retold_http::embedder_config(&settings), retold_index::OnnxEmbedderConfig::provisioned());
+    let dir = std::path::Path::new("/var/lib/retold");
+    assert_eq!(
+        retold_http::store_config(&settings, dir),
+        retold_store_sqlite::StoreConfig::new(dir.join(&settings.storage.sqlite_file))
+    );
+}
