@@ -301,14 +301,27 @@ pub(crate) struct WriteResponseDto {
     pub(crate) reason: String,
 }
 
+/// What `memory_revise` does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ReviseActionDto {
+    /// Confirm a provisional record (or reactivate an expired one).
+    Confirm,
+    /// Expire a record now.
+    Expire,
+    /// Replace a record with `replacement`, whatever the source ranks.
+    Supersede,
+    /// Merge entity `from` into `into`.
+    MergeEntities,
+}
+
 /// `memory_revise` request.
 #[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReviseBody {
     #[validate(nested)]
     pub(crate) principal: PrincipalDto,
-    /// confirm, expire, supersede or merge_entities.
-    pub(crate) action: String,
+    pub(crate) action: ReviseActionDto,
     /// The record to confirm, expire or supersede.
     #[validate(length(min = 1, max = 128))]
     #[schema(min_length = 1, max_length = 128)]
@@ -541,13 +554,43 @@ impl ExtractionWriteDto {
     }
 }
 
+/// What review did to a candidate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum ReviewDto {
+    /// Failed validation before review; not written.
+    Invalid,
+    Accepted,
+    /// The narrowed revision was written instead of the original.
+    Revised,
+    /// The revision was refused; the original was written.
+    RevisionRefused,
+    /// Not written.
+    Rejected,
+    /// The reviewer gave no usable verdict; not written.
+    Unreviewed,
+}
+
+impl From<&retold_ingest::ReviewResult> for ReviewDto {
+    fn from(review: &retold_ingest::ReviewResult) -> Self {
+        use retold_ingest::ReviewResult as R;
+        match review {
+            R::Invalid { .. } => Self::Invalid,
+            R::Accepted => Self::Accepted,
+            R::Revised => Self::Revised,
+            R::RevisionRefused { .. } => Self::RevisionRefused,
+            R::Rejected { .. } => Self::Rejected,
+            R::Unreviewed { .. } => Self::Unreviewed,
+        }
+    }
+}
+
 /// One candidate's path through extraction.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct ExtractionCandidateDto {
     /// Position among the extractor's candidates.
     pub(crate) index: usize,
-    /// invalid, accepted, revised, revision_refused, rejected or unreviewed.
-    pub(crate) review: String,
+    pub(crate) review: ReviewDto,
     pub(crate) reason: Option<String>,
     /// Absent when nothing was written (invalid, rejected).
     pub(crate) write: Option<ExtractionWriteDto>,
@@ -601,7 +644,7 @@ impl ExtractionReportDto {
                     .iter()
                     .map(|c| ExtractionCandidateDto {
                         index: c.index,
-                        review: c.review.as_str().to_owned(),
+                        review: ReviewDto::from(&c.review),
                         reason: match &c.review {
                             retold_ingest::ReviewResult::Invalid { reason }
                             | retold_ingest::ReviewResult::RevisionRefused { reason }

@@ -44,8 +44,20 @@ where
     }
 }
 
-/// serde's messages say `… at line 1 column 5` and name unknown or missing fields in
-/// backticks; take the first backticked name as the field.
-fn field_of(message: &str) -> String {
-    message.split('`').nth(1).map(str::to_owned).unwrap_or_else(|| "body".to_owned())
+/// axum's data errors read `Failed to deserialize …: <path>: <serde message>`, where the
+/// path is `.` at the top level (an unknown field's path already ends in its name) and serde
+/// names a missing field in backticks: the field is the path, plus that name when missing.
+pub(crate) fn field_of(message: &str) -> String {
+    let detail = message.split_once("target type: ").map_or(message, |(_, rest)| rest);
+    let (path, inner) = match detail.split_once(": ") {
+        Some((path, inner)) if !path.contains(' ') => (path.trim_start_matches('.'), inner),
+        _ => ("", detail),
+    };
+    let named = inner.starts_with("missing field").then(|| inner.split('`').nth(1)).flatten();
+    match (path, named) {
+        ("", Some(name)) => name.to_owned(),
+        ("", None) => inner.split('`').nth(1).unwrap_or("body").to_owned(),
+        (path, Some(name)) => format!("{path}.{name}"),
+        (path, None) => path.to_owned(),
+    }
 }

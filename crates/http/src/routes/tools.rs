@@ -12,8 +12,8 @@ use retold_retrieve::{Channels, SearchHit, SearchRequest};
 use crate::auth::HostKey;
 use crate::dto::{
     ChannelMatchDto, ConflictDto, EntityRefDto, ForgetBody, GetBody, GetResponseDto, LinkDto, MatchesDto,
-    RecordDetailDto, RecordDto, ReviseBody, ReviseResponseDto, SearchBody, SearchResponseDto,
-    SearchResultDto, WriteBody, WriteResponseDto, field,
+    RecordDetailDto, RecordDto, ReviseActionDto, ReviseBody, ReviseResponseDto, SearchBody,
+    SearchResponseDto, SearchResultDto, WriteBody, WriteResponseDto, field,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode};
 use crate::routes::Valid;
@@ -288,10 +288,10 @@ pub(crate) async fn memory_revise(
         let id = body.id.clone().ok_or_else(|| ApiError::validation("id", "required for this action"))?;
         field("id", RecordId::new(id))
     };
-    let action = match body.action.as_str() {
-        "confirm" => ReviseAction::Confirm { id: id()? },
-        "expire" => ReviseAction::Expire { id: id()? },
-        "supersede" => {
+    let action = match body.action {
+        ReviseActionDto::Confirm => ReviseAction::Confirm { id: id()? },
+        ReviseActionDto::Expire => ReviseAction::Expire { id: id()? },
+        ReviseActionDto::Supersede => {
             let replacement = body
                 .replacement
                 .as_ref()
@@ -304,19 +304,13 @@ pub(crate) async fn memory_revise(
             }
             ReviseAction::Supersede { id: id()?, replacement: Box::new(write_request(replacement)?) }
         }
-        "merge_entities" => {
+        ReviseActionDto::MergeEntities => {
             let get = |name: &str, value: &Option<String>| -> Result<EntityId, ApiError> {
                 let v =
                     value.clone().ok_or_else(|| ApiError::validation(name, "required for merge_entities"))?;
                 field(name, EntityId::new(v))
             };
             ReviseAction::MergeEntities { from: get("from", &body.from)?, into: get("into", &body.into)? }
-        }
-        other => {
-            return Err(ApiError::validation(
-                "action",
-                format!("{other:?} is not one of confirm, expire, supersede, merge_entities"),
-            ));
         }
     };
     Ok(Json(revision_response(state.services.ingestor.revise(&principal, &action).await?)?))

@@ -319,6 +319,20 @@ async fn every_error_code_has_its_status_and_shape() {
         (StatusCode::UNPROCESSABLE_ENTITY, Some("query")),
         "{problem}"
     );
+    // A closed set refuses what it does not hold, naming the field; so does a missing field
+    // inside a nested object.
+    let revise_cases = [
+        (json!({"principal": principal("a", "u"), "action": "bogus", "id": "mem_x"}), "action"),
+        (json!({"principal": {"agent_id": "a"}, "action": "confirm", "id": "mem_x"}), "principal.user_id"),
+    ];
+    for (body, field) in revise_cases {
+        let (status, problem) = app.call("POST", "/v1/memory/revise", Some(&host), Some(body)).await;
+        assert_eq!(
+            (status, problem["field"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some(field)),
+            "{problem}"
+        );
+    }
 
     // not_found, and an unreadable record answers exactly like a missing one.
     let (_, written) = app

@@ -7,7 +7,6 @@ use retold_domain::{
 };
 use retold_index::{ExactIndex, RebuildReport};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 
 fn record(n: u32) -> MemoryRecord {

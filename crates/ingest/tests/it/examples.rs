@@ -1,6 +1,5 @@
 //! The seed's worked examples, each asserting the final rows and the audit events.
 
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 use std::sync::Arc;
 

@@ -1,6 +1,5 @@
 //! The extraction runner on real components, with the fake extractor and the table reviewer.
 
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 use std::sync::Arc;
 

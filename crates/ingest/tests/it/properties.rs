@@ -1,7 +1,6 @@
 //! Rules that must hold for every input: scope isolation, and one current record per key
 //! under concurrent writers.
 
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 use std::collections::BTreeSet;
 

@@ -3,7 +3,6 @@
 use retold_domain::chrono::TimeDelta;
 use retold_domain::{MemoryType, Name, RecordId, Scope, SourceKind};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 
 use crate::{World, about, ids, principal, request, world};

@@ -1,6 +1,5 @@
 //! No result, explanation or trace candidate is ever outside the eligible set.
 
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 use std::collections::HashSet;
 

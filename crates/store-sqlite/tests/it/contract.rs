@@ -6,7 +6,6 @@ use retold_domain::{
     LexicalTerm, LinkRole, MemoryType, Name, RecordEntityLink, RecordKey, RecordUpdate, Scope, Status,
     WriteUnit,
 };
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 
 use crate::{entity, event, full_record, open, record, t};

@@ -3,8 +3,6 @@
 mod contract;
 mod sqlite;
 
-#[allow(unused_imports)]
-use retold_test_kit::prelude::*;
 use std::collections::BTreeMap;
 
 use retold_domain::chrono::{TimeZone, Utc};

@@ -2,7 +2,6 @@
 
 use retold_domain::WriteUnit;
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
-#[allow(unused_imports)]
 use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database};
 
