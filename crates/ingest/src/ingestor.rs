@@ -362,21 +362,7 @@ impl Ingestor {
                 format!("{} is not among the writable scopes of agent {}", request.scope, principal.agent_id);
             return self.reject(principal, RejectCode::ScopeNotWritable, reason).await;
         }
-        if request.attribute.is_some() && request.subject.is_none() {
-            return Err(DomainError::Invalid {
-                field: "attribute",
-                reason: "an attribute needs a subject entity".into(),
-            });
-        }
-        if request.expires_at.is_some_and(|until| until <= now) {
-            return Err(DomainError::Invalid { field: "expires_at", reason: "must be in the future".into() });
-        }
-        if request.tags.len() > retold_domain::MAX_TAGS {
-            return Err(DomainError::Invalid {
-                field: "tags",
-                reason: format!("at most {} tags", retold_domain::MAX_TAGS),
-            });
-        }
+        precheck(request, now)?;
         let evidence = self.check_evidence(request).await?;
         let resolved = match self.resolve_entities(&access, request).await? {
             Resolution::Done(resolved) => resolved,
@@ -395,6 +381,72 @@ impl Ingestor {
         let source_kind = evidence.source_kind;
         let mut details = evidence.details;
         details.insert("source_kind".into(), source_kind.as_str().into());
+        let mut record = self.draft(principal, request, source_kind, now);
+
+        let mut unit = WriteUnit { entities: resolved.new_entities, ..WriteUnit::default() };
+        let mut outcome: Option<WriteOutcome> = None;
+
+        let keyed = match (&resolved.subject, &request.attribute) {
+            (Some(subject), Some(attribute)) if request.memory_type.has_current_fact_key() => {
+                Some((subject, attribute))
+            }
+            _ => None,
+        };
+        if let Some((subject, attribute)) = keyed {
+            let fact = CurrentFactWrite {
+                principal,
+                access: &access,
+                request,
+                subject,
+                attribute,
+                vector: &vector,
+                forced_target,
+                now,
+            };
+            match self.decide_current_fact(fact, &mut record, &mut unit, &mut details).await? {
+                FactStep::Done(reinforced) => return Ok(reinforced),
+                FactStep::Continue(decided) => outcome = decided,
+            }
+        }
+
+        let outcome = outcome
+            .unwrap_or_else(|| WriteOutcome::Created { id: record.id.clone(), reason: "new record".into() });
+        let mut event = self.event(outcome.event_kind(), Some(&record.id), principal);
+        event.details = details;
+        for (entity, role) in &resolved.links {
+            unit.links.push(RecordEntityLink {
+                record_id: record.id.clone(),
+                entity_id: entity.clone(),
+                role: *role,
+            });
+        }
+        let info = self.ports.embedder.info();
+        unit.embeddings.push(EmbeddingRow {
+            record_id: record.id.clone(),
+            model: info.name.clone(),
+            version: info.version,
+            dims: info.dims,
+            vector: vector.clone(),
+        });
+        unit.inserts.push(record);
+        unit.events.push(event);
+        let keys = self.ports.writer.apply(unit).await?;
+        for EligibleRecord { key, id } in keys {
+            self.ports.index.upsert(key, &id, &vector)?;
+        }
+        Ok(outcome)
+    }
+
+    /// The new record before the current-fact decision: the seed's initial confidence and
+    /// status for its (checked) source kind, the provisional TTL, the request's expiry and
+    /// confidence cap.
+    fn draft(
+        &self,
+        principal: &Principal,
+        request: &WriteRequest,
+        source_kind: SourceKind,
+        now: retold_domain::Timestamp,
+    ) -> MemoryRecord {
         let mut record = MemoryRecord {
             id: self.new_record_id(),
             memory_type: request.memory_type,
@@ -427,166 +479,141 @@ impl Ingestor {
         {
             record.confidence = cap;
         }
+        record
+    }
 
-        let mut unit = WriteUnit { entities: resolved.new_entities, ..WriteUnit::default() };
-        let mut outcome: Option<WriteOutcome> = None;
-
-        let keyed = match (&resolved.subject, &request.attribute) {
-            (Some(subject), Some(attribute)) if request.memory_type.has_current_fact_key() => {
-                Some((subject, attribute))
-            }
-            _ => None,
-        };
-        if let Some((subject, attribute)) = keyed {
-            // Only readable scopes are ever consulted: a write-only grant gets no duplicate check.
-            let lookup: Vec<Scope> = access.readable_of([&request.scope]);
-            let (existing, attribute_name) =
-                self.current_fact(&lookup, subject, attribute.as_str(), &vector, &mut details).await?;
-            let final_attribute = retold_domain::Attribute::new(attribute_name.clone())?;
-            record.key = Some(FactKey::new(subject.clone(), final_attribute));
-            let mut expected: Vec<RecordId> = existing.iter().map(|k| k.record.id.clone()).collect();
-            expected.sort();
-            if !lookup.is_empty() {
-                unit.guards.push(KeyGuard {
-                    scope: request.scope.clone(),
-                    subject_entity_id: subject.clone(),
-                    attribute: attribute_name,
-                    expected,
-                });
-            }
-            let live: Vec<&KeyedRecord> = existing.iter().filter(|k| !k.record.is_expired_at(now)).collect();
-            let current = match forced_target {
-                Some(target) => live.iter().find(|k| &k.record.id == target).copied(),
-                None => live
-                    .iter()
-                    .filter(|k| k.record.status == Status::Confirmed)
-                    .chain(live.iter().filter(|k| k.record.status == Status::Provisional))
-                    .next()
-                    .copied(),
-            };
-            if let Some(current) = current {
-                let similarity = cosine(&vector, &self.vector_of(current).await?);
-                details.insert("similarity_to_current".into(), format!("{similarity:.4}"));
-                let same_meaning = forced_target.is_none()
-                    && similarity >= self.config.same_meaning_floor
-                    && same_values(request.content.as_str(), current.record.content.as_str());
-                let decision = if forced_target.is_some() {
-                    FactDecision::Supersede
-                } else {
-                    decide(&current.record, source_kind, same_meaning)
-                };
-                match decision {
-                    FactDecision::Reinforce => {
-                        let rules = Reinforcement {
-                            confidence_step: self.config.reinforcement_step,
-                            to_confirm: self.config.reinforcements_to_confirm,
-                            provisional_ttl: self.config.provisional_ttl,
-                        };
-                        let next = reinforce(&current.record, now, &rules);
-                        let mut event =
-                            self.event(EventKind::RecordReinforced, Some(&current.record.id), principal);
-                        event.details = details;
-                        event.details.insert("reinforcements".into(), next.reinforcements.to_string());
-                        event.details.insert("status".into(), next.status.as_str().into());
-                        unit.updates
-                            .push(RecordUpdate { expected_version: current.record.version, record: next });
-                        unit.events.push(event);
-                        // Reinforcement writes no new row, so no new entity either.
-                        unit.entities.clear();
-                        self.ports.writer.apply(unit).await?;
-                        return Ok(WriteOutcome::Reinforced {
-                            id: current.record.id.clone(),
-                            reason: format!(
-                                "same meaning as the current record (similarity {similarity:.3})"
-                            ),
-                        });
-                    }
-                    FactDecision::Supersede => {
-                        let mut superseded = Vec::new();
-                        for old in live
-                            .iter()
-                            .filter(|k| forced_target.is_none() || Some(&k.record.id) == forced_target)
-                        {
-                            transition(old.record.status, Status::Superseded)?;
-                            let mut next = old.record.clone();
-                            next.status = Status::Superseded;
-                            next.version += 1;
-                            let mut event =
-                                self.event(EventKind::RecordSuperseded, Some(&old.record.id), principal);
-                            event.details.insert("superseded_by".into(), record.id.to_string());
-                            unit.updates
-                                .push(RecordUpdate { expected_version: old.record.version, record: next });
-                            unit.events.push(event);
-                            superseded.push(old.record.id.clone());
-                        }
-                        record.supersedes_id = Some(current.record.id.clone());
-                        details.insert("supersedes".into(), current.record.id.to_string());
-                        let reason = if forced_target.is_some() {
-                            "explicit revise".to_owned()
-                        } else {
-                            format!(
-                                "{} (rank {}) replaces {} (rank {})",
-                                source_kind,
-                                source_kind.rank(),
-                                current.record.source_kind,
-                                current.record.source_kind.rank()
-                            )
-                        };
-                        outcome =
-                            Some(WriteOutcome::Superseding { id: record.id.clone(), superseded, reason });
-                    }
-                    FactDecision::Conflict => {
-                        record.status = Status::Provisional;
-                        record.expires_at = Some(now + self.config.provisional_ttl);
-                        unit.conflicts.push(ConflictLink {
-                            record_id: current.record.id.clone(),
-                            conflicting_id: record.id.clone(),
-                        });
-                        details.insert("conflicts_with".into(), current.record.id.to_string());
-                        outcome = Some(WriteOutcome::Conflicting {
-                            id: record.id.clone(),
-                            conflicts_with: current.record.id.clone(),
-                            reason: format!(
-                                "{} (rank {}) contradicts {} (rank {}); the higher-ranked record stays current",
-                                source_kind,
-                                source_kind.rank(),
-                                current.record.source_kind,
-                                current.record.source_kind.rank()
-                            ),
-                        });
-                    }
-                }
-            } else if let Some(target) = forced_target {
-                return Err(DomainError::NotFound { what: "record", id: target.to_string() });
-            }
-        }
-
-        let outcome = outcome
-            .unwrap_or_else(|| WriteOutcome::Created { id: record.id.clone(), reason: "new record".into() });
-        let mut event = self.event(outcome.event_kind(), Some(&record.id), principal);
-        event.details = details;
-        for (entity, role) in &resolved.links {
-            unit.links.push(RecordEntityLink {
-                record_id: record.id.clone(),
-                entity_id: entity.clone(),
-                role: *role,
+    /// Semantic and procedural records with a key: the active records of the key (after
+    /// attribute aliasing) decide reinforce, supersede or conflict (seed section 7). A forced
+    /// target (an explicit supersede) always supersedes it.
+    async fn decide_current_fact(
+        &self,
+        fact: CurrentFactWrite<'_>,
+        record: &mut MemoryRecord,
+        unit: &mut WriteUnit,
+        details: &mut BTreeMap<String, String>,
+    ) -> Result<FactStep> {
+        let CurrentFactWrite { principal, access, request, subject, attribute, vector, forced_target, now } =
+            fact;
+        let source_kind = record.source_kind;
+        let mut decided: Option<WriteOutcome> = None;
+        // Only readable scopes are ever consulted: a write-only grant gets no duplicate check.
+        let lookup: Vec<Scope> = access.readable_of([&request.scope]);
+        let (existing, attribute_name) =
+            self.current_fact(&lookup, subject, attribute.as_str(), vector, details).await?;
+        let final_attribute = retold_domain::Attribute::new(attribute_name.clone())?;
+        record.key = Some(FactKey::new(subject.clone(), final_attribute));
+        let mut expected: Vec<RecordId> = existing.iter().map(|k| k.record.id.clone()).collect();
+        expected.sort();
+        if !lookup.is_empty() {
+            unit.guards.push(KeyGuard {
+                scope: request.scope.clone(),
+                subject_entity_id: subject.clone(),
+                attribute: attribute_name,
+                expected,
             });
         }
-        let info = self.ports.embedder.info();
-        unit.embeddings.push(EmbeddingRow {
-            record_id: record.id.clone(),
-            model: info.name.clone(),
-            version: info.version,
-            dims: info.dims,
-            vector: vector.clone(),
-        });
-        unit.inserts.push(record);
-        unit.events.push(event);
-        let keys = self.ports.writer.apply(unit).await?;
-        for EligibleRecord { key, id } in keys {
-            self.ports.index.upsert(key, &id, &vector)?;
+        let live: Vec<&KeyedRecord> = existing.iter().filter(|k| !k.record.is_expired_at(now)).collect();
+        let current = match forced_target {
+            Some(target) => live.iter().find(|k| &k.record.id == target).copied(),
+            None => live
+                .iter()
+                .filter(|k| k.record.status == Status::Confirmed)
+                .chain(live.iter().filter(|k| k.record.status == Status::Provisional))
+                .next()
+                .copied(),
+        };
+        if let Some(current) = current {
+            let similarity = cosine(vector, &self.vector_of(current).await?);
+            details.insert("similarity_to_current".into(), format!("{similarity:.4}"));
+            let same_meaning = forced_target.is_none()
+                && similarity >= self.config.same_meaning_floor
+                && same_values(request.content.as_str(), current.record.content.as_str());
+            let decision = if forced_target.is_some() {
+                FactDecision::Supersede
+            } else {
+                decide(&current.record, source_kind, same_meaning)
+            };
+            match decision {
+                FactDecision::Reinforce => {
+                    let rules = Reinforcement {
+                        confidence_step: self.config.reinforcement_step,
+                        to_confirm: self.config.reinforcements_to_confirm,
+                        provisional_ttl: self.config.provisional_ttl,
+                    };
+                    let next = reinforce(&current.record, now, &rules);
+                    let mut event =
+                        self.event(EventKind::RecordReinforced, Some(&current.record.id), principal);
+                    event.details = std::mem::take(details);
+                    event.details.insert("reinforcements".into(), next.reinforcements.to_string());
+                    event.details.insert("status".into(), next.status.as_str().into());
+                    unit.updates
+                        .push(RecordUpdate { expected_version: current.record.version, record: next });
+                    unit.events.push(event);
+                    // Reinforcement writes no new row, so no new entity either.
+                    unit.entities.clear();
+                    self.ports.writer.apply(std::mem::take(unit)).await?;
+                    return Ok(FactStep::Done(WriteOutcome::Reinforced {
+                        id: current.record.id.clone(),
+                        reason: format!("same meaning as the current record (similarity {similarity:.3})"),
+                    }));
+                }
+                FactDecision::Supersede => {
+                    let mut superseded = Vec::new();
+                    for old in
+                        live.iter().filter(|k| forced_target.is_none() || Some(&k.record.id) == forced_target)
+                    {
+                        transition(old.record.status, Status::Superseded)?;
+                        let mut next = old.record.clone();
+                        next.status = Status::Superseded;
+                        next.version += 1;
+                        let mut event =
+                            self.event(EventKind::RecordSuperseded, Some(&old.record.id), principal);
+                        event.details.insert("superseded_by".into(), record.id.to_string());
+                        unit.updates
+                            .push(RecordUpdate { expected_version: old.record.version, record: next });
+                        unit.events.push(event);
+                        superseded.push(old.record.id.clone());
+                    }
+                    record.supersedes_id = Some(current.record.id.clone());
+                    details.insert("supersedes".into(), current.record.id.to_string());
+                    let reason = if forced_target.is_some() {
+                        "explicit revise".to_owned()
+                    } else {
+                        format!(
+                            "{} (rank {}) replaces {} (rank {})",
+                            source_kind,
+                            source_kind.rank(),
+                            current.record.source_kind,
+                            current.record.source_kind.rank()
+                        )
+                    };
+                    decided = Some(WriteOutcome::Superseding { id: record.id.clone(), superseded, reason });
+                }
+                FactDecision::Conflict => {
+                    record.status = Status::Provisional;
+                    record.expires_at = Some(now + self.config.provisional_ttl);
+                    unit.conflicts.push(ConflictLink {
+                        record_id: current.record.id.clone(),
+                        conflicting_id: record.id.clone(),
+                    });
+                    details.insert("conflicts_with".into(), current.record.id.to_string());
+                    decided = Some(WriteOutcome::Conflicting {
+                        id: record.id.clone(),
+                        conflicts_with: current.record.id.clone(),
+                        reason: format!(
+                            "{} (rank {}) contradicts {} (rank {}); the higher-ranked record stays current",
+                            source_kind,
+                            source_kind.rank(),
+                            current.record.source_kind,
+                            current.record.source_kind.rank()
+                        ),
+                    });
+                }
+            }
+        } else if let Some(target) = forced_target {
+            return Err(DomainError::NotFound { what: "record", id: target.to_string() });
         }
-        Ok(outcome)
+        Ok(FactStep::Continue(decided))
     }
 
     /// Load a record the principal may read, or answer exactly like a missing one.
@@ -683,6 +710,45 @@ impl Ingestor {
             }
         }
     }
+}
+
+/// What the current-fact step of a write works with.
+struct CurrentFactWrite<'a> {
+    principal: &'a Principal,
+    access: &'a ScopeAccess,
+    request: &'a WriteRequest,
+    subject: &'a EntityId,
+    attribute: &'a retold_domain::Attribute,
+    vector: &'a [f32],
+    forced_target: Option<&'a RecordId>,
+    now: retold_domain::Timestamp,
+}
+
+/// After the current-fact step: the write is finished (a reinforcement writes no new row), or
+/// it goes on with the decided outcome (`None`: a new record).
+enum FactStep {
+    Done(WriteOutcome),
+    Continue(Option<WriteOutcome>),
+}
+
+/// The request checks no store read is needed for.
+fn precheck(request: &WriteRequest, now: retold_domain::Timestamp) -> Result<()> {
+    if request.attribute.is_some() && request.subject.is_none() {
+        return Err(DomainError::Invalid {
+            field: "attribute",
+            reason: "an attribute needs a subject entity".into(),
+        });
+    }
+    if request.expires_at.is_some_and(|until| until <= now) {
+        return Err(DomainError::Invalid { field: "expires_at", reason: "must be in the future".into() });
+    }
+    if request.tags.len() > retold_domain::MAX_TAGS {
+        return Err(DomainError::Invalid {
+            field: "tags",
+            reason: format!("at most {} tags", retold_domain::MAX_TAGS),
+        });
+    }
+    Ok(())
 }
 
 /// Run `attempt` until it succeeds or fails with anything but contention, at most `max` times.
