@@ -4,6 +4,7 @@
 //! take it as a dev-dependency and the evaluation harness for replays; nothing in the
 //! service's normal dependency tree does (checked by the tidy test).
 
+pub mod contract;
 mod doubles;
 mod spy;
 mod world;
@@ -59,4 +60,23 @@ pub mod prelude {
             + TurnBuffer
     {
     }
+}
+
+/// Run the whole store contract against one implementation: `$open` is an async function
+/// returning something that derefs to a fixture with `backend() -> Arc<dyn Backend>` (and keeps
+/// whatever the store needs alive, such as its directory).
+#[macro_export]
+macro_rules! contract_suite {
+    ($open:path) => {
+        $crate::contract_suite!(@each $open; every_field_round_trips, a_failing_statement_leaves_nothing_behind, supersession_flips_the_old_record_and_links_the_new_one_atomically, conflicts_are_linked_both_ways, alias_changes_rewrite_fts_rows, merging_entities_moves_links_and_aliases, entity_lookup_is_exact_and_scope_aware, the_eligible_filter_excludes_everything_it_must, user_text_is_never_fts_syntax, grants_are_stored_listed_and_revoked, only_compatible_embeddings_are_loaded, embeddings_round_trip_bit_for_bit_across_many_rows, sessions_number_turns_and_refuse_writes_after_the_end, an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries);
+    };
+    (@each $open:path; $($name:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $name() {
+                let fixture = $open().await;
+                $crate::contract::$name(fixture.backend()).await;
+            }
+        )*
+    };
 }

@@ -1,0 +1,670 @@
+//! The store contract: what every implementation of the store ports must do. Each
+//! function takes one backend (all store ports) and asserts; `contract_suite!` turns the
+//! whole list into tests for an implementation (SQLite today, PostgreSQL next).
+
+pub mod fixtures;
+
+use std::sync::Arc;
+
+use crate::prelude::*;
+use retold_domain::{
+    ConflictLink, DomainError, EligibilityFilter, EmbeddingRow, EntityId, GrantStore, LexicalIndex,
+    LexicalTerm, LinkRole, MemoryType, Name, RecordEntityLink, RecordKey, RecordUpdate, Scope, Status,
+    WriteUnit,
+};
+
+use self::fixtures::{entity, event, full_record, record, t};
+
+fn filter(scopes: &[&str]) -> EligibilityFilter {
+    EligibilityFilter {
+        scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
+        statuses: EligibilityFilter::statuses_for(false),
+        now: t(10),
+        types: None,
+        event_from: None,
+        event_to: None,
+    }
+}
+
+fn terms(words: &[&str]) -> Vec<LexicalTerm> {
+    words.iter().map(|w| LexicalTerm { text: (*w).to_owned(), identifier: false }).collect()
+}
+
+async fn insert(store: &dyn Backend, record: retold_domain::MemoryRecord) -> RecordKey {
+    let id = record.id.clone();
+    let keys = store
+        .apply(WriteUnit {
+            inserts: vec![record],
+            events: vec![event("record.created", Some(&id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    keys[0].key
+}
+
+async fn eligible_ids(store: &dyn Backend, filter: &EligibilityFilter) -> Vec<String> {
+    store.eligible(filter).await.unwrap().into_iter().map(|e| e.id.to_string()).collect()
+}
+
+async fn lexical_ids(
+    lexical: &dyn LexicalIndex,
+    records: &dyn Backend,
+    words: &[&str],
+    scope: &str,
+) -> Vec<String> {
+    let eligible: Vec<RecordKey> =
+        records.eligible(&filter(&[scope])).await.unwrap().iter().map(|e| e.key).collect();
+    lexical
+        .search(&terms(words), &eligible, 10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|h| h.record_id.to_string())
+        .collect()
+}
+
+/// Contract: see the body.
+pub async fn every_field_round_trips(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let entities: &dyn Backend = backend.as_ref();
+    entities
+        .create_entity(
+            entity("ent_person_aditya", "Aditya", "user:aditya"),
+            vec![],
+            event("entity.created", None),
+        )
+        .await
+        .unwrap();
+    let full = full_record();
+    assert!(full.content.as_str().chars().count() > 5_000);
+    insert(store, full.clone()).await;
+    assert_eq!(store.get(&full.id).await.unwrap(), Some(full.clone()));
+    assert_eq!(full.subject().unwrap(), "ent_person_aditya/explanation_style");
+    let missing = retold_domain::RecordId::new("mem_missing").unwrap();
+    assert_eq!(store.get_many(&[missing.clone(), full.id.clone()]).await.unwrap(), vec![full.clone()]);
+    assert!(store.get_many(&[missing]).await.unwrap().is_empty());
+    assert!(store.get_many(&[]).await.unwrap().is_empty());
+
+    // Every optional field empty, other enums.
+    let mut sparse = record(2, "agent:researcher/aditya", "x");
+    sparse.memory_type = MemoryType::Procedural;
+    sparse.source_kind = retold_domain::SourceKind::AgentInference;
+    sparse.status = Status::Provisional;
+    sparse.event_at = None;
+    sparse.expires_at = Some(t(30));
+    sparse.last_reinforced_at = Some(t(4));
+    sparse.reinforcements = 3;
+    sparse.supersedes_id = Some(full.id.clone());
+    insert(store, sparse.clone()).await;
+    assert_eq!(store.get(&sparse.id).await.unwrap(), Some(sparse));
+    assert_eq!(store.get(&retold_domain::RecordId::new("mem_missing").unwrap()).await.unwrap(), None);
+}
+
+/// Contract: see the body.
+pub async fn a_failing_statement_leaves_nothing_behind(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let r = record(1, "project:p", "orphaned zebra fact");
+    // The link names an entity that does not exist: the foreign key fails after the record,
+    // its FTS row and its embedding were written in the same transaction.
+    let unit = WriteUnit {
+        inserts: vec![r.clone()],
+        links: vec![RecordEntityLink {
+            record_id: r.id.clone(),
+            entity_id: EntityId::new("ent_missing").unwrap(),
+            role: LinkRole::About,
+        }],
+        embeddings: vec![EmbeddingRow {
+            record_id: r.id.clone(),
+            model: "m".into(),
+            version: 1,
+            dims: 2,
+            vector: vec![1.0, 0.0],
+        }],
+        events: vec![event("record.created", Some(&r.id))],
+        ..WriteUnit::default()
+    };
+    assert!(store.apply(unit).await.is_err());
+    assert_eq!(store.get(&r.id).await.unwrap(), None);
+    assert!(store.record_events(&r.id).await.unwrap().is_empty());
+    let scan = store.compatible_embeddings("m", 1, 2).await.unwrap();
+    assert!(scan.keys.is_empty() && scan.vectors.is_empty() && scan.incompatible == 0);
+    assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
+
+    // A duplicate event id as the last statement also rolls everything back.
+    insert(store, record(2, "project:p", "first")).await;
+    let taken = store.record_events(&record(2, "project:p", "x").id).await.unwrap()[0].clone();
+    let r3 = record(3, "project:p", "second zebra");
+    let unit = WriteUnit { inserts: vec![r3.clone()], events: vec![taken], ..WriteUnit::default() };
+    assert!(matches!(store.apply(unit).await, Err(DomainError::Conflict(_))));
+    assert_eq!(store.get(&r3.id).await.unwrap(), None);
+    assert!(lexical_ids(lexical, store, &["zebra"], "project:p").await.is_empty());
+}
+
+/// Contract: see the body.
+pub async fn supersession_flips_the_old_record_and_links_the_new_one_atomically(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let old = record(1, "user:aditya", "Aditya prefers concise technical explanations.");
+    insert(store, old.clone()).await;
+    let mut new = record(2, "user:aditya", "Aditya prefers detailed architecture explanations.");
+    new.supersedes_id = Some(old.id.clone());
+    let mut flipped = old.clone();
+    flipped.status = Status::Superseded;
+    flipped.version = 2;
+    let unit = WriteUnit {
+        inserts: vec![new.clone()],
+        updates: vec![RecordUpdate { record: flipped.clone(), expected_version: 1 }],
+        events: vec![event("record.superseded", Some(&old.id)), event("record.created", Some(&new.id))],
+        ..WriteUnit::default()
+    };
+    store.apply(unit.clone()).await.unwrap();
+    assert_eq!(store.get(&old.id).await.unwrap().unwrap().status, Status::Superseded);
+    assert_eq!(store.get(&new.id).await.unwrap().unwrap().supersedes_id, Some(old.id.clone()));
+    assert_eq!(eligible_ids(store, &filter(&["user:aditya"])).await, ["mem_0002"]);
+
+    // Replaying the same unit: the old record's version moved on, so nothing is written, and
+    // the error is contention (the writer may read again and decide again).
+    let mut replay = unit;
+    replay.inserts[0].id = retold_domain::RecordId::new("mem_0003").unwrap();
+    replay.events = vec![event("record.created", None)];
+    assert!(matches!(store.apply(replay).await, Err(DomainError::Contention(_))));
+    assert_eq!(store.get(&retold_domain::RecordId::new("mem_0003").unwrap()).await.unwrap(), None);
+}
+
+/// Contract: see the body.
+pub async fn conflicts_are_linked_both_ways(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let confirmed = record(1, "user:aditya", "concise");
+    insert(store, confirmed.clone()).await;
+    let mut provisional = record(2, "user:aditya", "detailed");
+    provisional.status = Status::Provisional;
+    let link = ConflictLink { record_id: confirmed.id.clone(), conflicting_id: provisional.id.clone() };
+    store
+        .apply(WriteUnit {
+            inserts: vec![provisional.clone()],
+            conflicts: vec![link.clone()],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.conflicts_of(std::slice::from_ref(&confirmed.id)).await.unwrap(),
+        std::slice::from_ref(&link)
+    );
+    assert_eq!(store.conflicts_of(std::slice::from_ref(&provisional.id)).await.unwrap(), [link]);
+}
+
+/// Contract: see the body.
+pub async fn alias_changes_rewrite_fts_rows(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let entities: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let project = entity("ent_project_memory", "agentic-memory-system", "project:p");
+    entities
+        .create_entity(project.clone(), vec![Name::new("quasar").unwrap()], event("entity.created", None))
+        .await
+        .unwrap();
+    // The content uses a pronoun; only the aliases column can find it by name.
+    let r = record(1, "project:p", "It uses Conventional Commits.");
+    store
+        .apply(WriteUnit {
+            inserts: vec![r.clone()],
+            links: vec![RecordEntityLink {
+                record_id: r.id.clone(),
+                entity_id: project.id.clone(),
+                role: LinkRole::About,
+            }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(lexical_ids(lexical, store, &["quasar"], "project:p").await, ["mem_0001"]);
+
+    entities
+        .add_alias(&project.id, Name::new("Zephyr Engine").unwrap(), event("entity.alias_added", None))
+        .await
+        .unwrap();
+    let hits = lexical.search(&terms(&["zephyr"]), &[RecordKey(1)], 10).await.unwrap();
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].matched.len(), 1);
+    assert!(hits[0].matched[0].alias, "the match came through the aliases column");
+
+    entities
+        .remove_alias(&project.id, &Name::new("QUASAR").unwrap(), event("entity.alias_removed", None))
+        .await
+        .unwrap();
+    assert!(lexical_ids(lexical, store, &["quasar"], "project:p").await.is_empty());
+    assert_eq!(lexical_ids(lexical, store, &["zephyr"], "project:p").await, ["mem_0001"]);
+    assert_eq!(entities.aliases(&project.id).await.unwrap(), [Name::new("Zephyr Engine").unwrap()]);
+}
+
+/// Contract: see the body.
+pub async fn merging_entities_moves_links_and_aliases(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let entities: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let survivor = entity("ent_repo_cli", "agent-memory-cli", "project:p");
+    let dup = entity("ent_repo_cli_dup", "nebulatool", "project:p");
+    entities.create_entity(survivor.clone(), vec![], event("entity.created", None)).await.unwrap();
+    entities
+        .create_entity(dup.clone(), vec![Name::new("memory CLI").unwrap()], event("entity.created", None))
+        .await
+        .unwrap();
+    let r = record(1, "project:p", "Release it on Fridays.");
+    store
+        .apply(WriteUnit {
+            inserts: vec![r.clone()],
+            links: vec![RecordEntityLink {
+                record_id: r.id.clone(),
+                entity_id: dup.id.clone(),
+                role: LinkRole::Mentions,
+            }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    entities
+        .merge(retold_domain::EntityMerge {
+            from: dup.id.clone(),
+            into: survivor.id.clone(),
+            scopes: None,
+            updates: vec![],
+            conflicts: vec![],
+            events: vec![event("entity.merged", None)],
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.links_of(std::slice::from_ref(&r.id)).await.unwrap()[0].entity_id, survivor.id);
+    assert_eq!(entities.entity(&dup.id).await.unwrap().unwrap().merged_into, Some(survivor.id.clone()));
+    // The old name now finds the survivor, and the record still matches it lexically.
+    let scopes = [Scope::parse("project:p").unwrap()];
+    let found = entities.find_by_name(&scopes, &Name::new("NebulaTool").unwrap()).await.unwrap();
+    assert_eq!(found.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(), [survivor.id.as_str()]);
+    assert_eq!(lexical_ids(lexical, store, &["nebulatool"], "project:p").await, ["mem_0001"]);
+    assert_eq!(lexical_ids(lexical, store, &["agent-memory-cli"], "project:p").await, ["mem_0001"]);
+}
+
+/// Contract: see the body.
+pub async fn entity_lookup_is_exact_and_scope_aware(backend: Arc<dyn Backend>) {
+    let entities: &dyn Backend = backend.as_ref();
+    entities
+        .create_entity(
+            entity("ent_a", "Memory System", "project:p"),
+            vec![Name::new("agent-memory-system").unwrap()],
+            event("entity.created", None),
+        )
+        .await
+        .unwrap();
+    entities
+        .create_entity(entity("ent_b", "memory system", "project:q"), vec![], event("entity.created", None))
+        .await
+        .unwrap();
+    let p = [Scope::parse("project:p").unwrap()];
+    let both = [Scope::parse("project:p").unwrap(), Scope::parse("project:q").unwrap()];
+    let ids = |v: Vec<retold_domain::Entity>| v.into_iter().map(|e| e.id.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(entities.find_by_name(&p, &Name::new("memory  SYSTEM").unwrap()).await.unwrap()),
+        ["ent_a"]
+    );
+    assert_eq!(
+        ids(entities.find_by_name(&both, &Name::new("memory system").unwrap()).await.unwrap()),
+        ["ent_a", "ent_b"]
+    );
+    assert_eq!(
+        ids(entities.find_by_name(&p, &Name::new("agent-memory-system").unwrap()).await.unwrap()),
+        ["ent_a"]
+    );
+    assert!(entities.find_by_name(&p, &Name::new("memory").unwrap()).await.unwrap().is_empty());
+    assert!(entities.find_by_name(&[], &Name::new("memory system").unwrap()).await.unwrap().is_empty());
+}
+
+/// Contract: see the body.
+pub async fn the_eligible_filter_excludes_everything_it_must(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let mut rows = Vec::new();
+    rows.push(record(1, "project:p", "kept semantic"));
+    rows.push(record(2, "project:other", "other scope"));
+    let mut superseded = record(3, "project:p", "old superseded");
+    superseded.status = Status::Superseded;
+    rows.push(superseded);
+    let mut expired_by_date = record(4, "project:p", "expired by date");
+    expired_by_date.status = Status::Provisional;
+    expired_by_date.expires_at = Some(t(10)); // at `now`: expired
+    rows.push(expired_by_date);
+    let mut expired_status = record(5, "project:p", "expired status");
+    expired_status.status = Status::Expired;
+    rows.push(expired_status);
+    let mut episodic = record(6, "project:p", "episode on the fifth");
+    episodic.memory_type = MemoryType::Episodic;
+    episodic.event_at = Some(t(5));
+    rows.push(episodic);
+    let mut future_expiry = record(7, "project:p", "provisional not yet expired");
+    future_expiry.status = Status::Provisional;
+    future_expiry.expires_at = Some(t(11));
+    rows.push(future_expiry);
+    let deleted = record(8, "project:p", "forgotten secret");
+    rows.push(deleted.clone());
+    for r in rows {
+        insert(store, r).await;
+    }
+    // Forget record 8: status deleted, FTS row gone.
+    let mut gone = deleted.clone();
+    gone.status = Status::Deleted;
+    gone.version = 2;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: gone, expected_version: 1 }],
+            events: vec![event("record.forgotten", Some(&deleted.id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+
+    assert_eq!(eligible_ids(store, &filter(&["project:p"])).await, ["mem_0001", "mem_0006", "mem_0007"]);
+    let mut history = filter(&["project:p"]);
+    history.statuses = EligibilityFilter::statuses_for(true);
+    assert_eq!(eligible_ids(store, &history).await, ["mem_0001", "mem_0003", "mem_0006", "mem_0007"]);
+    let mut episodic_only = filter(&["project:p"]);
+    episodic_only.types = Some(vec![MemoryType::Episodic]);
+    assert_eq!(eligible_ids(store, &episodic_only).await, ["mem_0006"]);
+    let mut window = filter(&["project:p"]);
+    window.event_from = Some(t(4));
+    window.event_to = Some(t(6));
+    assert_eq!(eligible_ids(store, &window).await, ["mem_0006"]);
+    window.event_to = Some(t(5)); // exclusive upper bound
+    assert!(eligible_ids(store, &window).await.is_empty());
+    assert!(eligible_ids(store, &filter(&[])).await.is_empty());
+    assert_eq!(eligible_ids(store, &filter(&["project:p", "project:other"])).await.len(), 4);
+
+    // Deleted records have no FTS row, even when asked for with every key.
+    let all: Vec<RecordKey> = (1..=8).map(RecordKey).collect();
+    let hits = lexical.search(&terms(&["forgotten", "secret"]), &all, 10).await.unwrap();
+    assert!(hits.is_empty(), "{hits:?}");
+    // Ineligible records never crowd out eligible ones: only eligible keys come back.
+    let hits = lexical.search(&terms(&["scope", "semantic"]), &[RecordKey(1)], 1).await.unwrap();
+    assert_eq!(hits.iter().map(|h| h.record_id.as_str()).collect::<Vec<_>>(), ["mem_0001"]);
+}
+
+/// Contract: see the body.
+pub async fn user_text_is_never_fts_syntax(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let key = insert(store, record(1, "project:p", "content with a quote \" and stars")).await;
+    for nasty in ["a\" OR content:* NEAR(", "\"", "*", "NEAR(a b)", "content:x", "(", "AND", "-x", "^start"] {
+        let result = lexical.search(&terms(&[nasty]), &[key], 5).await;
+        assert!(result.is_ok(), "{nasty:?} gave {result:?}");
+    }
+}
+
+/// Contract: see the body.
+pub async fn grants_are_stored_listed_and_revoked(backend: Arc<dyn Backend>) {
+    let grants: &dyn GrantStore = backend.as_ref();
+    let agent = retold_domain::AgentId::new("implementation-agent").unwrap();
+    let grant = retold_domain::Grant {
+        id: retold_domain::GrantId::new("grt_1").unwrap(),
+        agent_id: agent.clone(),
+        scope: Scope::parse("project:agentic-memory-system").unwrap(),
+        can_read: true,
+        can_write: false,
+    };
+    grants.put_grant(grant.clone(), event("grant.created", None)).await.unwrap();
+    assert_eq!(grants.grants_for(&agent).await.unwrap(), std::slice::from_ref(&grant));
+    grants.revoke_grant(&grant.id, event("grant.revoked", None)).await.unwrap();
+    assert!(grants.grants_for(&agent).await.unwrap().is_empty());
+    assert!(matches!(
+        grants.revoke_grant(&grant.id, event("grant.revoked", None)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}
+
+/// Contract: see the body.
+pub async fn only_compatible_embeddings_are_loaded(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    for (n, model, dims) in [(1, "minilm", 2u32), (2, "minilm", 2), (3, "bge-m3", 3)] {
+        let r = record(n, "project:p", "x");
+        store
+            .apply(WriteUnit {
+                inserts: vec![r.clone()],
+                embeddings: vec![EmbeddingRow {
+                    record_id: r.id.clone(),
+                    model: model.into(),
+                    version: 1,
+                    dims,
+                    vector: (0..dims).map(|i| i as f32 + 0.5).collect(),
+                }],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    let scan = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!(scan.incompatible, 1);
+    assert_eq!(scan.keys, [RecordKey(1), RecordKey(2)]);
+    assert_eq!(scan.ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["mem_0001", "mem_0002"]);
+    assert_eq!(scan.vectors, [0.5, 1.5, 0.5, 1.5]);
+    assert_eq!(store.compatible_embeddings("minilm", 2, 2).await.unwrap().incompatible, 3);
+}
+
+/// Contract: see the body.
+pub async fn embeddings_round_trip_bit_for_bit_across_many_rows(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    // Bytes 0x00 and ',' inside blobs, signed zeros, subnormals, thousands of rows.
+    let tricky = [0.0f32, -0.0, f32::from_bits(1), f32::from_bits(0x2C2C_2C2C), -1.5e-38];
+    let mut unit = WriteUnit::default();
+    let n = 9_000u32;
+    for i in 1..=n {
+        let r = record(i, "project:p", "x");
+        unit.embeddings.push(EmbeddingRow {
+            record_id: r.id.clone(),
+            model: "m".into(),
+            version: 1,
+            dims: 5,
+            vector: tricky.iter().map(|x| if i % 2 == 0 { *x } else { x * i as f32 }).collect(),
+        });
+        unit.inserts.push(r);
+    }
+    store.apply(unit.clone()).await.unwrap();
+    let scan = store.compatible_embeddings("m", 1, 5).await.unwrap();
+    assert_eq!(scan.incompatible, 0);
+    assert_eq!(scan.keys.len(), n as usize);
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    for ((id, got), want) in scan.ids.iter().zip(scan.vectors.chunks_exact(5)).zip(&unit.embeddings) {
+        assert_eq!(id, &want.record_id);
+        assert_eq!(bits(got), bits(&want.vector));
+    }
+}
+
+/// Contract: see the body.
+pub async fn sessions_number_turns_and_refuse_writes_after_the_end(backend: Arc<dyn Backend>) {
+    use retold_domain::{Session, SessionId, TurnRole};
+    let sessions: &dyn Backend = backend.as_ref();
+    let id = SessionId::new("sess_42").unwrap();
+    let session = Session {
+        id: id.clone(),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        project_id: None,
+        started_at: t(3),
+        ended_at: None,
+    };
+    sessions.start_session(session.clone(), event("session.started", None)).await.unwrap();
+    assert!(matches!(
+        sessions.start_session(session, event("session.started", None)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    for (n, (role, text)) in
+        [(TurnRole::User, "Keep answers concise."), (TurnRole::Assistant, "Noted."), (TurnRole::Tool, "{}")]
+            .into_iter()
+            .enumerate()
+    {
+        assert_eq!(sessions.append_turn(&id, role, text.into(), t(3)).await.unwrap(), n as u32 + 1);
+    }
+    let turn = sessions.turn(&id, 1).await.unwrap().unwrap();
+    assert_eq!((turn.role, turn.content.as_str()), (TurnRole::User, "Keep answers concise."));
+    assert_eq!(sessions.turns(&id).await.unwrap().len(), 3);
+    assert!(sessions.turn(&id, 4).await.unwrap().is_none());
+    sessions.end_session(&id, t(4), false, event("session.ended", None)).await.unwrap();
+    assert_eq!(sessions.session(&id).await.unwrap().unwrap().ended_at, Some(t(4)));
+    assert!(matches!(
+        sessions.append_turn(&id, TurnRole::User, "late".into(), t(5)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    assert!(matches!(
+        sessions.end_session(&id, t(5), false, event("session.ended", None)).await,
+        Err(DomainError::Conflict(_))
+    ));
+    let missing = SessionId::new("sess_missing").unwrap();
+    assert!(matches!(
+        sessions.append_turn(&missing, TurnRole::User, "x".into(), t(5)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}
+
+/// Contract: see the body.
+pub async fn an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries(
+    backend: Arc<dyn Backend>,
+) {
+    use retold_domain::{ClaimTerms, ExtractionClaim, Session, SessionId};
+    let sessions: &dyn Backend = backend.as_ref();
+    let start = |id: &str| Session {
+        id: SessionId::new(id).unwrap(),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        project_id: None,
+        started_at: t(1),
+        ended_at: None,
+    };
+    // Claims made at t(5); a claim older than t(4) has lapsed.
+    let terms = |now: u32, lapsed_before: u32| ClaimTerms {
+        at: t(now),
+        lapsed_before: t(lapsed_before),
+        max_attempts: 2,
+    };
+    let (a, b, off) = (start("sess_a"), start("sess_b"), start("sess_off"));
+    for s in [&a, &b, &off] {
+        sessions.start_session(s.clone(), event("session.started", None)).await.unwrap();
+    }
+    assert_eq!(
+        sessions.claim_extraction(&a.id, "runner-1", terms(2, 1)).await.unwrap(),
+        ExtractionClaim::NotEnded
+    );
+    sessions.end_session(&b.id, t(3), true, event("session.ended", None)).await.unwrap();
+    sessions.end_session(&a.id, t(4), true, event("session.ended", None)).await.unwrap();
+    sessions.end_session(&off.id, t(4), false, event("session.ended", None)).await.unwrap();
+    assert_eq!(
+        sessions.pending_extractions(10, terms(5, 4)).await.unwrap(),
+        vec![b.id.clone(), a.id.clone()],
+        "oldest end first; sessions ended with extraction off are not pending"
+    );
+    assert_eq!(sessions.pending_extractions(1, terms(5, 4)).await.unwrap(), vec![b.id.clone()]);
+
+    // Eight claimants race on one session: exactly one wins.
+    let claims = futures_join((0..8).map(|n| {
+        let store = backend.clone();
+        let id = a.id.clone();
+        async move { store.claim_extraction(&id, &format!("runner-{n}"), terms(5, 4)).await.unwrap() }
+    }))
+    .await;
+    let winners: Vec<_> =
+        claims.iter().filter(|c| matches!(c, ExtractionClaim::Claimed { attempt: 1 })).collect();
+    assert_eq!(winners.len(), 1, "{claims:?}");
+    assert_eq!(
+        claims
+            .iter()
+            .filter(|c| matches!(c, ExtractionClaim::InProgress { by } if by.starts_with("runner-")))
+            .count(),
+        7,
+        "{claims:?}"
+    );
+    assert_eq!(sessions.pending_extractions(10, terms(5, 4)).await.unwrap(), vec![b.id.clone()]);
+
+    // The winner fails and releases: a second attempt may claim; then it is used up.
+    // Every loser was told who holds the claim.
+    let winner = claims
+        .iter()
+        .find_map(|c| match c {
+            ExtractionClaim::InProgress { by } => Some(by.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(claims.iter().all(|c| match c {
+        ExtractionClaim::InProgress { by } => *by == winner,
+        other => matches!(other, ExtractionClaim::Claimed { .. }),
+    }));
+    assert!(sessions.release_extraction(&a.id, "someone-else").await.is_err(), "only the holder releases");
+    sessions.release_extraction(&a.id, &winner).await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&a.id, "runner-x", terms(6, 5)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 2 }
+    );
+    sessions.release_extraction(&a.id, "runner-x").await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&a.id, "runner-y", terms(7, 6)).await.unwrap(),
+        ExtractionClaim::Exhausted { attempts: 2 }
+    );
+    assert!(!sessions.pending_extractions(10, terms(7, 6)).await.unwrap().contains(&a.id));
+
+    // A claim whose runner died lapses and can be taken over; a finished one never again.
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-dead", terms(5, 4)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 1 }
+    );
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-z", terms(6, 4)).await.unwrap(),
+        ExtractionClaim::InProgress { by: "runner-dead".into() },
+        "the lease still runs"
+    );
+    assert_eq!(sessions.pending_extractions(10, terms(9, 6)).await.unwrap(), vec![b.id.clone()], "lapsed");
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-z", terms(9, 6)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 2 }
+    );
+    assert!(
+        sessions.finish_extraction(&b.id, "runner-dead", t(9)).await.is_err(),
+        "the lapsed holder cannot finish"
+    );
+    sessions.finish_extraction(&b.id, "runner-z", t(9)).await.unwrap();
+    assert_eq!(
+        sessions.claim_extraction(&b.id, "runner-w", terms(20, 19)).await.unwrap(),
+        ExtractionClaim::Done { by: "runner-z".into() }
+    );
+    assert!(sessions.pending_extractions(10, terms(20, 19)).await.unwrap().is_empty());
+
+    // An explicit claim works on a session ended with extraction off (the admin asked).
+    assert_eq!(
+        sessions.claim_extraction(&off.id, "admin", terms(5, 4)).await.unwrap(),
+        ExtractionClaim::Claimed { attempt: 1 }
+    );
+
+    let mut about_a = event("extraction.run", None);
+    about_a.details.insert("session_id".into(), "sess_a".into());
+    backend.apply(retold_domain::WriteUnit { events: vec![about_a], ..Default::default() }).await.unwrap();
+    let kinds: Vec<String> = sessions
+        .session_events(&a.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind.as_str().to_owned())
+        .collect();
+    assert_eq!(kinds, ["extraction.run"], "events whose details name the session, and only those");
+    assert!(matches!(
+        sessions.claim_extraction(&SessionId::new("sess_missing").unwrap(), "r", terms(6, 5)).await,
+        Err(DomainError::NotFound { .. })
+    ));
+}
+
+/// Run futures concurrently on the runtime and collect their outputs in order.
+async fn futures_join<F>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let handles: Vec<_> = futures.into_iter().map(tokio::spawn).collect();
+    let mut out = Vec::new();
+    for handle in handles {
+        out.push(handle.await.unwrap());
+    }
+    out
+}
