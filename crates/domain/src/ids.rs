@@ -1,6 +1,7 @@
 //! Identifier newtypes. Each constructor refuses bad input once, at the edge.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::error::{DomainError, Result};
 
@@ -86,8 +87,9 @@ macro_rules! token_id {
 macro_rules! prefixed_id {
     ($(#[$doc:meta])* $name:ident, $field:literal, $prefix:literal) => {
         $(#[$doc])*
+        /// Shared text: cloning one (the eligible set holds tens of thousands) copies a pointer.
         #[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub struct $name(String);
+        pub struct $name(Arc<str>);
 
         impl $name {
             /// The prefix every identifier of this kind starts with.
@@ -97,7 +99,7 @@ macro_rules! prefixed_id {
             pub fn new(value: impl Into<String>) -> Result<Self> {
                 let value = value.into();
                 check_prefixed($field, $prefix, &value)?;
-                Ok(Self(value))
+                Ok(Self(value.into()))
             }
 
             /// Build from a generated body (for id generators); the prefix is added.

@@ -1,12 +1,20 @@
 //! BM25 over `records_fts`, restricted to eligible records before the top-k cut.
+//!
+//! The hits are read in BM25 order and checked against the eligible keys in memory (the FTS
+//! rowid is the record's key) until `k` eligible hits are found, so no per-query table of
+//! eligible keys is written; which query terms each hit matched is computed from its indexed
+//! columns with the same unicode61 rules FTS5 applies (letters and digits form tokens,
+//! lowercased, Latin diacritics removed; a term matches where its tokens appear in order).
+//! `tests/it/lexical.rs` checks both against the SQL this replaced.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use async_trait::async_trait;
 use retold_domain::{
     LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordId, RecordKey, Result as DomainResult,
 };
-use sea_orm::{ConnectionTrait, DatabaseTransaction, TransactionTrait, Value};
+use sea_orm::{ConnectionTrait, Value};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::error::{StoreError, corrupt};
 use crate::store::{SqliteStore, stmt};
@@ -20,21 +28,33 @@ fn quote(term: &str) -> String {
     format!("\"{}\"", term.replace('"', "\"\""))
 }
 
-/// Fill the per-connection temporary table of eligible keys.
-async fn load_eligible(txn: &DatabaseTransaction, eligible: &[RecordKey]) -> Result<(), StoreError> {
-    txn.execute_unprepared(
-        "CREATE TEMP TABLE IF NOT EXISTS eligible_keys (key INTEGER PRIMARY KEY); DELETE FROM temp.eligible_keys;",
-    )
-    .await?;
-    for chunk in eligible.chunks(10_000) {
-        let json = format!("[{}]", chunk.iter().map(|k| k.0.to_string()).collect::<Vec<_>>().join(","));
-        txn.execute_raw(stmt(
-            "INSERT OR IGNORE INTO temp.eligible_keys (key) SELECT value FROM json_each(?)",
-            [json.into()],
-        ))
-        .await?;
-    }
-    Ok(())
+/// Tokens as FTS5's unicode61 tokenizer (remove_diacritics 1) makes them.
+fn fts_tokens(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .map(|t| t.nfd().filter(|c| !('\u{300}'..='\u{36f}').contains(c)).flat_map(char::to_lowercase).collect())
+        .collect()
+}
+
+/// Whether `needle`'s tokens appear consecutively in `haystack` (an FTS5 phrase match).
+fn has_phrase(haystack: &[String], needle: &[String]) -> bool {
+    !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// The matched terms of one hit, from its three indexed columns.
+fn matched_terms(terms: &[(&LexicalTerm, Vec<String>)], columns: [&str; 3]) -> Vec<MatchedTerm> {
+    let [content, subject, aliases] = columns.map(fts_tokens);
+    terms
+        .iter()
+        .filter_map(|(term, tokens)| {
+            let alias = has_phrase(&aliases, tokens);
+            (alias || has_phrase(&content, tokens) || has_phrase(&subject, tokens)).then(|| MatchedTerm {
+                term: term.text.clone(),
+                identifier: term.identifier,
+                alias,
+            })
+        })
+        .collect()
 }
 
 impl SqliteStore {
@@ -44,82 +64,89 @@ impl SqliteStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<LexicalHit>, StoreError> {
-        let terms: Vec<&LexicalTerm> = terms.iter().filter(|t| !t.text.trim().is_empty()).collect();
+        let terms: Vec<(&LexicalTerm, Vec<String>)> = terms
+            .iter()
+            .filter(|t| !t.text.trim().is_empty())
+            .map(|t| (t, fts_tokens(&t.text)))
+            .collect();
         if terms.is_empty() || eligible.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
-        let query = terms.iter().map(|t| quote(&t.text)).collect::<Vec<_>>().join(" OR ");
-        // A read transaction pins one connection for the temp table and a consistent snapshot.
-        let txn = self.reader.begin().await?;
-        load_eligible(&txn, eligible).await?;
-        let rows = txn
+        debug_assert!(eligible.is_sorted(), "eligible keys come ordered by key");
+        let query = terms.iter().map(|(t, _)| quote(&t.text)).collect::<Vec<_>>().join(" OR ");
+        // Read enough of the BM25 order to find k eligible hits: the expected share of
+        // eligible rows is about eligible / highest key; read more until found or exhausted.
+        let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
+        let share = (eligible.len() as f64 / highest).clamp(0.001, 1.0);
+        let mut window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
+        let mut found: Vec<(RecordKey, String, f64)>;
+        loop {
+            let rows = self
+                .reader
+                .query_all_raw(stmt(
+                    &format!(
+                        "SELECT rowid AS key, record_id, {BM25} AS score FROM records_fts \
+                         WHERE records_fts MATCH ? ORDER BY score, rowid LIMIT ?"
+                    ),
+                    [query.clone().into(), i64::try_from(window).unwrap_or(i64::MAX).into()],
+                ))
+                .await?;
+            let exhausted = rows.len() < window;
+            found = Vec::with_capacity(k);
+            for row in &rows {
+                let key = row.try_get::<i64>("", "key")?;
+                let key = RecordKey(u64::try_from(key).map_err(|e| corrupt("records_fts", e))?);
+                if eligible.binary_search(&key).is_ok() {
+                    found.push((key, row.try_get("", "record_id")?, row.try_get("", "score")?));
+                    if found.len() == k {
+                        break;
+                    }
+                }
+            }
+            if found.len() == k || exhausted {
+                break;
+            }
+            window = window.saturating_mul(4);
+        }
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The indexed columns of the hits, by rowid, for their matched terms.
+        let keys_json =
+            format!("[{}]", found.iter().map(|(k, _, _)| k.0.to_string()).collect::<Vec<_>>().join(","));
+        let rows = self
+            .reader
             .query_all_raw(stmt(
-                &format!(
-                    "SELECT f.record_id AS record_id, {BM25} AS score FROM records_fts f \
-                     JOIN temp.eligible_keys e ON e.key = f.rowid \
-                     WHERE records_fts MATCH ? ORDER BY score, f.rowid LIMIT ?"
-                ),
-                [query.into(), i64::try_from(k).unwrap_or(i64::MAX).into()],
+                "SELECT rowid AS key, content, subject, aliases FROM records_fts \
+                 WHERE rowid IN (SELECT value FROM json_each(?))",
+                [Value::from(keys_json)],
             ))
             .await?;
-        let mut hits = Vec::with_capacity(rows.len());
-        for (index, row) in rows.iter().enumerate() {
-            let id: String = row.try_get("", "record_id")?;
-            let score: f64 = row.try_get("", "score")?;
-            hits.push(LexicalHit {
-                record_id: RecordId::new(id).map_err(|e| corrupt("records_fts", e))?,
-                rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
-                // SQLite's bm25() is lower-is-better; report higher-is-better.
-                score: -score,
-                matched: Vec::new(),
-            });
+        let mut columns = HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let key: i64 = row.try_get("", "key")?;
+            let text = |c: &str| row.try_get::<String>("", c);
+            columns.insert(key, (text("content")?, text("subject")?, text("aliases")?));
         }
-        if hits.is_empty() {
-            txn.rollback().await?;
-            return Ok(hits);
-        }
-        // Which query terms each hit matched, and whether through its aliases column.
-        let hit_json = format!(
-            "[{}]",
-            hits.iter().map(|h| format!("\"{}\"", h.record_id.as_str())).collect::<Vec<_>>().join(",")
-        );
-        let mut matched: HashMap<String, Vec<MatchedTerm>> = HashMap::new();
-        for term in &terms {
-            let quoted = quote(&term.text);
-            let any = matching_ids(&txn, &quoted, &hit_json).await?;
-            if any.is_empty() {
-                continue;
-            }
-            let via_alias = matching_ids(&txn, &format!("aliases : {quoted}"), &hit_json).await?;
-            for id in any {
-                let alias = via_alias.contains(&id);
-                matched.entry(id).or_default().push(MatchedTerm {
-                    term: term.text.clone(),
-                    identifier: term.identifier,
-                    alias,
-                });
-            }
-        }
-        txn.rollback().await?;
-        for hit in &mut hits {
-            hit.matched = matched.remove(hit.record_id.as_str()).unwrap_or_default();
-        }
-        Ok(hits)
+        found
+            .into_iter()
+            .enumerate()
+            .map(|(index, (key, id, score))| {
+                let matched = i64::try_from(key.0)
+                    .ok()
+                    .and_then(|k| columns.get(&k))
+                    .map(|(content, subject, aliases)| matched_terms(&terms, [content, subject, aliases]))
+                    .unwrap_or_default();
+                Ok(LexicalHit {
+                    record_id: RecordId::new(id).map_err(|e| corrupt("records_fts", e))?,
+                    rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
+                    // SQLite's bm25() is lower-is-better; report higher-is-better.
+                    score: -score,
+                    matched,
+                })
+            })
+            .collect()
     }
-}
-
-async fn matching_ids(
-    txn: &DatabaseTransaction,
-    query: &str,
-    ids_json: &str,
-) -> Result<HashSet<String>, StoreError> {
-    let rows = txn
-        .query_all_raw(stmt(
-            "SELECT record_id FROM records_fts WHERE records_fts MATCH ? AND record_id IN (SELECT value FROM json_each(?))",
-            [Value::from(query), Value::from(ids_json)],
-        ))
-        .await?;
-    rows.iter().map(|r| r.try_get::<String>("", "record_id").map_err(StoreError::from)).collect()
 }
 
 #[async_trait]

@@ -2,6 +2,7 @@
 //! SQLite-specific tests.
 
 mod contract;
+mod lexical;
 mod sqlite;
 
 use retold_store_sqlite::{SqliteStore, StoreConfig};
