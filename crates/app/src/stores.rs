@@ -3,9 +3,9 @@
 use std::sync::Arc;
 
 use retold_domain::{
-    ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EmbeddingSource, EntityReader, EntityWriter,
-    ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter, SearchLogStore,
-    TurnBuffer,
+    ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
+    EntityWriter, ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter,
+    SearchLogStore, TurnBuffer,
 };
 
 /// Every store port one backend implements.
@@ -13,6 +13,7 @@ pub trait AllPorts:
     RecordWriter
     + RecordReader
     + EligibilityIndex
+    + EligibilitySource
     + CurrentFacts
     + RecordGraph
     + AuditLog
@@ -33,6 +34,7 @@ impl<T> AllPorts for T where
     T: RecordWriter
         + RecordReader
         + EligibilityIndex
+        + EligibilitySource
         + CurrentFacts
         + RecordGraph
         + AuditLog
@@ -57,6 +59,8 @@ pub struct Stores {
     pub writer: Arc<dyn RecordWriter>,
     pub records: Arc<dyn RecordReader>,
     pub eligibility: Arc<dyn EligibilityIndex>,
+    /// The boot scan of a derived eligibility filter.
+    pub eligibility_rows: Arc<dyn EligibilitySource>,
     pub facts: Arc<dyn CurrentFacts>,
     pub graph: Arc<dyn RecordGraph>,
     pub audit: Arc<dyn AuditLog>,
@@ -78,6 +82,7 @@ impl Stores {
             writer: store.clone(),
             records: store.clone(),
             eligibility: store.clone(),
+            eligibility_rows: store.clone(),
             facts: store.clone(),
             graph: store.clone(),
             audit: store.clone(),

@@ -27,11 +27,12 @@ pub use crate::ids::{
 };
 pub use crate::ports::{
     ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
-    CurrentFacts, EligibilityFilter, EligibilityIndex, EligibleRecord, Embedder, EmbeddingModelInfo,
-    EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader,
-    EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex,
-    LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
-    RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteUnit,
+    CurrentFacts, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord,
+    Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge,
+    EntityMerge, EntityReader, EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard,
+    KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
+    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit,
+    VectorIndex, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -254,6 +254,44 @@ pub trait AuditLog: Send + Sync {
     async fn session_events(&self, id: &SessionId) -> Result<Vec<AuditEvent>>;
 }
 
+/// What the eligibility filter reads of one record (seed section 5, step 3), for a derived
+/// in-memory copy of the filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EligibilityRow {
+    pub key: RecordKey,
+    pub id: RecordId,
+    pub scope: Scope,
+    pub status: Status,
+    pub memory_type: MemoryType,
+    pub expires_at: Option<Timestamp>,
+    pub event_at: Option<Timestamp>,
+    /// The record's version: a change is only applied over an older one.
+    pub version: u32,
+}
+
+impl EligibilityRow {
+    /// The row of a record stored under `key`.
+    pub fn of(key: RecordKey, record: &MemoryRecord) -> Self {
+        Self {
+            key,
+            id: record.id.clone(),
+            scope: record.scope.clone(),
+            status: record.status,
+            memory_type: record.memory_type,
+            expires_at: record.expires_at,
+            event_at: record.event_at,
+            version: record.version,
+        }
+    }
+}
+
+/// The boot scan that rebuilds a derived eligibility filter.
+#[async_trait]
+pub trait EligibilitySource: Send + Sync {
+    /// Every record's eligibility fields, ordered by key.
+    async fn eligibility_rows(&self) -> Result<Vec<EligibilityRow>>;
+}
+
 /// The boot scan that rebuilds the vector index (seed section 9).
 #[async_trait]
 pub trait EmbeddingSource: Send + Sync {

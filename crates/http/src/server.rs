@@ -8,7 +8,8 @@ use retold_app::{AdminService, Services, SessionService, Stores};
 use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, VectorIndex};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
-    ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, default_model_dir, default_runtime_library,
+    EligibilityTable, ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, TrackedEntityWriter, TrackedWriter,
+    default_model_dir, default_runtime_library,
 };
 use retold_ingest::{
     EmbeddingEntailmentJudge, ExtractionConfig, ExtractionRunner, IngestConfig, Ingestor, Ports,
@@ -217,6 +218,16 @@ pub fn wire(
     Wired { ingestor, retriever, extraction }
 }
 
+/// The store's ports with the eligibility filter answered from `table`, an in-memory copy
+/// kept current by wrapping the two writers every record change goes through.
+pub fn derive_eligibility(mut stores: Stores, table: Arc<EligibilityTable>) -> Stores {
+    stores.writer = Arc::new(TrackedWriter { inner: stores.writer, table: table.clone() });
+    stores.entity_writer =
+        Arc::new(TrackedEntityWriter { inner: stores.entity_writer, table: table.clone() });
+    stores.eligibility = table;
+    stores
+}
+
 /// Every service over a store's ports: the write path and search (`wire`), sessions and
 /// administration. `extraction_status` says why extraction is on or off.
 #[allow(clippy::too_many_arguments)]
@@ -289,6 +300,8 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
     let stores = Stores::from_store(store.clone());
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
+    let table = Arc::new(EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
+    let stores = derive_eligibility(stores, table);
     if report.incompatible > 0 {
         tracing::warn!(
             incompatible = report.incompatible,

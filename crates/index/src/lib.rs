@@ -2,13 +2,16 @@
 //!
 //! The index holds a contiguous matrix of normalised vectors; search masks it with the
 //! eligible keys and scans exactly. SQLite stays the source of truth: the index is rebuilt
-//! from compatible embedding rows at boot.
+//! from compatible embedding rows at boot. The eligibility table is the same kind of derived
+//! structure for the eligibility filter.
 
+mod eligibility;
 mod embedder;
 mod error;
 mod kernel;
 mod vector;
 
+pub use crate::eligibility::{EligibilityTable, TrackedEntityWriter, TrackedWriter};
 pub use crate::embedder::{OnnxEmbedder, OnnxEmbedderConfig, Pooling};
 pub use crate::error::IndexError;
 pub use crate::vector::{ExactIndex, RebuildReport};

@@ -32,7 +32,9 @@ fn quote(term: &str) -> String {
 fn fts_tokens(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
-        .map(|t| t.nfd().filter(|c| !('\u{300}'..='\u{36f}').contains(c)).flat_map(char::to_lowercase).collect())
+        .map(|t| {
+            t.nfd().filter(|c| !('\u{300}'..='\u{36f}').contains(c)).flat_map(char::to_lowercase).collect()
+        })
         .collect()
 }
 
@@ -64,11 +66,8 @@ impl SqliteStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<LexicalHit>, StoreError> {
-        let terms: Vec<(&LexicalTerm, Vec<String>)> = terms
-            .iter()
-            .filter(|t| !t.text.trim().is_empty())
-            .map(|t| (t, fts_tokens(&t.text)))
-            .collect();
+        let terms: Vec<(&LexicalTerm, Vec<String>)> =
+            terms.iter().filter(|t| !t.text.trim().is_empty()).map(|t| (t, fts_tokens(&t.text))).collect();
         if terms.is_empty() || eligible.is_empty() || k == 0 {
             return Ok(Vec::new());
         }

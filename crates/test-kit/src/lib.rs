@@ -17,9 +17,9 @@ pub use crate::world::{World, WorldBuilder, embedder, host_event, principal};
 /// at once, so a contract test written over `&dyn Backend` runs against any implementation.
 pub mod prelude {
     pub use retold_domain::{
-        ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EmbeddingSource, EntityReader, EntityWriter,
-        ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter, SearchLogStore,
-        TurnBuffer, VectorIndex,
+        ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource,
+        EntityReader, EntityWriter, ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader,
+        RecordWriter, SearchLogStore, TurnBuffer, VectorIndex,
     };
 
     /// Every store port one backend implements.
@@ -28,6 +28,7 @@ pub mod prelude {
         + AuditLog
         + CurrentFacts
         + EligibilityIndex
+        + EligibilitySource
         + EmbeddingSource
         + EntityReader
         + EntityWriter
@@ -47,6 +48,7 @@ pub mod prelude {
             + AuditLog
             + CurrentFacts
             + EligibilityIndex
+            + EligibilitySource
             + EmbeddingSource
             + EntityReader
             + EntityWriter

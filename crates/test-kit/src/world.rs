@@ -10,7 +10,9 @@ use retold_domain::{
     MemoryRecord, Principal, RecordId, RecordReader, Reranker, Scope, SearchId, SearchLogStore, Session,
     SessionId, TurnBuffer, TurnRole, UserId,
 };
-use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
+use retold_index::{
+    EligibilityTable, ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, TrackedEntityWriter, TrackedWriter,
+};
 use retold_ingest::{EmbeddingEntailmentJudge, IngestConfig, Ingestor, Ports, WriteOutcome, WriteRequest};
 use retold_retrieve::{
     NoRewriter, QueryRewriter, RetrieveConfig, RetrievePorts, Retriever, SearchRequest, SearchResponse,
@@ -67,9 +69,17 @@ pub struct WorldBuilder {
     ingest: IngestConfig,
     reranker: Option<Arc<dyn Reranker>>,
     rewriter: Arc<dyn QueryRewriter>,
+    derived_eligibility: bool,
 }
 
 impl WorldBuilder {
+    /// Answer eligibility from an in-memory `EligibilityTable` kept current by the writers,
+    /// as the service does.
+    pub fn derived_eligibility(mut self) -> Self {
+        self.derived_eligibility = true;
+        self
+    }
+
     /// Another embedder (a failing one, a fake).
     pub fn embedder(mut self, embedder: Arc<dyn Embedder>) -> Self {
         self.embedder = embedder;
@@ -112,14 +122,31 @@ impl WorldBuilder {
         let spy = Spy { inner: store.clone(), reads: Arc::default() };
         let reads = spy.reads.clone();
         let shared = Arc::new(store.clone());
+        let table = if self.derived_eligibility {
+            Some(Arc::new(EligibilityTable::rebuild(&store).await.expect("eligibility rows read")))
+        } else {
+            None
+        };
+        let writer: Arc<dyn retold_domain::RecordWriter> = match &table {
+            Some(table) => Arc::new(TrackedWriter { inner: shared.clone(), table: table.clone() }),
+            None => shared.clone(),
+        };
+        let entity_writer: Arc<dyn retold_domain::EntityWriter> = match &table {
+            Some(table) => Arc::new(TrackedEntityWriter { inner: shared.clone(), table: table.clone() }),
+            None => shared.clone(),
+        };
+        let eligibility: Arc<dyn retold_domain::EligibilityIndex> = match &table {
+            Some(table) => table.clone(),
+            None => shared.clone(),
+        };
         let ports = Ports {
-            writer: shared.clone(),
+            writer,
             records: shared.clone(),
             facts: Arc::new(spy.clone()),
             graph: shared.clone(),
             audit: shared.clone(),
             entities: Arc::new(spy),
-            entity_writer: shared.clone(),
+            entity_writer,
             grants: shared.clone(),
             turns: shared.clone(),
             embedder: self.embedder.clone(),
@@ -131,7 +158,7 @@ impl WorldBuilder {
         let ingestor = Ingestor::new(ports.clone(), self.ingest);
         let retriever = Retriever::new(
             RetrievePorts {
-                eligibility: shared.clone(),
+                eligibility,
                 records: shared.clone(),
                 graph: shared.clone(),
                 entities: shared.clone(),
@@ -147,7 +174,7 @@ impl WorldBuilder {
             },
             self.retrieve,
         );
-        World { store, reads, index, clock, ingestor, retriever, ports, _dir: dir }
+        World { store, reads, index, clock, ingestor, retriever, ports, eligibility: table, _dir: dir }
     }
 }
 
@@ -163,6 +190,8 @@ pub struct World {
     pub retriever: Retriever,
     /// The ingestor's ports (for an extraction runner over the same store).
     pub ports: Ports,
+    /// The derived eligibility table, when the world was built with one.
+    pub eligibility: Option<Arc<EligibilityTable>>,
     _dir: tempfile::TempDir,
 }
 
@@ -175,6 +204,7 @@ impl World {
             ingest: IngestConfig::default(),
             reranker: None,
             rewriter: Arc::new(NoRewriter),
+            derived_eligibility: false,
         }
     }
 

@@ -1,5 +1,6 @@
 //! Integration tests of the vector index and the ONNX embedder.
 
 mod boot;
+mod eligibility;
 mod exact;
 mod onnx;

@@ -74,9 +74,12 @@ async fn reference(
     .await
     .unwrap();
     let json = format!("[{}]", eligible.iter().map(|k| k.0.to_string()).collect::<Vec<_>>().join(","));
-    txn.execute_raw(sql("INSERT OR IGNORE INTO temp.eligible_keys (key) SELECT value FROM json_each(?)", vec![json.into()]))
-        .await
-        .unwrap();
+    txn.execute_raw(sql(
+        "INSERT OR IGNORE INTO temp.eligible_keys (key) SELECT value FROM json_each(?)",
+        vec![json.into()],
+    ))
+    .await
+    .unwrap();
     let rows = txn
         .query_all_raw(sql(
             "SELECT f.record_id AS record_id, bm25(records_fts, 0.0, 1.0, 2.0, 3.0) AS score FROM records_fts f \
@@ -87,7 +90,8 @@ async fn reference(
         .unwrap();
     let hits: Vec<(String, f64)> =
         rows.iter().map(|r| (r.try_get("", "record_id").unwrap(), r.try_get("", "score").unwrap())).collect();
-    let ids_json = format!("[{}]", hits.iter().map(|(id, _)| format!("\"{id}\"")).collect::<Vec<_>>().join(","));
+    let ids_json =
+        format!("[{}]", hits.iter().map(|(id, _)| format!("\"{id}\"")).collect::<Vec<_>>().join(","));
     let matching = |q: String| {
         let txn = &txn;
         let ids_json = ids_json.clone();
@@ -109,7 +113,11 @@ async fn reference(
         let via_alias = matching(format!("aliases : {}", quote(&term.text))).await;
         for id in any {
             let alias = via_alias.contains(&id);
-            matched.entry(id).or_default().push(MatchedTerm { term: term.text.clone(), identifier: term.identifier, alias });
+            matched.entry(id).or_default().push(MatchedTerm {
+                term: term.text.clone(),
+                identifier: term.identifier,
+                alias,
+            });
         }
     }
     txn.rollback().await.unwrap();
@@ -137,11 +145,19 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
         created_at: t(1),
     };
     store
-        .create_entity(entity("ent_auth", "auth service"), vec![Name::new("OAuth service").unwrap()], event("entity.created", None))
+        .create_entity(
+            entity("ent_auth", "auth service"),
+            vec![Name::new("OAuth service").unwrap()],
+            event("entity.created", None),
+        )
         .await
         .unwrap();
     store
-        .create_entity(entity("ent_mem", "memory system"), vec![Name::new("Memory CLI").unwrap()], event("entity.created", None))
+        .create_entity(
+            entity("ent_mem", "memory system"),
+            vec![Name::new("Memory CLI").unwrap()],
+            event("entity.created", None),
+        )
         .await
         .unwrap();
     // 15 texts × 4 copies in two scopes: repeated terms make BM25 ties and real ranking.
@@ -152,14 +168,24 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
             let scope = if (i + copy) % 3 == 0 { "project:q" } else { "project:p" };
             let r = record(n, scope, &format!("{text} (copy {copy})"));
             let links = match i % 5 {
-                0 => vec![RecordEntityLink { record_id: r.id.clone(), entity_id: EntityId::new("ent_auth").unwrap(), role: LinkRole::About }],
-                3 => vec![RecordEntityLink { record_id: r.id.clone(), entity_id: EntityId::new("ent_mem").unwrap(), role: LinkRole::Mentions }],
+                0 => vec![RecordEntityLink {
+                    record_id: r.id.clone(),
+                    entity_id: EntityId::new("ent_auth").unwrap(),
+                    role: LinkRole::About,
+                }],
+                3 => vec![RecordEntityLink {
+                    record_id: r.id.clone(),
+                    entity_id: EntityId::new("ent_mem").unwrap(),
+                    role: LinkRole::Mentions,
+                }],
                 _ => vec![],
             };
             store.apply(WriteUnit { inserts: vec![r], links, ..WriteUnit::default() }).await.unwrap();
         }
     }
-    let raw = Database::connect(format!("sqlite://{}?mode=ro", f.dir.path().join("retold.db").display())).await.unwrap();
+    let raw = Database::connect(format!("sqlite://{}?mode=ro", f.dir.path().join("retold.db").display()))
+        .await
+        .unwrap();
     let filter = |scopes: &[&str]| EligibilityFilter {
         scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
         statuses: EligibilityFilter::statuses_for(false),
@@ -170,7 +196,8 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
     };
     let mut compared = BTreeMap::new();
     for scopes in [&["project:p", "project:q"][..], &["project:p"], &["project:q"]] {
-        let eligible: Vec<RecordKey> = store.eligible(&filter(scopes)).await.unwrap().iter().map(|e| e.key).collect();
+        let eligible: Vec<RecordKey> =
+            store.eligible(&filter(scopes)).await.unwrap().iter().map(|e| e.key).collect();
         // Also a sparse subset: every third eligible key.
         let sparse: Vec<RecordKey> = eligible.iter().copied().step_by(3).collect();
         for keys in [&eligible, &sparse] {
