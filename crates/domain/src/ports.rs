@@ -457,6 +457,7 @@ pub struct LexicalTerm {
 /// One lexical candidate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LexicalHit {
+    pub record_key: RecordKey,
     pub record_id: RecordId,
     /// 1-based rank among eligible hits.
     pub rank: u32,

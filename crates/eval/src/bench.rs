@@ -73,7 +73,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         "index" => runtime.block_on(bench_index(&args))?,
         "store" => runtime.block_on(bench_store())?,
         "http" => runtime.block_on(crate::bench_pipeline::http(args.clients, args.seconds))?,
-        _ => runtime.block_on(crate::bench_pipeline::pipeline(args.large))?,
+        _ => runtime.block_on(crate::bench_pipeline::pipeline(args.large, args.sizes.clone()))?,
     };
     if let Some(out) = &args.out {
         std::fs::write(out, serde_json::to_string_pretty(&report)?)?;

@@ -93,6 +93,11 @@ pub(crate) struct CachedEmbedder {
 }
 
 impl CachedEmbedder {
+    /// The model itself, uncached.
+    pub(crate) fn model(&self) -> Arc<OnnxEmbedder> {
+        self.inner.clone()
+    }
+
     fn path(&self, text: &str) -> PathBuf {
         let info = self.inner.info();
         let digest: String = Sha256::digest(format!("{}\0{}\0{}", info.name, info.version, text).as_bytes())
@@ -102,7 +107,7 @@ impl CachedEmbedder {
         self.dir.join(&digest[..2]).join(&digest[2..])
     }
 
-    fn load(&self, text: &str) -> Option<Vec<f32>> {
+    pub(crate) fn load(&self, text: &str) -> Option<Vec<f32>> {
         let bytes = std::fs::read(self.path(text)).ok()?;
         (bytes.len() == self.inner.info().dims as usize * 4)
             .then(|| bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
@@ -186,6 +191,7 @@ pub(crate) struct World {
     pub(crate) ingestor: Ingestor,
     pub(crate) retriever: Retriever,
     pub(crate) store: SqliteStore,
+    pub(crate) index: Arc<ExactIndex>,
     pub(crate) path: PathBuf,
     _dir: tempfile::TempDir,
 }
@@ -219,22 +225,48 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
         details: BTreeMap::new(),
     };
     store.put_grant(grant, event).await?;
-    // No hosted stages: the evaluation measures retrieval on the raw questions.
+    // No hosted stages: the evaluation measures retrieval on the raw questions. Eligibility
+    // comes from the derived in-memory table, as in the service.
+    let stores = retold_app::Stores::from_store(Arc::new(store.clone()));
+    let table = Arc::new(retold_index::EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
+    let stores = retold_http::derive_eligibility(stores, table);
     let retold_http::Wired { ingestor, retriever, .. } = retold_http::wire(
-        &retold_app::Stores::from_store(Arc::new(store.clone())),
-        index,
+        &stores,
+        index.clone(),
         embedder,
         clock,
         ids,
         &retold_http::Settings::load(None)?,
         &retold_http::Hosted::default(),
     );
-    Ok(World { ingestor, retriever, store, path, _dir: dir })
+    Ok(World { ingestor, retriever, store, index, path, _dir: dir })
 }
 
 /// One episodic record per turn; returns its record id.
 pub(crate) async fn write_turn(
     world: &World,
+    scope: &Scope,
+    content: &str,
+    speaker: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<RecordId> {
+    write_turn_by(world, &principal(), scope, content, speaker, at).await
+}
+
+/// One episodic record written by `who`.
+pub(crate) async fn write_turn_as(
+    world: &World,
+    who: &Principal,
+    scope: &Scope,
+    content: &str,
+    at: DateTime<Utc>,
+) -> Result<RecordId> {
+    write_turn_by(world, who, scope, content, None, at).await
+}
+
+async fn write_turn_by(
+    world: &World,
+    who: &Principal,
     scope: &Scope,
     content: &str,
     speaker: Option<&str>,
@@ -255,7 +287,7 @@ pub(crate) async fn write_turn(
         confidence: None,
         tags: vec![],
     };
-    match world.ingestor.write(&principal(), &request).await? {
+    match world.ingestor.write(who, &request).await? {
         WriteOutcome::Created { id, .. } => Ok(id),
         other => bail!("an episodic turn must be created, got {other:?}"),
     }

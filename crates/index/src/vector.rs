@@ -203,11 +203,30 @@ impl VectorIndex for ExactIndex {
             rows.sort_unstable();
         }
         rows.dedup();
-        let mut top = TopK::new(k);
-        for &row in &rows {
-            let start = row as usize * dims;
-            top.offer(dot(&query, &inner.matrix[start..start + dims]), row, &inner.ids);
-        }
+        let scan = |rows: &[u32]| {
+            let mut top = TopK::new(k);
+            for &row in rows {
+                let start = row as usize * dims;
+                top.offer(dot(&query, &inner.matrix[start..start + dims]), row, &inner.ids);
+            }
+            top
+        };
+        // Large scans are split in two halves on two threads (memory bandwidth, not the
+        // arithmetic, is the bound; one core does not saturate it). Both halves' top k merge
+        // into the same exact answer.
+        let top = if rows.len() >= PARALLEL_ROWS {
+            let (left, right) = rows.split_at(rows.len() / 2);
+            let (mut top, other) = std::thread::scope(|s| {
+                let handle = s.spawn(|| scan(right));
+                (scan(left), handle.join().expect("the scan thread does not panic"))
+            });
+            for worst in other.heap {
+                top.offer_worst(worst);
+            }
+            top
+        } else {
+            scan(&rows)
+        };
         Ok(top
             .into_sorted()
             .into_iter()
@@ -230,6 +249,9 @@ impl VectorIndex for ExactIndex {
     }
 }
 
+/// Eligible rows from which a scan is split across two threads.
+const PARALLEL_ROWS: usize = 16_384;
+
 /// Bounded selection of the best `k` (score descending, then id ascending).
 struct TopK {
     k: usize,
@@ -242,7 +264,7 @@ struct Worst {
     score: f32,
     row: u32,
     /// Tie-break key; only consulted when scores are equal.
-    id: String,
+    id: RecordId,
 }
 
 impl TopK {
@@ -268,6 +290,16 @@ impl TopK {
         }
     }
 
+    /// Offer a candidate another selection already kept.
+    fn offer_worst(&mut self, candidate: Worst) {
+        if self.heap.len() < self.k {
+            self.heap.push(candidate);
+        } else if candidate.cmp(self.heap.peek().expect("k > 0")) == Ordering::Less {
+            self.heap.pop();
+            self.heap.push(candidate);
+        }
+    }
+
     fn into_sorted(self) -> Vec<(u32, f32)> {
         // Ascending in the "worse is greater" order: best first.
         self.heap.into_sorted_vec().into_iter().map(|w| (w.row, w.score)).collect()
@@ -276,7 +308,7 @@ impl TopK {
 
 impl Worst {
     fn new(score: f32, row: u32, ids: &[RecordId]) -> Self {
-        Self { score, row, id: ids[row as usize].as_str().to_owned() }
+        Self { score, row, id: ids[row as usize].clone() }
     }
 }
 

@@ -137,6 +137,7 @@ impl SqliteStore {
                     .map(|(content, subject, aliases)| matched_terms(&terms, [content, subject, aliases]))
                     .unwrap_or_default();
                 Ok(LexicalHit {
+                    record_key: key,
                     record_id: RecordId::new(id).map_err(|e| corrupt("records_fts", e))?,
                     rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
                     // SQLite's bm25() is lower-is-better; report higher-is-better.

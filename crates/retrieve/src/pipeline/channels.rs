@@ -1,8 +1,10 @@
 //! Stage 3: the three candidate generators over the same eligible set (seed section 11).
-//! Each returns its ranked ids (1-based ranks, eligible only) and its trace candidates.
+//! Each returns its ranked ids (1-based ranks, eligible only) and its trace candidates. The
+//! dense channel (query embedding, then the scan on a blocking thread) runs concurrently
+//! with the lexical and entity channels.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use retold_domain::{
     Channel, EntityId, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
@@ -15,8 +17,11 @@ use crate::query::{lexical_terms, name_phrases};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
+/// One channel's ranked list, trace and matches.
+type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
+
 /// What the channels found: one ranked list per channel that ran (dense, lexical, entity, in
-/// that order), each record's match per channel, and the trace of every channel.
+/// that order), each record's match per channel, the key of every candidate, and the trace.
 #[derive(Default)]
 pub(crate) struct ChannelHits {
     pub(crate) lists: Vec<Vec<RecordId>>,
@@ -24,6 +29,7 @@ pub(crate) struct ChannelHits {
     pub(crate) dense: HashMap<RecordId, DenseMatch>,
     pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
     pub(crate) entity: HashMap<RecordId, EntityMatch>,
+    pub(crate) keys: HashMap<RecordId, RecordKey>,
 }
 
 impl ChannelHits {
@@ -31,6 +37,12 @@ impl ChannelHits {
         self.lists.push(list);
         self.trace.push((channel, trace));
     }
+}
+
+async fn timed<T>(run: impl std::future::Future<Output = Result<T>>) -> Result<(T, Duration)> {
+    let t = Instant::now();
+    let out = run.await?;
+    Ok((out, t.elapsed()))
 }
 
 impl Retriever {
@@ -44,47 +56,73 @@ impl Retriever {
         timings: &mut Timings,
     ) -> Result<ChannelHits> {
         let mut hits = ChannelHits::default();
-        if eligible.keys.is_empty() {
+        if eligible.len() == 0 {
             return Ok(hits);
         }
         let k = self.config.per_generator_k;
-        if which.dense {
-            let t = Instant::now();
-            let (list, trace, matches) = self.dense(query, eligible, k).await?;
+        let dense = async {
+            match which.dense {
+                true => timed(self.dense(query, eligible, k)).await.map(Some),
+                false => Ok(None),
+            }
+        };
+        let others = async {
+            let lexical = match which.lexical {
+                true => Some(
+                    timed(self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")))
+                        .await?,
+                ),
+                false => None,
+            };
+            let entity = match which.entity {
+                true => Some(
+                    timed(self.entity(access, query, eligible, k).instrument(info_span!("retrieve.entity")))
+                        .await?,
+                ),
+                false => None,
+            };
+            Ok::<_, retold_domain::DomainError>((lexical, entity))
+        };
+        let (dense, others) = tokio::join!(dense, others);
+        let (lexical, entity) = others?;
+        if let Some((((list, trace, matches), keys), took)) = dense? {
             hits.dense = matches;
+            hits.keys.extend(keys);
             hits.push(Channel::Dense, list, trace);
-            timings.record(PipelineStage::Dense, t);
+            timings.0.push((PipelineStage::Dense, micros(took)));
         }
-        if which.lexical {
-            let t = Instant::now();
-            let (list, trace, matches) =
-                self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")).await?;
+        if let Some((((list, trace, matches), keys), took)) = lexical {
             hits.lexical = matches;
+            hits.keys.extend(keys);
             hits.push(Channel::Lexical, list, trace);
-            timings.record(PipelineStage::Lexical, t);
+            timings.0.push((PipelineStage::Lexical, micros(took)));
         }
-        if which.entity {
-            let t = Instant::now();
-            let (list, trace, matches) =
-                self.entity(access, query, eligible, k).instrument(info_span!("retrieve.entity")).await?;
+        if let Some((((list, trace, matches), keys), took)) = entity {
             hits.entity = matches;
+            hits.keys.extend(keys);
             hits.push(Channel::Entity, list, trace);
-            timings.record(PipelineStage::Entity, t);
+            timings.0.push((PipelineStage::Entity, micros(took)));
         }
         Ok(hits)
     }
 
-    /// Dense: embed the query, masked exact scan over the eligible keys.
+    /// Dense: embed the query, then the masked exact scan over the eligible keys on a
+    /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
     async fn dense(
         &self,
         query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, DenseMatch>)> {
+    ) -> Result<(Ranked<DenseMatch>, HashMap<RecordId, RecordKey>)> {
         let vector = self.ports.embedder.embed(&[query.to_owned()]).await?.pop().unwrap_or_default();
-        let found = self.ports.index.search(&vector, &eligible.keys, k)?;
-        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
-        for hit in found.into_iter().filter(|h| eligible.contains(&h.record_id)) {
+        let index = self.ports.index.clone();
+        let keys = eligible.keys.clone();
+        let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k))
+            .await
+            .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
+        let (mut list, mut trace, mut matches, mut key_of) =
+            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+        for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
             let rank = list.len() as u32 + 1;
             trace.push(TraceCandidate {
                 record_id: hit.record_id.clone(),
@@ -93,9 +131,10 @@ impl Retriever {
                 detail: String::new(),
             });
             matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
+            key_of.insert(hit.record_id.clone(), hit.record_key);
             list.push(hit.record_id);
         }
-        Ok((list, trace, matches))
+        Ok(((list, trace, matches), key_of))
     }
 
     /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys.
@@ -104,11 +143,12 @@ impl Retriever {
         query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, LexicalMatch>)> {
+    ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
         let terms = lexical_terms(query);
         let found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
-        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
-        for hit in found.into_iter().filter(|h| eligible.contains(&h.record_id)) {
+        let (mut list, mut trace, mut matches, mut key_of) =
+            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+        for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
             let rank = list.len() as u32 + 1;
             let matched: Vec<String> = hit.matched.iter().map(|m| m.term.clone()).collect();
             trace.push(TraceCandidate {
@@ -121,9 +161,10 @@ impl Retriever {
                 hit.record_id.clone(),
                 LexicalMatch { rank, bm25: hit.score, matched: hit.matched, query_terms: terms.len() },
             );
+            key_of.insert(hit.record_id.clone(), hit.record_key);
             list.push(hit.record_id);
         }
-        Ok((list, trace, matches))
+        Ok(((list, trace, matches), key_of))
     }
 
     /// Entity: one- to four-word phrases resolved exactly against names and aliases in
@@ -135,7 +176,7 @@ impl Retriever {
         query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, EntityMatch>)> {
+    ) -> Result<(Ranked<EntityMatch>, HashMap<RecordId, RecordKey>)> {
         let names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
         let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
         let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
@@ -144,7 +185,7 @@ impl Retriever {
         let linked = self.ports.graph.linked_records(&entity_ids).await?;
         // Per record: its best role, how many query entities link it, and its key.
         let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();
-        for link in linked.into_iter().filter(|l| eligible.contains(&l.record_id)) {
+        for link in linked.into_iter().filter(|l| eligible.contains(l.key)) {
             let entry = per_record.entry(link.record_id.clone()).or_insert((
                 link.role,
                 0,
@@ -161,8 +202,9 @@ impl Retriever {
             per_record.into_iter().collect();
         ranked.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1)).then(b.1.2.cmp(&a.1.2)));
         ranked.truncate(k);
-        let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
-        for (i, (id, (role, count, _, entity_id))) in ranked.into_iter().enumerate() {
+        let (mut list, mut trace, mut matches, mut key_of) =
+            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+        for (i, (id, (role, count, key, entity_id))) in ranked.into_iter().enumerate() {
             let rank = i as u32 + 1;
             trace.push(TraceCandidate {
                 record_id: id.clone(),
@@ -171,8 +213,13 @@ impl Retriever {
                 detail: format!("{} {entity_id}", role.as_str()),
             });
             matches.insert(id.clone(), EntityMatch { rank, entity_id, role });
+            key_of.insert(id.clone(), key);
             list.push(id);
         }
-        Ok((list, trace, matches))
+        Ok(((list, trace, matches), key_of))
     }
+}
+
+fn micros(took: Duration) -> u64 {
+    u64::try_from(took.as_micros()).unwrap_or(u64::MAX)
 }

@@ -10,6 +10,7 @@ mod explain;
 mod tests;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
@@ -39,22 +40,28 @@ impl Timings {
     }
 }
 
-/// The eligible set: what every channel and every later stage is restricted to.
+/// The eligible set: what every channel and every later stage is restricted to. Keys are
+/// sorted (the port returns them by key), so membership is a binary search and no map of
+/// tens of thousands of ids is built per search.
 pub(crate) struct Eligible {
-    pub(crate) records: Vec<EligibleRecord>,
-    pub(crate) keys: Vec<RecordKey>,
-    pub(crate) by_id: HashMap<RecordId, RecordKey>,
+    pub(crate) keys: Arc<Vec<RecordKey>>,
 }
 
 impl Eligible {
     fn new(records: Vec<EligibleRecord>) -> Self {
-        let keys = records.iter().map(|e| e.key).collect();
-        let by_id = records.iter().map(|e| (e.id.clone(), e.key)).collect();
-        Self { records, keys, by_id }
+        let mut keys: Vec<RecordKey> = records.into_iter().map(|e| e.key).collect();
+        if !keys.is_sorted() {
+            keys.sort_unstable();
+        }
+        Self { keys: Arc::new(keys) }
     }
 
-    pub(crate) fn contains(&self, id: &RecordId) -> bool {
-        self.by_id.contains_key(id)
+    pub(crate) fn contains(&self, key: RecordKey) -> bool {
+        self.keys.binary_search(&key).is_ok()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.keys.len()
     }
 }
 
@@ -146,7 +153,7 @@ impl Retriever {
             query: rewritten.query,
             rewrite_status: rewritten.status,
             rewrite_note: rewritten.note,
-            eligible_count: eligible.records.len() as u64,
+            eligible_count: eligible.len() as u64,
             channels: trace_channels,
             fused,
             drops,
@@ -165,7 +172,7 @@ impl Retriever {
         Ok(SearchResponse {
             search_id,
             hits,
-            eligible_count: eligible.records.len(),
+            eligible_count: eligible.len(),
             rewrite_status: rewritten.status,
         })
     }
@@ -220,13 +227,15 @@ impl Retriever {
         mut hits: ChannelHits,
         drops: &mut Vec<TraceDrop>,
     ) -> Result<Vec<Candidate>> {
+        let keys = std::mem::take(&mut hits.keys);
+        let key_of = |id: &RecordId| keys.get(id).copied().filter(|k| eligible.contains(*k));
         let wanted: Vec<RecordId> =
-            fused.iter().filter(|(id, _)| eligible.contains(id)).map(|(id, _)| id.clone()).collect();
+            fused.iter().filter(|(id, _)| key_of(id).is_some()).map(|(id, _)| id.clone()).collect();
         let mut records: HashMap<RecordId, _> =
             self.ports.records.get_many(&wanted).await?.into_iter().map(|r| (r.id.clone(), r)).collect();
         let mut candidates = Vec::with_capacity(wanted.len());
         for (i, (id, score)) in fused.iter().enumerate() {
-            let Some(key) = eligible.by_id.get(id).copied() else {
+            let Some(key) = key_of(id) else {
                 drops.push(TraceDrop {
                     record_id: id.clone(),
                     stage: retold_domain::DropStage::Eligibility,
