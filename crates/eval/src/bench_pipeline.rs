@@ -152,8 +152,20 @@ async fn searches(
 }
 
 /// The order stages run in, for the tables.
-const STAGES: &[&str] =
-    &["eligibility", "rewrite", "dense", "lexical", "entity", "fusion", "fetch", "freshness", "gate", "duplicates", "budget", "total"];
+const STAGES: &[&str] = &[
+    "eligibility",
+    "rewrite",
+    "dense",
+    "lexical",
+    "entity",
+    "fusion",
+    "fetch",
+    "freshness",
+    "gate",
+    "duplicates",
+    "budget",
+    "total",
+];
 
 pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Value> {
     let cached = crate::eval::embedder()?;
@@ -231,7 +243,10 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
 
         let (full, full_stages, full_eligible) = searches(&w, &everyone, &queries).await?;
         let (tenth, _, tenth_eligible) = searches(&w, &principal(), &queries).await?;
-        anyhow::ensure!(full_eligible == n && tenth_eligible == n.div_ceil(10), "eligibility {full_eligible}/{tenth_eligible} of {n}");
+        anyhow::ensure!(
+            full_eligible == n && tenth_eligible == n.div_ceil(10),
+            "eligibility {full_eligible}/{tenth_eligible} of {n}"
+        );
         // The bound, in the same run: the query embedding alone, and a plain scan of every row.
         let (mut embeds, mut scans) = (Vec::new(), Vec::new());
         for q in &queries[5..] {
@@ -259,7 +274,10 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
             let (index, _) = ExactIndex::rebuild(&store, &info).await?;
             let table = retold_index::EligibilityTable::rebuild(&store).await?;
             starts.push(t.elapsed());
-            anyhow::ensure!(retold_domain::VectorIndex::live_len(&index) == n && table.len() == n, "rebuild lost rows");
+            anyhow::ensure!(
+                retold_domain::VectorIndex::live_len(&index) == n && table.len() == n,
+                "rebuild lost rows"
+            );
             store.close().await?;
         }
         let cold = starts.remove(0).as_secs_f64();
@@ -273,7 +291,17 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
         println!("\n{n} records, full eligibility: stage p50 / p95 ms");
         println!("| {} |", STAGES.join(" | "));
         println!("|{}", "---|".repeat(STAGES.len()));
-        println!("| {} |", STAGES.iter().map(|s| { let p = stage(s); format!("{:.2} / {:.2}", p.0, p.1) }).collect::<Vec<_>>().join(" | "));
+        println!(
+            "| {} |",
+            STAGES
+                .iter()
+                .map(|s| {
+                    let p = stage(s);
+                    format!("{:.2} / {:.2}", p.0, p.1)
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        );
         out.insert(
             n.to_string(),
             json!({

@@ -1,8 +1,8 @@
 //! BM25 over `records_fts`, restricted to eligible records before the top-k cut.
 //!
-//! The hits are read in BM25 order and checked against the eligible keys in memory (the FTS
-//! rowid is the record's key) until `k` eligible hits are found, so no per-query table of
-//! eligible keys is written; which query terms each hit matched is computed from its indexed
+//! The matches are ranked by BM25 in one packed row and checked against the eligible keys in
+//! memory (the FTS rowid is the record's key) until `k` eligible hits are found, so no
+//! per-query table of eligible keys is written; which query terms each hit matched is computed from its indexed
 //! columns with the same unicode61 rules FTS5 applies (letters and digits form tokens,
 //! lowercased, Latin diacritics removed; a term matches where its tokens appear in order).
 //! `tests/it/lexical.rs` checks both against the SQL this replaced.
@@ -73,69 +73,47 @@ impl SqliteStore {
         }
         debug_assert!(eligible.is_sorted(), "eligible keys come ordered by key");
         let query = terms.iter().map(|(t, _)| quote(&t.text)).collect::<Vec<_>>().join(" OR ");
-        // Read enough of the BM25 order to find k eligible hits: the expected share of
-        // eligible rows is about eligible / highest key; read more until found or exhausted.
+        // Rank enough of the matches to find k eligible hits: the expected share of eligible
+        // rows is about eligible / highest key; when the window falls short, rank them all.
         let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
         let share = (eligible.len() as f64 / highest).clamp(0.001, 1.0);
-        let mut window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
-        let mut found: Vec<(RecordKey, String, f64)>;
-        loop {
-            let rows = self
-                .reader
-                .query_all_raw(stmt(
-                    &format!(
-                        "SELECT rowid AS key, record_id, {BM25} AS score FROM records_fts \
-                         WHERE records_fts MATCH ? ORDER BY score, rowid LIMIT ?"
-                    ),
-                    [query.clone().into(), i64::try_from(window).unwrap_or(i64::MAX).into()],
-                ))
-                .await?;
-            let exhausted = rows.len() < window;
-            found = Vec::with_capacity(k);
-            for row in &rows {
-                let key = row.try_get::<i64>("", "key")?;
-                let key = RecordKey(u64::try_from(key).map_err(|e| corrupt("records_fts", e))?);
-                if eligible.binary_search(&key).is_ok() {
-                    found.push((key, row.try_get("", "record_id")?, row.try_get("", "score")?));
-                    if found.len() == k {
-                        break;
-                    }
-                }
-            }
-            if found.len() == k || exhausted {
-                break;
-            }
-            window = window.saturating_mul(4);
+        let window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
+        let mut found = self.ranked(&query, eligible, k, Some(window)).await?;
+        if found.hits.len() < k && found.exhausted_window {
+            // The window held too few eligible hits: rank every match once.
+            found = self.ranked(&query, eligible, k, None).await?;
         }
+        let found = found.hits;
         if found.is_empty() {
             return Ok(Vec::new());
         }
         // The indexed columns of the hits, by rowid, for their matched terms.
         let keys_json =
-            format!("[{}]", found.iter().map(|(k, _, _)| k.0.to_string()).collect::<Vec<_>>().join(","));
+            format!("[{}]", found.iter().map(|(k, _)| k.0.to_string()).collect::<Vec<_>>().join(","));
         let rows = self
             .reader
             .query_all_raw(stmt(
-                "SELECT rowid AS key, content, subject, aliases FROM records_fts \
+                "SELECT rowid AS key, record_id, content, subject, aliases FROM records_fts \
                  WHERE rowid IN (SELECT value FROM json_each(?))",
                 [Value::from(keys_json)],
             ))
             .await?;
         let mut columns = HashMap::with_capacity(rows.len());
+        // (record_id, content, subject, aliases) by key.
         for row in &rows {
             let key: i64 = row.try_get("", "key")?;
             let text = |c: &str| row.try_get::<String>("", c);
-            columns.insert(key, (text("content")?, text("subject")?, text("aliases")?));
+            columns.insert(key, (text("record_id")?, text("content")?, text("subject")?, text("aliases")?));
         }
         found
             .into_iter()
             .enumerate()
-            .map(|(index, (key, id, score))| {
-                let matched = i64::try_from(key.0)
-                    .ok()
-                    .and_then(|k| columns.get(&k))
-                    .map(|(content, subject, aliases)| matched_terms(&terms, [content, subject, aliases]))
-                    .unwrap_or_default();
+            .map(|(index, (key, score))| {
+                let (id, content, subject, aliases) =
+                    i64::try_from(key.0).ok().and_then(|k| columns.remove(&k)).ok_or_else(|| {
+                        corrupt("records_fts", format!("row {} vanished during the search", key.0))
+                    })?;
+                let matched = matched_terms(&terms, [&content, &subject, &aliases]);
                 Ok(LexicalHit {
                     record_key: key,
                     record_id: RecordId::new(id).map_err(|e| corrupt("records_fts", e))?,
@@ -146,6 +124,56 @@ impl SqliteStore {
                 })
             })
             .collect()
+    }
+}
+
+/// The eligible hits of one ranking, best first, and whether the window was full (so more
+/// matches may exist beyond it).
+struct Ranked {
+    hits: Vec<(RecordKey, f64)>,
+    exhausted_window: bool,
+}
+
+impl SqliteStore {
+    /// Rank the matches of `query` by BM25 (then key), at most `window` of them (`None`: all),
+    /// and keep the first `k` eligible. The ranking comes back packed in one row: through
+    /// the driver each row costs microseconds, and a ranking that must look past thousands of
+    /// ineligible matches would otherwise cost tens of milliseconds. Scores are printed with
+    /// 17 significant digits, which round-trips an f64 exactly.
+    async fn ranked(
+        &self,
+        query: &str,
+        eligible: &[RecordKey],
+        k: usize,
+        window: Option<usize>,
+    ) -> Result<Ranked, StoreError> {
+        let limit = window.map_or(-1, |w| i64::try_from(w).unwrap_or(i64::MAX));
+        let row = self
+            .reader
+            .query_one_raw(stmt(
+                &format!(
+                    "SELECT count(*) AS n, coalesce(group_concat(key || ' ' || printf('%!.17g', score), ','), '') AS hits \
+                     FROM (SELECT rowid AS key, {BM25} AS score FROM records_fts \
+                           WHERE records_fts MATCH ? ORDER BY score, rowid LIMIT ?)"
+                ),
+                [query.into(), limit.into()],
+            ))
+            .await?;
+        let Some(row) = row else { return Ok(Ranked { hits: Vec::new(), exhausted_window: false }) };
+        let n: i64 = row.try_get("", "n")?;
+        let packed: String = row.try_get("", "hits")?;
+        let mut all: Vec<(RecordKey, f64)> = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
+        for item in packed.split(',').filter(|s| !s.is_empty()) {
+            let (key, score) = item.split_once(' ').ok_or_else(|| corrupt("records_fts", "a packed hit"))?;
+            let key: u64 = key.parse().map_err(|e| corrupt("records_fts", e))?;
+            let score: f64 = score.parse().map_err(|e| corrupt("records_fts", e))?;
+            all.push((RecordKey(key), score));
+        }
+        // The order SQLite ranked by, whatever order group_concat saw the rows in.
+        all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+        let hits: Vec<(RecordKey, f64)> =
+            all.into_iter().filter(|(key, _)| eligible.binary_search(key).is_ok()).take(k).collect();
+        Ok(Ranked { hits, exhausted_window: window.is_some_and(|w| i64::try_from(w).is_ok_and(|w| n >= w)) })
     }
 }
 

@@ -1,13 +1,137 @@
-//! The search_log table: one JSON trace per search.
+//! The search_log table: one JSON trace per search, appended off the request's path.
+//!
+//! A search hands its trace to a writer task and answers; the task writes every trace that
+//! is waiting in one transaction on the writer connection, so searches never queue behind
+//! each other (or behind writes) for it. Until a trace is written it is answered from memory,
+//! so `trace` finds it right after the search; `SqliteStore::close` (the clean shutdown)
+//! waits until every handed trace is written.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use retold_domain::{AgentId, Result as DomainResult, SearchId, SearchLogStore, SearchTrace, UserId};
-use sea_orm::ConnectionTrait;
+use sea_orm::{ConnectionTrait, DatabaseConnection, TransactionTrait};
 use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
 use crate::store::{SqliteStore, stmt};
+
+/// One trace waiting to be written.
+#[derive(Debug, Clone)]
+struct Row {
+    at: i64,
+    agent_id: String,
+    user_id: String,
+    trace: String,
+}
+
+enum Message {
+    Written(String),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The writer task's handle: the queue and the traces not yet written.
+pub(crate) struct TraceWriter {
+    queue: mpsc::UnboundedSender<Message>,
+    pending: Arc<Mutex<HashMap<String, Row>>>,
+}
+
+impl std::fmt::Debug for TraceWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TraceWriter").finish_non_exhaustive()
+    }
+}
+
+/// Most traces written in one transaction.
+const BATCH: usize = 256;
+
+impl TraceWriter {
+    /// Start the writer task on `writer`.
+    pub(crate) fn start(writer: DatabaseConnection) -> Self {
+        let (queue, mut inbox) = mpsc::unbounded_channel::<Message>();
+        let pending: Arc<Mutex<HashMap<String, Row>>> = Arc::default();
+        let shared = pending.clone();
+        tokio::spawn(async move {
+            while let Some(first) = inbox.recv().await {
+                let mut ids = Vec::new();
+                let mut flushes = Vec::new();
+                let mut next = Some(first);
+                while let Some(message) = next.take() {
+                    match message {
+                        Message::Written(id) => ids.push(id),
+                        Message::Flush(done) => flushes.push(done),
+                    }
+                    if ids.len() < BATCH {
+                        next = inbox.try_recv().ok();
+                    }
+                }
+                if !ids.is_empty() {
+                    let rows: Vec<(String, Row)> = {
+                        let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                        ids.iter().filter_map(|id| pending.get(id).map(|r| (id.clone(), r.clone()))).collect()
+                    };
+                    if let Err(error) = write_batch(&writer, &rows).await {
+                        tracing::error!(%error, traces = rows.len(), "search_log traces could not be written");
+                    }
+                    let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
+                    for id in &ids {
+                        pending.remove(id);
+                    }
+                }
+                for done in flushes {
+                    let _ = done.send(());
+                }
+            }
+        });
+        Self { queue, pending }
+    }
+
+    fn hand(&self, id: String, row: Row) -> DomainResult<()> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), row);
+        self.queue
+            .send(Message::Written(id))
+            .map_err(|_| retold_domain::DomainError::backend("search_log", "the trace writer has stopped"))
+    }
+
+    fn waiting(&self, id: &str) -> Option<Row> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+    }
+
+    /// Wait until every trace handed so far is written.
+    pub(crate) async fn flush(&self) {
+        let (done, written) = oneshot::channel();
+        if self.queue.send(Message::Flush(done)).is_ok() {
+            let _ = written.await;
+        }
+    }
+}
+
+async fn write_batch(writer: &DatabaseConnection, rows: &[(String, Row)]) -> Result<(), StoreError> {
+    let txn = writer
+        .begin_with_options(sea_orm::TransactionOptions {
+            sqlite_transaction_mode: Some(sea_orm::SqliteTransactionMode::Immediate),
+            ..Default::default()
+        })
+        .await?;
+    for (id, row) in rows {
+        txn.execute_raw(stmt(
+            "INSERT INTO search_log (id, at, agent_id, user_id, trace) VALUES (?, ?, ?, ?, ?)",
+            [
+                id.as_str().into(),
+                row.at.into(),
+                row.agent_id.as_str().into(),
+                row.user_id.as_str().into(),
+                row.trace.as_str().into(),
+            ],
+        ))
+        .await?;
+    }
+    txn.commit().await?;
+    Ok(())
+}
 
 fn trace_json(trace: &SearchTrace) -> Value {
     let pairs = |items: &[(String, String)]| -> Value {
@@ -43,24 +167,28 @@ fn trace_json(trace: &SearchTrace) -> Value {
 #[async_trait]
 impl SearchLogStore for SqliteStore {
     async fn append_trace(&self, trace: &SearchTrace) -> DomainResult<()> {
-        let txn = self.begin_write().await?;
-        txn.execute_raw(stmt(
-            "INSERT INTO search_log (id, at, agent_id, user_id, trace) VALUES (?, ?, ?, ?, ?)",
-            [
-                trace.id.as_str().into(),
-                millis(trace.at).into(),
-                trace.agent_id.as_str().into(),
-                trace.user_id.as_str().into(),
-                trace_json(trace).to_string().into(),
-            ],
-        ))
-        .await
-        .map_err(StoreError::from)?;
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(())
+        self.traces.hand(
+            trace.id.as_str().to_owned(),
+            Row {
+                at: millis(trace.at),
+                agent_id: trace.agent_id.as_str().to_owned(),
+                user_id: trace.user_id.as_str().to_owned(),
+                trace: trace_json(trace).to_string(),
+            },
+        )
     }
 
     async fn trace(&self, id: &SearchId) -> DomainResult<Option<(AgentId, UserId, String)>> {
+        let parse = |agent: String, user: String, trace: String| -> DomainResult<_> {
+            Ok(Some((
+                AgentId::new(agent).map_err(|e| corrupt("search_log", e))?,
+                UserId::new(user).map_err(|e| corrupt("search_log", e))?,
+                trace,
+            )))
+        };
+        if let Some(row) = self.traces.waiting(id.as_str()) {
+            return parse(row.agent_id, row.user_id, row.trace);
+        }
         let row = self
             .reader
             .query_one_raw(stmt(
@@ -73,10 +201,6 @@ impl SearchLogStore for SqliteStore {
         let agent: String = row.try_get("", "agent_id").map_err(StoreError::from)?;
         let user: String = row.try_get("", "user_id").map_err(StoreError::from)?;
         let trace: String = row.try_get("", "trace").map_err(StoreError::from)?;
-        Ok(Some((
-            AgentId::new(agent).map_err(|e| corrupt("search_log", e))?,
-            UserId::new(user).map_err(|e| corrupt("search_log", e))?,
-            trace,
-        )))
+        parse(agent, user, trace)
     }
 }

@@ -61,6 +61,8 @@ impl StoreConfig {
 pub struct SqliteStore {
     pub(crate) writer: DatabaseConnection,
     pub(crate) reader: DatabaseConnection,
+    /// search_log appends, written off the request path.
+    pub(crate) traces: std::sync::Arc<crate::search_log::TraceWriter>,
 }
 
 pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statement {
@@ -103,11 +105,18 @@ impl SqliteStore {
         refuse_newer(&writer, &config.path).await?;
         Migrator::up(&writer, None).await?;
         let reader = connect(config, config.read_connections.max(1)).await?;
-        Ok(Self { writer, reader })
+        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(writer.clone()));
+        Ok(Self { writer, reader, traces })
     }
 
-    /// Close both pools.
+    /// Write every search trace handed so far.
+    pub async fn flush_traces(&self) {
+        self.traces.flush().await;
+    }
+
+    /// Write the waiting search traces, then close both pools.
     pub async fn close(self) -> Result<(), StoreError> {
+        self.traces.flush().await;
         self.reader.close().await?;
         self.writer.close().await?;
         Ok(())

@@ -121,8 +121,9 @@ fn wrong_dimensions_are_refused() {
 #[test]
 fn a_split_scan_equals_brute_force() {
     let index = ExactIndex::new(4);
-    let rows: Vec<(u64, Vec<f32>)> =
-        (1..=40_000u64).map(|n| (n, vec![(n % 7) as f32 - 3.0, (n % 5) as f32, 1.0, (n % 3) as f32])).collect();
+    let rows: Vec<(u64, Vec<f32>)> = (1..=40_000u64)
+        .map(|n| (n, vec![(n % 7) as f32 - 3.0, (n % 5) as f32, 1.0, (n % 3) as f32]))
+        .collect();
     for (key, v) in &rows {
         index.upsert(RecordKey(*key), &id(*key), v).unwrap();
     }
@@ -132,8 +133,11 @@ fn a_split_scan_equals_brute_force() {
     }
     let eligible: BTreeSet<u64> = (1..=40_000).filter(|n| n % 13 != 0).collect();
     let keys: Vec<RecordKey> = eligible.iter().map(|k| RecordKey(*k)).collect();
-    for (query, k) in [(vec![1.0, 0.5, 0.2, 0.0], 50), (vec![-1.0, 0.0, 1.0, 1.0], 7), (vec![0.0, 0.0, 1.0, 0.0], 100)] {
-        let got: Vec<RecordId> = index.search(&query, &keys, k).unwrap().into_iter().map(|h| h.record_id).collect();
+    for (query, k) in
+        [(vec![1.0, 0.5, 0.2, 0.0], 50), (vec![-1.0, 0.0, 1.0, 1.0], 7), (vec![0.0, 0.0, 1.0, 0.0], 100)]
+    {
+        let got: Vec<RecordId> =
+            index.search(&query, &keys, k).unwrap().into_iter().map(|h| h.record_id).collect();
         assert_eq!(got, brute_force(&rows, &dead, &eligible, &query, k), "query {query:?}");
     }
 }

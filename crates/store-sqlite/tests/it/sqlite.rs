@@ -76,3 +76,45 @@ async fn events_are_append_only() {
     assert!(raw.execute_unprepared("UPDATE events SET kind = 'tampered'").await.is_err());
     assert!(raw.execute_unprepared("DELETE FROM events").await.is_err());
 }
+
+fn trace(n: u32) -> retold_domain::SearchTrace {
+    retold_domain::SearchTrace {
+        id: retold_domain::SearchId::new(format!("srch_{n:05}")).unwrap(),
+        at: retold_test_kit::contract::fixtures::t(3),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        request: vec![("query".into(), format!("question {n}"))],
+        query: format!("question {n}"),
+        rewrite_status: retold_domain::RewriteStatus::Off,
+        rewrite_note: None,
+        eligible_count: u64::from(n),
+        channels: vec![],
+        fused: vec![],
+        drops: vec![],
+        results: vec![],
+        timings_us: vec![(retold_domain::PipelineStage::Total, 1)],
+    }
+}
+
+/// Traces are written off the request path: each is readable as soon as its search has
+/// answered, and a clean shutdown writes every one before the file closes.
+#[tokio::test]
+async fn every_search_trace_is_readable_at_once_and_written_by_a_clean_shutdown() {
+    let f = open().await;
+    let path = f.dir.path().join("retold.db");
+    for n in 0..600 {
+        f.store.append_trace(&trace(n)).await.unwrap();
+        if n % 97 == 0 {
+            let (_, _, json) = f.store.trace(&trace(n).id).await.unwrap().expect("readable right away");
+            assert!(json.contains(&format!("question {n}")), "{json}");
+        }
+    }
+    f.store.close().await.unwrap();
+    let reopened = SqliteStore::open(&StoreConfig::new(&path)).await.unwrap();
+    for n in 0..600 {
+        let (agent, _, json) = reopened.trace(&trace(n).id).await.unwrap().expect("written before close");
+        assert_eq!(agent.as_str(), "research-agent");
+        let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(value["eligible_count"], n);
+    }
+}
