@@ -62,6 +62,10 @@ fn ci(args: &[String]) -> Result<()> {
 /// `cargo run --release -p retold-eval -- <command> <args>`: evaluations and benchmarks
 /// link the whole service, so they live in their own crate and always build in release.
 fn release_eval(command: &str, args: &[String]) -> Result<()> {
+    if command == "bench" && args.first().is_some_and(|a| a == "http") {
+        // The HTTP benchmark drives the real `retold serve`, the release binary beside it.
+        cargo(&["build", "--release", "-p", "retold-http", "--bin", "retold"])?;
+    }
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
     cargo_args.extend(args.iter().map(String::as_str));
     cargo(&cargo_args)

@@ -38,8 +38,8 @@ fn list(value: Option<&String>, flag: &str) -> Result<Vec<usize>> {
 fn parse(args: &[String]) -> Result<Args> {
     let mut parsed = Args {
         what: String::new(),
-        clients: 4,
-        seconds: 10,
+        clients: 8,
+        seconds: 30,
         large: false,
         out: None,
         sizes: None,
@@ -72,7 +72,11 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let report = match args.what.as_str() {
         "index" => runtime.block_on(bench_index(&args))?,
         "store" => runtime.block_on(bench_store())?,
-        "http" => runtime.block_on(crate::bench_pipeline::http(args.clients, args.seconds))?,
+        "http" => runtime.block_on(crate::bench_pipeline::http(
+            args.clients,
+            args.seconds,
+            args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(50_000),
+        ))?,
         _ => runtime.block_on(crate::bench_pipeline::pipeline(args.large, args.sizes.clone()))?,
     };
     if let Some(out) = &args.out {

@@ -330,78 +330,198 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
     Ok(json!({"sizes": out}))
 }
 
-pub(crate) async fn http(clients: usize, seconds: u64) -> Result<Value> {
-    let dir = tempfile::tempdir()?;
-    let key = "bench-admin-key";
-    let settings = retold_http::Settings::load_with_env(
-        None,
-        [
-            ("RETOLD__SERVER__DATA_DIR".to_owned(), dir.path().display().to_string()),
-            ("RETOLD__AUTH__ADMIN_KEY".to_owned(), key.to_owned()),
-        ],
-    )?;
-    let embedder = retold_http::load_embedder(&settings).await?;
-    let built = retold_http::build(&settings, embedder).await?;
-    let app = retold_http::app(built.state, &settings.server);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    tokio::spawn(async move { axum::serve(listener, app).await });
+/// RSS of another process, in MB.
+fn rss_of(pid: u32) -> f64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
+}
 
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
-    let base2 = base.clone();
-    let host_key: String = tokio::task::spawn_blocking(move || -> Result<String> {
-        let admin = |path: &str, body: Value| {
-            client.post(format!("{base2}{path}")).bearer_auth(key).json(&body).send()?.error_for_status()?.json::<Value>()
+/// Write `n` records into the SQLite file a `retold serve` on `data_dir` will open, through
+/// the real write path (record vectors precomputed, as in `pipeline`).
+async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<()> {
+    let cached = crate::eval::embedder()?;
+    let model = cached.model();
+    let dims = model.info().dims as usize;
+    let records: HashMap<String, Vec<f32>> =
+        (0..n).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+    let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model, records });
+    let store = SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?;
+    let stores = retold_app::Stores::from_store(Arc::new(store.clone()));
+    let index = Arc::new(ExactIndex::new(dims));
+    let clock: Arc<dyn retold_domain::Clock> = Arc::new(retold_http::SystemClock);
+    let ids: Arc<dyn retold_domain::IdGenerator> = Arc::new(retold_http::UlidIds::new()?);
+    let wired =
+        retold_http::wire(&stores, index, embedder, clock, ids, settings, &retold_http::Hosted::default());
+    let grant = retold_domain::Grant {
+        id: retold_domain::GrantId::new("grt_bench")?,
+        agent_id: retold_domain::AgentId::new("bench")?,
+        scope: Scope::parse("project:bench")?,
+        can_read: true,
+        can_write: true,
+    };
+    retold_domain::GrantStore::put_grant(&store, grant, retold_test_kit::host_event("grant.created")).await?;
+    let who = retold_domain::Principal::new(retold_domain::AgentId::new("bench")?, retold_domain::UserId::new("u")?);
+    let scope = Scope::parse("project:bench")?;
+    for i in 0..n {
+        let request = retold_ingest::WriteRequest {
+            memory_type: retold_domain::MemoryType::Episodic,
+            content: retold_domain::Content::new(text(i))?,
+            scope: scope.clone(),
+            subject: None,
+            attribute: None,
+            mentions: vec![],
+            source_kind: retold_domain::SourceKind::System,
+            source_ref: None,
+            evidence: None,
+            event_at: None,
+            expires_at: None,
+            confidence: None,
+            tags: vec![],
         };
-        admin("/v1/admin/grants", json!({"agent_id": "bench", "scope": "project:bench", "can_read": true, "can_write": true}))?;
-        let host = admin("/v1/admin/host-keys", json!({"name": "bench"}))?["key"].as_str().unwrap_or_default().to_owned();
-        for n in 0..500 {
-            client
-                .post(format!("{base2}/v1/memory/write"))
-                .bearer_auth(&host)
-                .json(&json!({"principal": {"agent_id": "bench", "user_id": "u"}, "type": "episodic", "content": text(n), "scope": "project:bench", "source_kind": "system"}))
-                .send()?
-                .error_for_status()?;
+        wired.ingestor.write(&who, &request).await?;
+        if i % 1000 == 999 {
+            eprint!("\r  seed {}/{n}", i + 1);
         }
-        Ok(host)
-    })
-    .await??;
+    }
+    eprintln!();
+    store.close().await?;
+    Ok(())
+}
+
+/// One load phase against the server: `clients` threads for `seconds`, a `write_share` of the
+/// requests writes (fresh content, embedded by the server's model), the rest searches.
+fn load(
+    base: &str,
+    key: &str,
+    clients: usize,
+    seconds: u64,
+    write_share: f64,
+) -> (Vec<Duration>, Vec<Duration>, usize, f64) {
     let deadline = Instant::now() + Duration::from_secs(seconds);
     let started = Instant::now();
-    let results: Vec<(Vec<Duration>, usize)> = tokio::task::spawn_blocking(move || {
-        std::thread::scope(|s| {
-            let handles: Vec<_> = (0..clients)
-                .map(|c| {
-                    let base = base.clone();
-                    let key = host_key.clone();
-                    s.spawn(move || {
-                        let client = reqwest::blocking::Client::new();
-                        let (mut latencies, mut errors, mut i) = (Vec::new(), 0usize, c);
-                        while Instant::now() < deadline {
-                            i += clients;
-                            let body = json!({"principal": {"agent_id": "bench", "user_id": "u"}, "query": format!("what happened with {}?", TOPICS[i % TOPICS.len()])});
-                            let t = Instant::now();
-                            match client.post(format!("{base}/v1/memory/search")).bearer_auth(&key).json(&body).send() {
-                                Ok(r) if r.status().is_success() => latencies.push(t.elapsed()),
-                                _ => errors += 1,
+    let every = if write_share > 0.0 { (1.0 / write_share).round() as usize } else { usize::MAX };
+    let results: Vec<(Vec<Duration>, Vec<Duration>, usize)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..clients)
+            .map(|c| {
+                s.spawn(move || {
+                    let client = reqwest::blocking::Client::builder()
+                        .timeout(Duration::from_secs(30))
+                        .build()
+                        .expect("a client");
+                    let (mut searches, mut writes, mut errors, mut i) = (Vec::new(), Vec::new(), 0usize, c);
+                    let principal = json!({"agent_id": "bench", "user_id": "u"});
+                    while Instant::now() < deadline {
+                        i += clients;
+                        let write = i % every == every - 1;
+                        let (path, body) = if write {
+                            ("/v1/memory/write", json!({"principal": principal, "type": "episodic", "content": format!("Load note {i} from client {c}: {}", text(i)), "scope": "project:bench", "source_kind": "system"}))
+                        } else {
+                            ("/v1/memory/search", json!({"principal": principal, "query": format!("what happened with {}?", TOPICS[i % TOPICS.len()])}))
+                        };
+                        let t = Instant::now();
+                        match client.post(format!("{base}{path}")).bearer_auth(key).json(&body).send() {
+                            Ok(r) if r.status().is_success() => {
+                                if write { writes.push(t.elapsed()) } else { searches.push(t.elapsed()) }
                             }
+                            _ => errors += 1,
                         }
-                        (latencies, errors)
-                    })
+                    }
+                    (searches, writes, errors)
                 })
-                .collect();
-            handles.into_iter().map(|h| h.join().expect("client thread")).collect()
-        })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().expect("client thread")).collect()
+    });
+    let elapsed = started.elapsed().as_secs_f64();
+    let errors = results.iter().map(|r| r.2).sum();
+    let (mut searches, mut writes) = (Vec::new(), Vec::new());
+    for (s, w, _) in results {
+        searches.extend(s);
+        writes.extend(w);
+    }
+    (searches, writes, errors, elapsed)
+}
+
+fn pct3(mut samples: Vec<Duration>) -> (f64, f64, f64) {
+    samples.sort();
+    if samples.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3;
+    (at(0.5), at(0.95), at(0.99))
+}
+
+/// `bench http`: a real `retold serve` (the release binary next to this one) on a data
+/// directory seeded with `records` records; `clients` clients for `seconds` with 10% writes,
+/// then one client beside it for the same time.
+pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result<Value> {
+    let dir = tempfile::tempdir()?;
+    let key = "bench-admin-key";
+    let env = [
+        ("RETOLD__SERVER__DATA_DIR".to_owned(), dir.path().display().to_string()),
+        ("RETOLD__AUTH__ADMIN_KEY".to_owned(), key.to_owned()),
+    ];
+    let settings = retold_http::Settings::load_with_env(None, env.clone())?;
+    seed(dir.path(), records, &settings).await?;
+    let binary = std::env::current_exe()?.with_file_name("retold");
+    anyhow::ensure!(binary.is_file(), "{} is missing: build it with `cargo build --release -p retold-http --bin retold`", binary.display());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let mut server = std::process::Command::new(&binary)
+        .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir", &dir.path().display().to_string()])
+        .env("RETOLD__AUTH__ADMIN_KEY", key)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let pid = server.id();
+    let base = format!("http://127.0.0.1:{port}");
+    let report = tokio::task::spawn_blocking({
+        let base = base.clone();
+        move || -> Result<Value> {
+            let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
+            let ready = Instant::now();
+            while client.get(format!("{base}/health")).send().is_err() {
+                anyhow::ensure!(ready.elapsed() < Duration::from_secs(60), "the server did not start");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let start_s = ready.elapsed().as_secs_f64();
+            let admin = |path: &str, body: Value| {
+                client.post(format!("{base}{path}")).bearer_auth(key).json(&body).send()?.error_for_status()?.json::<Value>()
+            };
+            let host = admin("/v1/admin/host-keys", json!({"name": "bench"}))?["key"].as_str().unwrap_or_default().to_owned();
+            // Warm-up, then the measured runs.
+            let _ = load(&base, &host, clients, 3, 0.1);
+            let rss_warm = rss_of(pid);
+            let (searches, writes, errors, elapsed) = load(&base, &host, clients, seconds, 0.1);
+            let rss_end = rss_of(pid);
+            let (one_s, one_w, one_e, one_elapsed) = load(&base, &host, 1, seconds.min(15), 0.1);
+            let row = |label: &str, c: usize, s: &[Duration], w: &[Duration], e: usize, secs: f64| {
+                let (sp, wp) = (pct3(s.to_vec()), pct3(w.to_vec()));
+                println!(
+                    "| {label} | {c} | {:.1} | {:.2} / {:.2} / {:.2} | {:.2} / {:.2} / {:.2} | {e} |",
+                    (s.len() + w.len()) as f64 / secs, sp.0, sp.1, sp.2, wp.0, wp.1, wp.2
+                );
+                json!({"clients": c, "requests_per_s": ((s.len() + w.len()) as f64 / secs * 10.0).round() / 10.0,
+                       "search_ms": {"p50": sp.0, "p95": sp.1, "p99": sp.2, "n": s.len()},
+                       "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": w.len()}, "errors": e})
+            };
+            println!("\n{records} records, 90% search / 10% write over loopback against `retold serve` (started in {start_s:.2} s):");
+            println!("| run | clients | requests/s | search p50 / p95 / p99 ms | write p50 / p95 / p99 ms | errors |\n|---|---|---|---|---|---|");
+            let many = row("mixed", clients, &searches, &writes, errors, elapsed);
+            let one = row("mixed", 1, &one_s, &one_w, one_e, one_elapsed);
+            println!("server RSS: {rss_warm} MB after warm-up, {rss_end} MB at the end of the {clients}-client run");
+            Ok(json!({"http": {"records": records, "seconds": seconds, "start_s": start_s, "runs": [many, one],
+                               "server_rss_mb": {"after_warm_up": rss_warm, "at_end": rss_end}}}))
+        }
     })
     .await?;
-    let elapsed = started.elapsed().as_secs_f64();
-    let errors: usize = results.iter().map(|r| r.1).sum();
-    let latencies: Vec<Duration> = results.into_iter().flat_map(|r| r.0).collect();
-    let ok = latencies.len();
-    let (p50, p95) = pct(latencies);
-    println!("| clients | seconds | requests/s | p50 ms | p95 ms | errors |\n|---|---|---|---|---|---|");
-    println!("| {clients} | {seconds} | {:.1} | {p50:.2} | {p95:.2} | {errors} |", ok as f64 / elapsed);
-    Ok(
-        json!({"http": {"clients": clients, "seconds": seconds, "requests_per_s": (ok as f64 / elapsed * 10.0).round() / 10.0, "latency_ms": ms((p50, p95)), "errors": errors}}),
-    )
+    server.kill().ok();
+    server.wait().ok();
+    report
 }
+
