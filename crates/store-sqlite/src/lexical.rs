@@ -77,8 +77,10 @@ impl SqliteStore {
         // rows is about eligible / highest key; when the window falls short, rank them all.
         let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
         let share = (eligible.len() as f64 / highest).clamp(0.001, 1.0);
-        let window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
-        let mut found = self.ranked(&query, eligible, k, Some(window)).await?;
+        // Below a third eligible, a window is unlikely to hold k eligible hits and a second
+        // ranking would follow anyway: rank every match at once.
+        let window = (share >= 1.0 / 3.0).then(|| ((k as f64 / share) * 1.5).ceil() as usize + 16);
+        let mut found = self.ranked(&query, eligible, k, window).await?;
         if found.hits.len() < k && found.exhausted_window {
             // The window held too few eligible hits: rank every match once.
             found = self.ranked(&query, eligible, k, None).await?;
