@@ -158,6 +158,10 @@ pub struct EligibilityFilter {
     pub event_from: Option<Timestamp>,
     /// Exclusive upper bound on `event_at`; records without `event_at` are then excluded.
     pub event_to: Option<Timestamp>,
+    /// Also the lower-trust side of an unresolved conflict: a provisional record that a
+    /// conflict link names as `conflicting_id`. Seed section 7: the confirmed record stays the
+    /// normal result, the conflicting candidate is for inspection; off by default.
+    pub include_conflicts: bool,
 }
 
 impl EligibilityFilter {
@@ -267,6 +271,8 @@ pub struct EligibilityRow {
     pub event_at: Option<Timestamp>,
     /// The record's version: a change is only applied over an older one.
     pub version: u32,
+    /// A conflict link names it as the lower-trust side (links are never removed).
+    pub conflict_loser: bool,
 }
 
 impl EligibilityRow {
@@ -281,6 +287,7 @@ impl EligibilityRow {
             expires_at: record.expires_at,
             event_at: record.event_at,
             version: record.version,
+            conflict_loser: false,
         }
     }
 }

@@ -415,6 +415,7 @@ async fn bench_store() -> Result<Value> {
             types: None,
             event_from: None,
             event_to: None,
+            include_conflicts: false,
         };
         let mut times = Vec::new();
         for _ in 0..30 {

@@ -56,6 +56,10 @@ pub(crate) struct SearchBody {
     /// Also return superseded records.
     #[serde(default)]
     pub(crate) include_history: bool,
+    /// Also return provisional records on the lower-trust side of a conflict (seed section 7:
+    /// the confirmed record is the normal result); each is marked in its explanation.
+    #[serde(default)]
+    pub(crate) include_conflicts: bool,
     /// Latest user and assistant turns, for query rewriting.
     #[validate(length(max = 10))]
     #[schema(max_items = 10)]

@@ -34,12 +34,16 @@ struct Table {
     /// Event time in UTC milliseconds, `NONE` when none.
     events: Vec<i64>,
     versions: Vec<u32>,
+    /// A conflict link names the record as the lower-trust side.
+    losers: Vec<bool>,
     /// Interned scopes.
     scope_ids: HashMap<Scope, u32>,
     by_id: HashMap<RecordId, RecordKey>,
     /// Updates whose insert has not been applied yet (a second writer changed a record
     /// between its commit and this table learning of it); applied when the insert arrives.
     pending: HashMap<RecordId, EligibilityRow>,
+    /// Conflict losers whose insert has not been applied yet.
+    pending_losers: std::collections::HashSet<RecordId>,
 }
 
 impl Table {
@@ -63,6 +67,7 @@ impl Table {
                 self.expires[i] = expires;
                 self.events[i] = event;
                 self.versions[i] = row.version;
+                self.losers[i] |= row.conflict_loser;
             }
             Err(i) => {
                 // Keys are rowids: new records nearly always append.
@@ -74,6 +79,8 @@ impl Table {
                 self.expires.insert(i, expires);
                 self.events.insert(i, event);
                 self.versions.insert(i, row.version);
+                let loser = row.conflict_loser || self.pending_losers.remove(&row.id);
+                self.losers.insert(i, loser);
                 self.by_id.insert(row.id.clone(), row.key);
                 if let Some(newer) = self.pending.remove(&row.id) {
                     self.upsert(&EligibilityRow { key: row.key, ..newer });
@@ -122,14 +129,32 @@ impl EligibilityTable {
         self.inner.write().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Apply committed changes: rows of inserted records and of updated records (by id).
-    fn apply(&self, inserted: &[EligibilityRow], updated: &[(RecordId, EligibilityRow)]) {
-        if inserted.is_empty() && updated.is_empty() {
+    /// Apply committed changes: rows of inserted records, of updated records (by id), and the
+    /// records a new conflict link names as the lower-trust side.
+    fn apply(
+        &self,
+        inserted: &[EligibilityRow],
+        updated: &[(RecordId, EligibilityRow)],
+        losers: &[RecordId],
+    ) {
+        if inserted.is_empty() && updated.is_empty() && losers.is_empty() {
             return;
         }
         let mut table = self.write();
         for row in inserted {
             table.upsert(row);
+        }
+        for id in losers {
+            match table.by_id.get(id).copied() {
+                Some(key) => {
+                    if let Ok(i) = table.keys.binary_search(&key) {
+                        table.losers[i] = true;
+                    }
+                }
+                None => {
+                    table.pending_losers.insert(id.clone());
+                }
+            }
         }
         for (id, row) in updated {
             match table.by_id.get(id).copied() {
@@ -173,6 +198,7 @@ impl EligibilityTable {
         for i in 0..table.keys.len() {
             if !scope_ok[table.scopes[i] as usize]
                 || !filter.statuses.contains(&table.statuses[i])
+                || (!filter.include_conflicts && table.losers[i] && table.statuses[i] == Status::Provisional)
                 || table.expires[i] <= now
                 || types.is_some_and(|t| !t.contains(&table.types[i]))
             {
@@ -215,10 +241,12 @@ impl RecordWriter for TrackedWriter {
             .iter()
             .map(|u| (u.record.id.clone(), EligibilityRow::of(RecordKey(0), &u.record)))
             .collect();
+        let losers: Vec<RecordId> = unit.conflicts.iter().map(|c| c.conflicting_id.clone()).collect();
         let keys = self.inner.apply(unit).await?;
         let inserted: Vec<EligibilityRow> =
             keys.iter().zip(inserts).map(|(key, row)| EligibilityRow { key: key.key, ..row }).collect();
-        self.table.apply(&inserted, &updates);
+        // Inserted rows first, so a conflict naming a new record finds it.
+        self.table.apply(&inserted, &updates, &losers);
         Ok(keys)
     }
 }
@@ -251,8 +279,9 @@ impl EntityWriter for TrackedEntityWriter {
             .iter()
             .map(|u| (u.record.id.clone(), EligibilityRow::of(RecordKey(0), &u.record)))
             .collect();
+        let losers: Vec<RecordId> = merge.conflicts.iter().map(|c| c.conflicting_id.clone()).collect();
         self.inner.merge(merge).await?;
-        self.table.apply(&[], &updates);
+        self.table.apply(&[], &updates, &losers);
         Ok(())
     }
 }
@@ -273,6 +302,7 @@ mod tests {
             expires_at: None,
             event_at: None,
             version,
+            conflict_loser: false,
         }
     }
 
@@ -284,6 +314,7 @@ mod tests {
             types: None,
             event_from: None,
             event_to: None,
+            include_conflicts: false,
         };
         table.filter(&filter).into_iter().map(|e| e.key.0).collect()
     }
@@ -293,8 +324,8 @@ mod tests {
         let table = EligibilityTable::from_rows(&[row(1, 1, Status::Confirmed)]);
         let id = RecordId::new("mem_1").unwrap();
         // Two commits finish in the other order: version 3 (deleted) lands before version 2.
-        table.apply(&[], &[(id.clone(), row(1, 3, Status::Deleted))]);
-        table.apply(&[], &[(id, row(1, 2, Status::Confirmed))]);
+        table.apply(&[], &[(id.clone(), row(1, 3, Status::Deleted))], &[]);
+        table.apply(&[], &[(id, row(1, 2, Status::Confirmed))], &[]);
         assert!(eligible_keys(&table).is_empty(), "the newer, deleted state stays");
     }
 
@@ -302,10 +333,10 @@ mod tests {
     fn an_update_that_arrives_before_its_insert_is_kept_and_applied() {
         let table = EligibilityTable::default();
         let id = RecordId::new("mem_7").unwrap();
-        table.apply(&[], &[(id, row(7, 2, Status::Deleted))]);
-        table.apply(&[row(7, 1, Status::Confirmed)], &[]);
+        table.apply(&[], &[(id, row(7, 2, Status::Deleted))], &[]);
+        table.apply(&[row(7, 1, Status::Confirmed)], &[], &[]);
         assert!(eligible_keys(&table).is_empty(), "the pending newer version wins over the insert");
-        table.apply(&[row(3, 1, Status::Confirmed), row(9, 1, Status::Confirmed)], &[]);
+        table.apply(&[row(3, 1, Status::Confirmed), row(9, 1, Status::Confirmed)], &[], &[]);
         assert_eq!(eligible_keys(&table), [3, 9], "out-of-order inserts stay ordered by key");
     }
 }

@@ -31,6 +31,8 @@ pub struct SearchRequest {
     pub event_from: Option<Timestamp>,
     pub event_to: Option<Timestamp>,
     pub include_history: bool,
+    /// Also return provisional records that lost a conflict (seed section 7), marked so.
+    pub include_conflicts: bool,
     /// Latest user and assistant turns, for the query rewriter.
     pub context: Vec<String>,
     pub channels: Channels,
@@ -46,6 +48,7 @@ impl SearchRequest {
             event_from: None,
             event_to: None,
             include_history: false,
+            include_conflicts: false,
             context: Vec::new(),
             channels: Channels::default(),
         }

@@ -545,6 +545,14 @@ impl EligibilityIndex for SqliteStore {
             sql.push_str(" AND event_at < ?");
             values.push(millis(to).into());
         }
+        if !filter.include_conflicts {
+            // Seed section 7: a provisional record on the lower-trust side of a conflict is
+            // for inspection, not a normal result.
+            sql.push_str(
+                " AND (status != 'provisional' OR NOT EXISTS \
+                 (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id))",
+            );
+        }
         // One result row, not one per record: through the driver every row costs several
         // microseconds, which made 25k eligible records take ~100 ms. Both lists are filled
         // from the same rows in the same order; ids never contain commas.
@@ -765,7 +773,8 @@ impl EligibilitySource for SqliteStore {
             .query_one_raw(stmt(
                 "SELECT coalesce(group_concat(line, char(10)), '') AS packed FROM ( \
                    SELECT key || '|' || id || '|' || scope_kind || '|' || scope_id || '|' || status || '|' || type \
-                     || '|' || coalesce(expires_at, '') || '|' || coalesce(event_at, '') || '|' || version AS line \
+                     || '|' || coalesce(expires_at, '') || '|' || coalesce(event_at, '') || '|' || version \
+                     || '|' || EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) AS line \
                    FROM records ORDER BY key)",
                 [],
             ))
@@ -782,7 +791,7 @@ impl EligibilitySource for SqliteStore {
 fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
     let bad = |what: &str| crate::error::corrupt("records", format!("eligibility row {line:?}: {what}"));
     let fields: Vec<&str> = line.split('|').collect();
-    let [key, id, scope_kind, scope_id, status, kind, expires, event, version] = fields[..] else {
+    let [key, id, scope_kind, scope_id, status, kind, expires, event, version, loser] = fields[..] else {
         return Err(bad("wrong field count"));
     };
     let time = |v: &str| -> Result<Option<retold_domain::Timestamp>, StoreError> {
@@ -806,6 +815,7 @@ fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
         expires_at: time(expires)?,
         event_at: time(event)?,
         version: version.parse().map_err(|_| bad("version"))?,
+        conflict_loser: loser == "1",
     })
 }
 

@@ -279,6 +279,7 @@ impl World {
                 types: None,
                 event_from: None,
                 event_to: None,
+                include_conflicts: false,
             })
             .await
             .expect("eligibility read")

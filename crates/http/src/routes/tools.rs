@@ -83,6 +83,7 @@ pub(crate) async fn memory_search(
         event_from: body.event_from,
         event_to: body.event_to,
         include_history: body.include_history,
+        include_conflicts: body.include_conflicts,
         context: body.context,
         channels: Channels::default(),
     };

@@ -86,6 +86,7 @@ async fn boot_rebuilds_from_compatible_rows_only() {
             types: None,
             event_from: None,
             event_to: None,
+            include_conflicts: false,
         })
         .await
         .unwrap()

@@ -65,14 +65,17 @@ fn filters(now: retold_domain::Timestamp) -> Vec<EligibilityFilter> {
             for (k, types) in types.iter().enumerate() {
                 let (event_from, event_to) = ranges[(i + j + k) % ranges.len()];
                 for at in [now, now + TimeDelta::days(31)] {
-                    out.push(EligibilityFilter {
-                        scopes: scopes.iter().filter_map(|s| Scope::parse(s).ok()).collect(),
-                        statuses: statuses.clone(),
-                        now: at,
-                        types: types.clone(),
-                        event_from,
-                        event_to,
-                    });
+                    for include_conflicts in [false, true] {
+                        out.push(EligibilityFilter {
+                            scopes: scopes.iter().filter_map(|s| Scope::parse(s).ok()).collect(),
+                            statuses: statuses.clone(),
+                            now: at,
+                            types: types.clone(),
+                            event_from,
+                            event_to,
+                            include_conflicts,
+                        });
+                    }
                 }
             }
         }

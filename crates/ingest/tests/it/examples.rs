@@ -69,10 +69,22 @@ async fn agent_inference_against_a_user_statement_stays_provisional_with_a_confl
     assert_eq!(event_kinds(&events), ["record.conflicting"]);
     assert_eq!(events[0].details["conflicts_with"], old.as_str());
 
-    // Both eligible until the provisional TTL passes; then only the user statement.
-    assert_eq!(w.eligible("user:aditya").await.len(), 2);
+    // The user statement stays the normal result: the conflicting candidate is eligible only
+    // when conflicts are asked for, and only until the provisional TTL passes.
+    assert_eq!(w.eligible("user:aditya").await, [old.to_string()]);
+    let with_conflicts = |now| retold_domain::EligibilityFilter {
+        scopes: vec![retold_domain::Scope::parse("user:aditya").unwrap()],
+        statuses: retold_domain::EligibilityFilter::statuses_for(false),
+        now,
+        types: None,
+        event_from: None,
+        event_to: None,
+        include_conflicts: true,
+    };
+    assert_eq!(w.store.eligible(&with_conflicts(w.now())).await.unwrap().len(), 2);
     w.clock.advance(TimeDelta::days(31));
     assert_eq!(w.eligible("user:aditya").await, [old.to_string()]);
+    assert_eq!(w.store.eligible(&with_conflicts(w.now())).await.unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -27,6 +27,9 @@ pub(crate) struct Candidate {
     pub(crate) dense: Option<DenseMatch>,
     pub(crate) lexical: Option<LexicalMatch>,
     pub(crate) entity: Option<EntityMatch>,
+    /// For a provisional record on the lower-trust side of a conflict (returned only when the
+    /// request includes conflicts): the record that stays the normal result.
+    pub(crate) conflict_with: Option<RecordId>,
 }
 
 /// Estimated tokens of a record in a tool result.

@@ -31,6 +31,9 @@ pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, St
         out.push(("event_to".into(), to.to_rfc3339()));
     }
     out.push(("include_history".into(), request.include_history.to_string()));
+    if request.include_conflicts {
+        out.push(("include_conflicts".into(), "true".into()));
+    }
     let c = request.channels;
     out.push((
         "channels".into(),
@@ -66,6 +69,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     }
     if !c.gate.is_empty() {
         text.push_str(&format!("; gate: {}", c.gate));
+    }
+    if let Some(winner) = &c.conflict_with {
+        text.push_str(&format!("; conflict: provisional, lower-trust side of a conflict with {winner}"));
     }
     text
 }

@@ -99,6 +99,9 @@ impl Retriever {
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
+        if request.include_conflicts {
+            self.mark_conflicts(&mut candidates).await?;
+        }
         timings.record(PipelineStage::Fetch, t);
 
         if request.channels.result_control {
@@ -192,6 +195,7 @@ impl Retriever {
             types: request.types.clone(),
             event_from: request.event_from,
             event_to: request.event_to,
+            include_conflicts: request.include_conflicts,
         };
         let records =
             self.ports.eligibility.eligible(&filter).instrument(info_span!("retrieve.eligibility")).await?;
@@ -216,6 +220,27 @@ impl Retriever {
             Err(error) => (raw(), RewriteStatus::Failed, Some(error.to_string())),
         };
         RewrittenQuery { query, status, note }
+    }
+
+    /// With conflicts included: mark each provisional candidate a conflict link names as the
+    /// lower-trust side with the record that stays the normal result (one batched read).
+    async fn mark_conflicts(&self, candidates: &mut [Candidate]) -> Result<()> {
+        let provisional: Vec<RecordId> = candidates
+            .iter()
+            .filter(|c| c.record.status == retold_domain::Status::Provisional)
+            .map(|c| c.id.clone())
+            .collect();
+        if provisional.is_empty() {
+            return Ok(());
+        }
+        let links = self.ports.graph.conflicts_of(&provisional).await?;
+        for c in candidates.iter_mut() {
+            if c.record.status == retold_domain::Status::Provisional {
+                c.conflict_with =
+                    links.iter().find(|l| l.conflicting_id == c.id).map(|l| l.record_id.clone());
+            }
+        }
+        Ok(())
     }
 
     /// Stage 5: every eligible fused record in one round trip; a fused id outside the
@@ -263,6 +288,7 @@ impl Retriever {
                 dense: hits.dense.remove(id),
                 lexical: hits.lexical.remove(id),
                 entity: hits.entity.remove(id),
+                conflict_with: None,
             });
         }
         Ok(candidates)

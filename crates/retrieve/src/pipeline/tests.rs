@@ -48,6 +48,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         dense: None,
         lexical: None,
         entity: None,
+        conflict_with: None,
     }
 }
 

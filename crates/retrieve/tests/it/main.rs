@@ -1,6 +1,7 @@
 //! The search pipeline on real components: SQLite + FTS5, the ONNX model, the exact index,
 //! with the corpus written through the real ingestor.
 
+mod conflicts;
 mod golden;
 mod properties;
 mod rewrite;

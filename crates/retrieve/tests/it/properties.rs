@@ -52,6 +52,7 @@ proptest! {
                     types: None,
                     event_from: None,
                     event_to: None,
+                    include_conflicts: false,
                 })
                 .await
                 .unwrap()

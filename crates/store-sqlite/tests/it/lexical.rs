@@ -193,6 +193,7 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
         types: None,
         event_from: None,
         event_to: None,
+        include_conflicts: false,
     };
     let mut compared = BTreeMap::new();
     for scopes in [&["project:p", "project:q"][..], &["project:p"], &["project:q"]] {

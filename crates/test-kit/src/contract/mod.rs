@@ -23,6 +23,7 @@ fn filter(scopes: &[&str]) -> EligibilityFilter {
         types: None,
         event_from: None,
         event_to: None,
+        include_conflicts: false,
     }
 }
 
