@@ -4,6 +4,8 @@
 
 use std::time::Duration;
 
+use retold_domain::text;
+
 use retold_domain::{
     DropStage, MemoryRecord, MemoryType, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
 };
@@ -111,7 +113,21 @@ pub(crate) fn gate(
     kept
 }
 
-/// Keep the higher-ranked of two survivors whose stored vectors are at least `floor` alike.
+/// Whether two texts name the same identifiers (paths, snake_case, dotted names, ids) and the
+/// same names, dates and numbers: records that differ in one are not duplicates however alike
+/// their vectors (build logs, tickets and error reports differ in exactly one id).
+fn same_particulars(a: &str, b: &str) -> bool {
+    let identifiers = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split_whitespace()
+            .filter(|t| text::is_identifier(t))
+            .map(|t| text::trim_punctuation(t).to_lowercase())
+            .collect()
+    };
+    text::same_values(a, b) && identifiers(a) == identifiers(b)
+}
+
+/// Keep the higher-ranked of two survivors whose stored vectors are at least `floor` alike and
+/// whose texts name the same identifiers, names, dates and numbers.
 pub(crate) fn collapse_duplicates(
     candidates: Vec<Candidate>,
     vector_of: impl Fn(RecordKey) -> Option<Vec<f32>>,
@@ -124,7 +140,8 @@ pub(crate) fn collapse_duplicates(
         let twin = vector.as_ref().and_then(|v| {
             kept.iter().find_map(|(k, kv)| {
                 let sim = cosine(v, kv.as_ref()?);
-                (sim >= floor).then(|| (k.id.clone(), sim))
+                (sim >= floor && same_particulars(c.record.content.as_str(), k.record.content.as_str()))
+                    .then(|| (k.id.clone(), sim))
             })
         });
         match twin {

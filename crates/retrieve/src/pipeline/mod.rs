@@ -20,7 +20,7 @@ use retold_domain::{
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
-use self::channels::ChannelHits;
+pub(crate) use self::channels::ChannelHits;
 pub(crate) use self::control::Candidate;
 use crate::fusion::rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};
@@ -65,6 +65,26 @@ impl Eligible {
     }
 }
 
+/// Equal fused scores never go against the better-evidenced record: among equal scores, a
+/// record found by more channels comes first, then one whose lexical match covers more query
+/// identifiers, then more query terms; otherwise RRF's own order (best single rank, id)
+/// stands. (An exact identifier match at lexical rank 1 and a dense-only rank 1 both score
+/// 1/61; the identifier match must not lose that tie.)
+pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &ChannelHits) {
+    let evidence = |id: &RecordId| {
+        let channels = usize::from(hits.dense.contains_key(id))
+            + usize::from(hits.lexical.contains_key(id))
+            + usize::from(hits.entity.contains_key(id));
+        let (identifiers, terms) = hits
+            .lexical
+            .get(id)
+            .map_or((0, 0), |l| (l.matched.iter().filter(|m| m.identifier).count(), l.matched.len()));
+        (channels, identifiers, terms)
+    };
+    // Stable: within equal score and equal evidence the RRF order is kept.
+    fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| evidence(&b.0).cmp(&evidence(&a.0))));
+}
+
 /// The query the channels run, and what the rewriter did.
 struct RewrittenQuery {
     query: String,
@@ -92,7 +112,8 @@ impl Retriever {
             self.channels(&access, &rewritten.query, &eligible, request.channels, &mut timings).await?;
 
         let t = Instant::now();
-        let fused = rrf(&hits.lists, self.config.rrf_k);
+        let mut fused = rrf(&hits.lists, self.config.rrf_k);
+        break_ties_by_evidence(&mut fused, &hits);
         timings.record(PipelineStage::Fusion, t);
 
         let mut drops: Vec<TraceDrop> = Vec::new();

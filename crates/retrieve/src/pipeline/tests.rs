@@ -155,3 +155,50 @@ fn duplicate_collapse_keeps_the_higher_ranked_twin() {
     assert_eq!(drops[0].stage, DropStage::Duplicate);
     assert!(drops[0].reason.starts_with("near-duplicate of mem_0001"), "{}", drops[0].reason);
 }
+
+#[test]
+fn records_that_differ_in_an_identifier_name_or_number_are_not_duplicates() {
+    let same_vector = |_: RecordKey| Some(vec![1.0, 0.0]);
+    let cases = [
+        ("Build tok3f9a failed on disk.", "Build tok77b2 failed on disk.", 2),
+        ("Deploy moved to Tuesday.", "Deploy moved to Thursday.", 2),
+        ("Port 8443 is open.", "Port 8080 is open.", 2),
+        ("The cache lives in crates/http/src.", "The cache lives in crates/index/src.", 2),
+        ("The build cache lives on disk.", "The build cache lives on the disk.", 1),
+    ];
+    for (a, b, kept) in cases {
+        let mut drops = Vec::new();
+        let out = control::collapse_duplicates(
+            vec![candidate(1, a), candidate(2, b)],
+            same_vector,
+            0.95,
+            &mut drops,
+        );
+        assert_eq!(out.len(), kept, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn an_rrf_tie_goes_to_the_better_evidenced_record() {
+    use std::collections::HashMap;
+
+    use super::{ChannelHits, break_ties_by_evidence};
+    let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
+    let mut hits = ChannelHits::default();
+    // mem_0001: dense-only rank 1. mem_0002: lexical rank 1 with its identifier matched.
+    hits.dense = HashMap::from([(id(1), DenseMatch { rank: 1, cosine: 0.8 })]);
+    hits.lexical = HashMap::from([(
+        id(2),
+        LexicalMatch {
+            rank: 1,
+            bm25: 3.0,
+            matched: vec![MatchedTerm { term: "tok3f9a".into(), identifier: true, alias: false }],
+            query_terms: 1,
+        },
+    )]);
+    let mut fused = crate::fusion::rrf(&[vec![id(1)], vec![id(2)]], 60);
+    assert_eq!(fused[0].1, fused[1].1, "the tie");
+    assert_eq!(fused[0].0, id(1), "plain RRF breaks it by id");
+    break_ties_by_evidence(&mut fused, &hits);
+    assert_eq!(fused.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(), [id(2), id(1)]);
+}

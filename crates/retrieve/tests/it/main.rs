@@ -3,6 +3,7 @@
 
 mod conflicts;
 mod golden;
+mod identifiers;
 mod properties;
 mod rewrite;
 
