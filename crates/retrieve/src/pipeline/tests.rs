@@ -184,18 +184,20 @@ fn an_rrf_tie_goes_to_the_better_evidenced_record() {
 
     use super::{ChannelHits, break_ties_by_evidence};
     let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
-    let mut hits = ChannelHits::default();
     // mem_0001: dense-only rank 1. mem_0002: lexical rank 1 with its identifier matched.
-    hits.dense = HashMap::from([(id(1), DenseMatch { rank: 1, cosine: 0.8 })]);
-    hits.lexical = HashMap::from([(
-        id(2),
-        LexicalMatch {
-            rank: 1,
-            bm25: 3.0,
-            matched: vec![MatchedTerm { term: "tok3f9a".into(), identifier: true, alias: false }],
-            query_terms: 1,
-        },
-    )]);
+    let hits = ChannelHits {
+        dense: HashMap::from([(id(1), DenseMatch { rank: 1, cosine: 0.8 })]),
+        lexical: HashMap::from([(
+            id(2),
+            LexicalMatch {
+                rank: 1,
+                bm25: 3.0,
+                matched: vec![MatchedTerm { term: "tok3f9a".into(), identifier: true, alias: false }],
+                query_terms: 1,
+            },
+        )]),
+        ..ChannelHits::default()
+    };
     let mut fused = crate::fusion::rrf(&[vec![id(1)], vec![id(2)]], 60);
     assert_eq!(fused[0].1, fused[1].1, "the tie");
     assert_eq!(fused[0].0, id(1), "plain RRF breaks it by id");
