@@ -450,8 +450,11 @@ pub struct VectorHit {
 
 /// The in-memory exact vector index (seed section 9).
 pub trait VectorIndex: Send + Sync {
-    /// Add or replace the vector of a record (normalised on the way in). The vector must
-    /// have the index's dims.
+    /// Whether `upsert` takes this vector (the index's dims, finite numbers). The write path
+    /// asks before its commit, so the update after the commit has nothing left to refuse.
+    fn check(&self, vector: &[f32]) -> Result<()>;
+    /// Add or replace the vector of a record (normalised on the way in). Fails only for a
+    /// vector `check` refuses or a key the index cannot address.
     fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()>;
     /// Mark a record's vector dead without rebuilding; it is never returned again.
     fn mark_dead(&self, key: RecordKey);

@@ -377,6 +377,8 @@ impl Ingestor {
             }
         };
         let vector = self.embed_one(request.content.as_str()).await?;
+        // Before anything commits: the index update after the commit then has nothing to refuse.
+        self.ports.index.check(&vector)?;
 
         let source_kind = evidence.source_kind;
         let mut details = evidence.details;
@@ -431,10 +433,26 @@ impl Ingestor {
         unit.inserts.push(record);
         unit.events.push(event);
         let keys = self.ports.writer.apply(unit).await?;
+        // Committed: nothing below may turn the answer into an error.
         for EligibleRecord { key, id } in keys {
-            self.ports.index.upsert(key, &id, &vector)?;
+            self.index_committed(key, &id, &vector);
         }
         Ok(outcome)
+    }
+
+    /// The vector index update after a commit, with the key the store gave. `check` took the
+    /// vector before the commit, so an index that refuses it now breaks its contract (for
+    /// `ExactIndex`, only a key beyond 2^32 − 2 can): the write stays acknowledged, since
+    /// SQLite holds it, and the failure is logged; the next start rebuilds the index from
+    /// SQLite, until then the dense channel misses the record.
+    fn index_committed(&self, key: retold_domain::RecordKey, id: &RecordId, vector: &[f32]) {
+        if let Err(error) = self.ports.index.upsert(key, id, vector) {
+            tracing::error!(
+                record = %id,
+                %error,
+                "the vector index refused a committed record; dense search misses it until the next start"
+            );
+        }
     }
 
     /// The new record before the current-fact decision: the seed's initial confidence and
@@ -643,6 +661,8 @@ impl Ingestor {
                 .map(RevisionOutcome::from);
         }
         transition(record.status, to)?;
+        // Every read before the commit: after it, only the infallible `mark_dead` is left.
+        let dead_key = if to.keeps_indexes() { None } else { self.ports.records.key_of(id).await? };
         let mut next = record.clone();
         next.status = to;
         next.version += 1;
@@ -663,9 +683,7 @@ impl Ingestor {
                 ..WriteUnit::default()
             })
             .await?;
-        if !to.keeps_indexes()
-            && let Some(key) = self.ports.records.key_of(id).await?
-        {
+        if let Some(key) = dead_key {
             self.ports.index.mark_dead(key);
         }
         Ok(RevisionOutcome::StatusChanged { id: id.clone(), from: record.status, to })

@@ -128,7 +128,7 @@ impl WorldBuilder {
             clock: clock.clone(),
             ids: ids.clone(),
         };
-        let ingestor = Ingestor::new(ports.clone(), self.ingest);
+        let ingestor = Ingestor::new(ports.clone(), self.ingest.clone());
         let retriever = Retriever::new(
             RetrievePorts {
                 eligibility: shared.clone(),
@@ -147,7 +147,7 @@ impl WorldBuilder {
             },
             self.retrieve,
         );
-        World { store, reads, index, clock, ingestor, retriever, ports, _dir: dir }
+        World { store, reads, index, clock, ingestor, retriever, ports, ingest: self.ingest, _dir: dir }
     }
 }
 
@@ -163,6 +163,7 @@ pub struct World {
     pub retriever: Retriever,
     /// The ingestor's ports (for an extraction runner over the same store).
     pub ports: Ports,
+    ingest: IngestConfig,
     _dir: tempfile::TempDir,
 }
 
@@ -179,9 +180,15 @@ impl World {
     }
 
     /// The same world with the ingestor writing through `writer` (a fault-injecting wrapper).
-    pub fn with_writer(mut self, writer: Arc<dyn retold_domain::RecordWriter>) -> Self {
-        self.ports.writer = writer;
-        self.ingestor = Ingestor::new(self.ports.clone(), IngestConfig::default());
+    pub fn with_writer(self, writer: Arc<dyn retold_domain::RecordWriter>) -> Self {
+        self.with_ports(|ports| ports.writer = writer)
+    }
+
+    /// The same world with the ingestor's ports changed by `change` (fault-injecting wrappers
+    /// around the store, the index or the embedder); its configuration stays.
+    pub fn with_ports(mut self, change: impl FnOnce(&mut Ports)) -> Self {
+        change(&mut self.ports);
+        self.ingestor = Ingestor::new(self.ports.clone(), self.ingest.clone());
         self
     }
 
