@@ -42,7 +42,8 @@ pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
 pub use crate::trace::{
-    Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceResult,
+    Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceNote,
+    TraceResult,
 };
 
 /// Re-exported so callers build timestamps and durations with the same types.
