@@ -19,9 +19,10 @@ use crate::state::AppState;
     request_body = SessionBody,
     responses(
         (status = 201, description = "The session", body = SessionDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -42,11 +43,12 @@ pub(crate) async fn session_start(
     request_body = TurnBody,
     responses(
         (status = 201, description = "The turn number", body = TurnDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (the session has ended)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (the session has ended)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -74,10 +76,12 @@ pub(crate) async fn session_append_turn(
     responses(
         (status = 200, description = "Ended and extracted (wait_for_extraction)", body = ExtractionReportDto),
         (status = 204, description = "Ended; extraction runs in the background when it is on"),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (already ended)", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (already ended)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]

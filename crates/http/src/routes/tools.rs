@@ -58,9 +58,10 @@ fn hit_dto(hit: &SearchHit) -> SearchResultDto {
     request_body = SearchBody,
     responses(
         (status = 200, description = "Ranked, explained results", body = SearchResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -101,10 +102,11 @@ pub(crate) async fn memory_search(
     request_body = GetBody,
     responses(
         (status = 200, description = "The records", body = GetResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found (also for records the principal may not read)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (also for records the principal may not read)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -215,12 +217,12 @@ pub(crate) fn write_response(outcome: WriteOutcome) -> ApiResult<WriteResponseDt
     request_body = WriteBody,
     responses(
         (status = 200, description = "created, reinforced, superseding or conflicting", body = WriteResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found (an entity id)", body = crate::error::Problem),
-        (status = 409, description = "entity_ambiguous or conflict", body = crate::error::Problem),
-        (status = 413, description = "payload_too_large", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (an entity id)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "entity_ambiguous or conflict", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -270,11 +272,12 @@ fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
     request_body = ReviseBody,
     responses(
         (status = 200, description = "The revision", body = ReviseResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (an illegal lifecycle transition)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (an illegal lifecycle transition)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -322,11 +325,12 @@ pub(crate) async fn memory_revise(
     request_body = ForgetBody,
     responses(
         (status = 200, description = "The record is a tombstone now", body = ReviseResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (already deleted)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (already deleted)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
