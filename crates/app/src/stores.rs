@@ -5,7 +5,7 @@ use std::sync::Arc;
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EmbeddingSource, EntityReader, EntityWriter,
     ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter, SearchLogStore,
-    TurnBuffer,
+    TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -25,6 +25,7 @@ pub trait AllPorts:
     + ApiKeyStore
     + SearchLogStore
     + LexicalIndex
+    + WriteReceipts
     + 'static
 {
 }
@@ -45,6 +46,7 @@ impl<T> AllPorts for T where
         + ApiKeyStore
         + SearchLogStore
         + LexicalIndex
+        + WriteReceipts
         + 'static
 {
 }
@@ -69,6 +71,7 @@ pub struct Stores {
     pub keys: Arc<dyn ApiKeyStore>,
     pub search_log: Arc<dyn SearchLogStore>,
     pub lexical: Arc<dyn LexicalIndex>,
+    pub receipts: Arc<dyn WriteReceipts>,
 }
 
 impl Stores {
@@ -89,7 +92,8 @@ impl Stores {
             claims: store.clone(),
             keys: store.clone(),
             search_log: store.clone(),
-            lexical: store,
+            lexical: store.clone(),
+            receipts: store,
         }
     }
 }

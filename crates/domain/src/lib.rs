@@ -31,7 +31,8 @@ pub use crate::ports::{
     EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader,
     EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex,
     LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
-    RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteUnit,
+    RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt,
+    WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::audit::AuditEvent;
+use crate::audit::{AuditEvent, EventKind};
 use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
 use crate::error::Result;
 use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
@@ -120,6 +120,28 @@ pub struct KeyGuard {
     pub expected: Vec<RecordId>,
 }
 
+/// A deterministic key of a write that a retried run may attempt again (an extraction
+/// candidate: its session and a hash of what it writes).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WriteKey {
+    pub session: SessionId,
+    /// Hex digest of the write, stable across processes and releases.
+    pub digest: String,
+}
+
+/// What a keyed write did, stored with it in the same transaction, so a later attempt finds
+/// it and writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReceipt {
+    pub key: WriteKey,
+    /// The audit event the write recorded on its record (created, reinforced, superseding,
+    /// conflicting).
+    pub outcome: EventKind,
+    /// The record it created or reinforced.
+    pub record_id: RecordId,
+    pub at: Timestamp,
+}
+
 /// Everything one write changes, applied in one transaction or not at all.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WriteUnit {
@@ -141,6 +163,10 @@ pub struct WriteUnit {
     pub conflicts: Vec<ConflictLink>,
     /// Audit events describing the change.
     pub events: Vec<AuditEvent>,
+    /// The receipt of a keyed write. A receipt already stored for the same key fails the
+    /// whole unit with `DomainError::Contention` (a concurrent attempt wrote it; reading again
+    /// finds its receipt).
+    pub receipt: Option<WriteReceipt>,
 }
 
 /// Which records a search may see (seed section 5, step 3).
@@ -181,6 +207,13 @@ pub trait RecordWriter: Send + Sync {
     /// A stale version, a moved key guard or an entity name created meanwhile fail the whole
     /// unit with `DomainError::Contention`.
     async fn apply(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>>;
+}
+
+/// Receipts of keyed writes (extraction candidates), read before a keyed write.
+#[async_trait]
+pub trait WriteReceipts: Send + Sync {
+    /// The receipt of the write with this key, if one committed.
+    async fn receipt(&self, key: &WriteKey) -> Result<Option<WriteReceipt>>;
 }
 
 /// Records by id, in any status.

@@ -156,6 +156,7 @@ pub fn wire(
         entity_writer: stores.entity_writer.clone(),
         grants: stores.grants.clone(),
         turns: stores.turns.clone(),
+        receipts: stores.receipts.clone(),
         embedder: embedder.clone(),
         index: index.clone(),
         judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),

@@ -13,6 +13,7 @@ mod entities;
 mod error;
 mod lexical;
 mod migration;
+mod receipts;
 mod search_log;
 mod sessions;
 mod store;

@@ -122,6 +122,7 @@ impl WorldBuilder {
             entity_writer: shared.clone(),
             grants: shared.clone(),
             turns: shared.clone(),
+            receipts: shared.clone(),
             embedder: self.embedder.clone(),
             index: index.clone(),
             judge: Arc::new(EmbeddingEntailmentJudge::new(self.embedder.clone())),

@@ -668,3 +668,46 @@ where
     }
     out
 }
+
+/// Contract: see the body.
+pub async fn a_write_receipt_commits_with_its_unit_and_only_once(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let key = retold_domain::WriteKey {
+        session: retold_domain::SessionId::new("sess_receipts").unwrap(),
+        digest: "ab12".into(),
+    };
+    let receipt = |record: &retold_domain::MemoryRecord| retold_domain::WriteReceipt {
+        key: key.clone(),
+        outcome: retold_domain::EventKind::RecordCreated,
+        record_id: record.id.clone(),
+        at: t(3),
+    };
+    let keyed = |record: retold_domain::MemoryRecord| WriteUnit {
+        receipt: Some(receipt(&record)),
+        events: vec![event("record.created", Some(&record.id))],
+        inserts: vec![record],
+        ..WriteUnit::default()
+    };
+    assert_eq!(store.receipt(&key).await.unwrap(), None);
+
+    // A unit that fails takes its receipt with it.
+    let mut failing = keyed(record(1, "project:p", "first try"));
+    failing.updates.push(RecordUpdate { record: record(9, "project:p", "missing"), expected_version: 1 });
+    assert!(store.apply(failing).await.is_err());
+    assert_eq!(store.receipt(&key).await.unwrap(), None, "nothing of a failed unit stays");
+
+    let first = record(2, "project:p", "second try");
+    store.apply(keyed(first.clone())).await.unwrap();
+    assert_eq!(store.receipt(&key).await.unwrap(), Some(receipt(&first)));
+
+    // The same key again (a concurrent attempt that decided before the first committed):
+    // contention, and nothing of the second unit is written.
+    let second = record(3, "project:p", "third try");
+    assert!(matches!(store.apply(keyed(second.clone())).await, Err(DomainError::Contention(_))));
+    assert_eq!(store.get(&second.id).await.unwrap(), None);
+    assert_eq!(store.receipt(&key).await.unwrap(), Some(receipt(&first)));
+    // Another session's key is another key.
+    let other =
+        retold_domain::WriteKey { session: retold_domain::SessionId::new("sess_other").unwrap(), ..key };
+    assert_eq!(store.receipt(&other).await.unwrap(), None);
+}
