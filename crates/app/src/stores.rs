@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EmbeddingSource, EntityReader, EntityWriter,
-    ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter, SearchLogStore,
-    TurnBuffer, WriteReceipts,
+    ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader, RecordWriter,
+    SearchLogStore, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -26,6 +26,7 @@ pub trait AllPorts:
     + SearchLogStore
     + LexicalIndex
     + WriteReceipts
+    + IdempotencyKeys
     + 'static
 {
 }
@@ -47,6 +48,7 @@ impl<T> AllPorts for T where
         + SearchLogStore
         + LexicalIndex
         + WriteReceipts
+        + IdempotencyKeys
         + 'static
 {
 }
@@ -72,6 +74,7 @@ pub struct Stores {
     pub search_log: Arc<dyn SearchLogStore>,
     pub lexical: Arc<dyn LexicalIndex>,
     pub receipts: Arc<dyn WriteReceipts>,
+    pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
 impl Stores {
@@ -93,7 +96,8 @@ impl Stores {
             keys: store.clone(),
             search_log: store.clone(),
             lexical: store.clone(),
-            receipts: store,
+            receipts: store.clone(),
+            idempotency: store,
         }
     }
 }

@@ -29,10 +29,10 @@ pub use crate::ports::{
     ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
     CurrentFacts, EligibilityFilter, EligibilityIndex, EligibleRecord, Embedder, EmbeddingModelInfo,
     EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader,
-    EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex,
-    LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
-    RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt,
-    WriteReceipts, WriteUnit,
+    EntityWriter, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey,
+    IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm,
+    NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore,
+    TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -405,6 +405,49 @@ pub trait ApiKeyStore: Send + Sync {
     async fn has_admin_key(&self) -> Result<bool>;
 }
 
+/// Where a client's `Idempotency-Key` lives: the host key that sent it and the principal the
+/// request asserted. The same key under another host key or principal is another key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey {
+    /// The id of the host key.
+    pub host_key: String,
+    pub agent_id: AgentId,
+    pub user_id: UserId,
+    /// The client's key, as sent.
+    pub key: String,
+}
+
+/// What `IdempotencyKeys::claim_key` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyClaim {
+    /// The key was free (or expired) and is now held in flight for this request: run it,
+    /// then store its answer or release the key.
+    Claimed,
+    /// A live entry holds the key: the request it was first used for (`fingerprint`) and,
+    /// once that request answered, its answer (`None` while it is still in flight).
+    Held { fingerprint: String, answer: Option<Vec<u8>> },
+}
+
+/// Idempotency keys of client requests and the answers they got, until they expire.
+#[async_trait]
+pub trait IdempotencyKeys: Send + Sync {
+    /// In one transaction: drop every entry that expired at or before `now`, then hold `key`
+    /// in flight for the request `fingerprint` until `expires_at`, unless a live entry holds
+    /// it already (returned instead). Of concurrent claims of one key, one is `Claimed`.
+    async fn claim_key(
+        &self,
+        key: &IdempotencyKey,
+        fingerprint: &str,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<IdempotencyClaim>;
+    /// Store the answer of a key held in flight; a retry then gets it.
+    async fn store_answer(&self, key: &IdempotencyKey, answer: &[u8]) -> Result<()>;
+    /// Give back a key held in flight whose request changed nothing (it failed), so that a
+    /// retry runs again.
+    async fn release_key(&self, key: &IdempotencyKey) -> Result<()>;
+}
+
 /// The search_log table.
 #[async_trait]
 pub trait SearchLogStore: Send + Sync {

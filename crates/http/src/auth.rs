@@ -17,13 +17,25 @@ use crate::state::AppState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Caller {
     Admin,
-    /// A host key; `agents` empty means any agent.
+    /// A host key (its id); `agents` empty means any agent.
     Host {
+        key_id: String,
         agents: Vec<AgentId>,
     },
 }
 
-async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+/// Who is calling. Authenticated once per request: a layer that needed to know first (the
+/// idempotency layer) leaves its answer in the request's extensions.
+pub(crate) async fn caller(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
+    if let Some(known) = parts.extensions.get::<Caller>() {
+        return Ok(known.clone());
+    }
+    let found = authenticate(parts, state).await?;
+    parts.extensions.insert(found.clone());
+    Ok(found)
+}
+
+async fn authenticate(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     let header =
         parts.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).ok_or_else(ApiError::unauthorized)?;
     let token = header
@@ -37,7 +49,7 @@ async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     }
     match state.services.admin.key_by_hash(&hash).await {
         Ok(Some(key)) if key.role == KeyRole::Admin => Ok(Caller::Admin),
-        Ok(Some(key)) => Ok(Caller::Host { agents: key.agents }),
+        Ok(Some(key)) => Ok(Caller::Host { key_id: key.id, agents: key.agents }),
         Ok(None) => Err(ApiError::unauthorized()),
         Err(error) => {
             tracing::error!(%error, "key lookup failed");
@@ -87,7 +99,7 @@ impl FromRequestParts<AppState> for HostKey {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         match caller(parts, state).await? {
-            Caller::Host { agents } => Ok(Self { agents }),
+            Caller::Host { agents, .. } => Ok(Self { agents }),
             Caller::Admin => Err(ApiError::new(
                 ErrorCode::Forbidden,
                 "memory tools are called with a host key (create one with POST /v1/admin/host-keys)",

@@ -11,6 +11,7 @@ mod api_keys;
 mod convert;
 mod entities;
 mod error;
+mod idempotency;
 mod lexical;
 mod migration;
 mod receipts;

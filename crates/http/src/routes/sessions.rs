@@ -39,14 +39,14 @@ pub(crate) async fn session_start(
 /// Append a numbered user, assistant or tool turn.
 #[utoipa::path(
     post, path = "/v1/sessions/{id}/turns", operation_id = "session_append_turn", tag = "sessions",
-    params(("id" = String, Path, description = "The session id")),
+    params(("id" = String, Path, description = "The session id"), ("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = TurnBody,
     responses(
         (status = 201, description = "The turn number", body = TurnDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "conflict (the session has ended)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (the session has ended, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),

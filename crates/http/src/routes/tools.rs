@@ -214,13 +214,14 @@ pub(crate) fn write_response(outcome: WriteOutcome) -> ApiResult<WriteResponseDt
 /// Create a memory with source and evidence.
 #[utoipa::path(
     post, path = "/v1/memory/write", operation_id = "memory_write", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = WriteBody,
     responses(
         (status = 200, description = "created, reinforced, superseding or conflicting", body = WriteResponseDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found (an entity id)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "entity_ambiguous or conflict", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "entity_ambiguous, conflict (also: the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
@@ -269,13 +270,14 @@ fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
 /// Confirm, supersede, expire, or merge an entity.
 #[utoipa::path(
     post, path = "/v1/memory/revise", operation_id = "memory_revise", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = ReviseBody,
     responses(
         (status = 200, description = "The revision", body = ReviseResponseDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "conflict (an illegal lifecycle transition)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (an illegal lifecycle transition, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
@@ -322,13 +324,14 @@ pub(crate) async fn memory_revise(
 /// Mark a memory deleted with a reason.
 #[utoipa::path(
     post, path = "/v1/memory/forget", operation_id = "memory_forget", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = ForgetBody,
     responses(
         (status = 200, description = "The record is a tombstone now", body = ReviseResponseDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 409, description = "conflict (already deleted)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (already deleted, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),

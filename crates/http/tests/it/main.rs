@@ -5,6 +5,7 @@ mod api;
 mod cli;
 mod e2e;
 mod extraction;
+mod idempotency;
 mod openapi;
 mod settings;
 mod telemetry;
@@ -68,6 +69,7 @@ pub(crate) async fn app() -> TestApp {
 #[derive(Debug)]
 pub(crate) struct Answer {
     pub(crate) status: StatusCode,
+    pub(crate) headers: axum::http::HeaderMap,
     /// JSON bodies parsed, other bodies as a string, an empty body as null.
     pub(crate) body: Value,
 }
@@ -114,7 +116,8 @@ impl TestApp {
     pub(crate) async fn send(&self, request: Request<Body>) -> Answer {
         let response = self.router.clone().oneshot(request).await.unwrap();
         let status = response.status();
-        let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned());
+        let headers = response.headers().clone();
+        let content_type = headers.get("content-type").map(|v| v.to_str().unwrap().to_owned());
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let body = if bytes.is_empty() {
             Value::Null
@@ -126,7 +129,7 @@ impl TestApp {
         if !status.is_success() {
             assert_eq!(content_type.as_deref(), Some("application/problem+json"), "{status} {body}");
         }
-        Answer { status, body }
+        Answer { status, headers, body }
     }
 
     /// Create a host key limited to `agents`.

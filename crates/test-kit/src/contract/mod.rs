@@ -711,3 +711,42 @@ pub async fn a_write_receipt_commits_with_its_unit_and_only_once(backend: Arc<dy
         retold_domain::WriteKey { session: retold_domain::SessionId::new("sess_other").unwrap(), ..key };
     assert_eq!(store.receipt(&other).await.unwrap(), None);
 }
+
+/// Contract: see the body.
+pub async fn an_idempotency_key_is_claimed_once_answered_released_and_expires(backend: Arc<dyn Backend>) {
+    use retold_domain::{AgentId, IdempotencyClaim, IdempotencyKey, UserId};
+    let store: &dyn Backend = backend.as_ref();
+    let key = |host: &str, user: &str, key: &str| IdempotencyKey {
+        host_key: host.into(),
+        agent_id: AgentId::new("research-agent").unwrap(),
+        user_id: UserId::new(user).unwrap(),
+        key: key.into(),
+    };
+    let k = key("key_1", "aditya", "retry-1");
+    let held = |answer: Option<&[u8]>| IdempotencyClaim::Held {
+        fingerprint: "f1".into(),
+        answer: answer.map(<[u8]>::to_vec),
+    };
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    // In flight: every later claim sees the first request, whatever it asks.
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(None));
+    assert_eq!(store.claim_key(&k, "f2", t(3), t(4)).await.unwrap(), held(None));
+    store.store_answer(&k, b"the answer").await.unwrap();
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(Some(b"the answer")));
+    // An answered key is never released nor answered again.
+    store.release_key(&k).await.unwrap();
+    store.store_answer(&k, b"another answer").await.unwrap();
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(Some(b"the answer")));
+    // The same client key under another host key or principal is another key.
+    for other in [key("key_2", "aditya", "retry-1"), key("key_1", "bob", "retry-1")] {
+        assert_eq!(store.claim_key(&other, "f9", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    }
+    // A released key is free again.
+    let failed = key("key_1", "aditya", "retry-2");
+    assert_eq!(store.claim_key(&failed, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    store.release_key(&failed).await.unwrap();
+    assert_eq!(store.claim_key(&failed, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    // At its expiry a key is free again, answered or not.
+    assert_eq!(store.claim_key(&k, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
+    assert_eq!(store.claim_key(&failed, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
+}
