@@ -18,7 +18,6 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::auth::AnyKey;
 use crate::dto::ReadyDto;
 use crate::error::{ApiError, ErrorCode};
-use crate::idempotency::{IdempotencyLayer, idempotent};
 use crate::openapi::ApiDoc;
 use crate::routes::{admin, sessions, tools};
 use crate::settings::ServerSettings;
@@ -50,21 +49,14 @@ async fn not_found() -> ApiError {
 
 /// The whole application: routes, docs and middleware.
 pub fn app(state: AppState, server: &ServerSettings) -> Router {
-    // The writes a client may retry after a timeout take an Idempotency-Key.
-    let retryable = Router::new()
-        .route("/v1/memory/write", post(tools::memory_write))
-        .route("/v1/memory/revise", post(tools::memory_revise))
-        .route("/v1/memory/forget", post(tools::memory_forget))
-        .route("/v1/sessions/{id}/turns", post(sessions::session_append_turn))
-        .route_layer(axum::middleware::from_fn_with_state(
-            IdempotencyLayer { state: state.clone(), body_limit: server.body_limit_bytes },
-            idempotent,
-        ));
     let api = Router::new()
         .route("/v1/memory/search", post(tools::memory_search))
         .route("/v1/memory/get", post(tools::memory_get))
-        .merge(retryable)
+        .route("/v1/memory/write", post(tools::memory_write))
+        .route("/v1/memory/revise", post(tools::memory_revise))
+        .route("/v1/memory/forget", post(tools::memory_forget))
         .route("/v1/sessions", post(sessions::session_start))
+        .route("/v1/sessions/{id}/turns", post(sessions::session_append_turn))
         .route("/v1/sessions/{id}/end", post(sessions::session_end))
         .route("/v1/admin/grants", post(admin::grant_create).get(admin::grant_list))
         .route("/v1/admin/grants/{id}", delete(admin::grant_revoke))

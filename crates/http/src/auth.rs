@@ -24,18 +24,7 @@ pub(crate) enum Caller {
     },
 }
 
-/// Who is calling. Authenticated once per request: a layer that needed to know first (the
-/// idempotency layer) leaves its answer in the request's extensions.
-pub(crate) async fn caller(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
-    if let Some(known) = parts.extensions.get::<Caller>() {
-        return Ok(known.clone());
-    }
-    let found = authenticate(parts, state).await?;
-    parts.extensions.insert(found.clone());
-    Ok(found)
-}
-
-async fn authenticate(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
+async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     let header =
         parts.headers.get(AUTHORIZATION).and_then(|v| v.to_str().ok()).ok_or_else(ApiError::unauthorized)?;
     let token = header
@@ -69,6 +58,7 @@ pub(crate) struct AdminKey;
 /// A host key, with the agents it may assert.
 #[derive(Debug)]
 pub(crate) struct HostKey {
+    id: String,
     agents: Vec<AgentId>,
 }
 
@@ -99,7 +89,7 @@ impl FromRequestParts<AppState> for HostKey {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         match caller(parts, state).await? {
-            Caller::Host { agents, .. } => Ok(Self { agents }),
+            Caller::Host { key_id, agents } => Ok(Self { id: key_id, agents }),
             Caller::Admin => Err(ApiError::new(
                 ErrorCode::Forbidden,
                 "memory tools are called with a host key (create one with POST /v1/admin/host-keys)",
@@ -109,6 +99,11 @@ impl FromRequestParts<AppState> for HostKey {
 }
 
 impl HostKey {
+    /// The key's id (idempotency keys belong to it).
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
     /// The principal the request asserts, if this key may assert it.
     pub(crate) fn principal(&self, dto: &PrincipalDto) -> Result<Principal, ApiError> {
         let agent = AgentId::new(dto.agent_id.clone())

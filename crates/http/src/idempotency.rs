@@ -1,28 +1,34 @@
 //! `Idempotency-Key` on the writes a client may retry after a timeout: `memory_write`,
 //! `memory_revise`, `memory_forget` and `POST /v1/sessions/{id}/turns`.
 //!
-//! A key belongs to the host key that sent it and the principal the body asserts. The first
-//! request with a key runs; a retry with the same method, path and body gets the first
-//! answer (status and body, marked `Idempotent-Replayed: true`) and runs nothing; the same
-//! key with another request is a 409 `idempotency_key_reused`, and while the first request
-//! is still running a 409 `conflict`. Only successful answers are kept: an error changed
-//! nothing, so its key is given back and a retry runs again. Keys expire after
-//! `server.idempotency_ttl_ms`. The store and the once-per-key rule are `app::IdempotencyService`.
+//! A key belongs to the host key that sent it and the principal the body asserts. The
+//! handler parses, authenticates and converts the request first, so bad input is refused
+//! before the key is touched and changes nothing. Then the first request with a key runs; a
+//! retry with the same method, path and body gets the first answer (status and body, marked
+//! `Idempotent-Replayed: true`) and runs nothing; the same key with another request is a 409
+//! `idempotency_key_reused`, and while the first request is still running a 409 `conflict`.
+//! Only successful answers are kept: an error changed nothing, so its key is given back and a
+//! retry runs again. Keys expire after `server.idempotency_ttl_ms`. The once-per-key rule
+//! and the store are `app::IdempotencyService`.
 
-use axum::body::{Body, Bytes};
-use axum::extract::{Request, State};
+use std::future::Future;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use http_body_util::{BodyExt, LengthLimitError, Limited};
+use http_body_util::BodyExt;
 use retold_app::{Answered, Idempotent};
-use retold_domain::{AgentId, IdempotencyKey, UserId};
-use serde::Deserialize;
+use retold_domain::{IdempotencyKey, Principal};
+use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
+use validator::Validate;
 
-use crate::auth::{Caller, caller};
-use crate::error::{ApiError, ErrorCode};
+use crate::auth::HostKey;
+use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::routes::Valid;
 use crate::state::AppState;
 
 /// The request header.
@@ -31,26 +37,6 @@ pub(crate) const HEADER: &str = "idempotency-key";
 pub(crate) const REPLAYED: &str = "idempotent-replayed";
 /// The longest key accepted.
 pub(crate) const MAX_KEY_CHARS: usize = 255;
-
-/// What the layer needs: the services and the body limit the handlers apply.
-#[derive(Clone, Debug)]
-pub(crate) struct IdempotencyLayer {
-    pub(crate) state: AppState,
-    pub(crate) body_limit: usize,
-}
-
-/// The principal a body asserts, read leniently: the handler parses the body strictly, so a
-/// body this cannot read is refused there and writes nothing.
-#[derive(Deserialize)]
-struct Asserted {
-    principal: AssertedPrincipal,
-}
-
-#[derive(Deserialize)]
-struct AssertedPrincipal {
-    agent_id: String,
-    user_id: String,
-}
 
 /// 1 to 255 visible ASCII characters (a UUID, a ULID, a client's own scheme).
 fn client_key(value: &HeaderValue) -> Result<String, ApiError> {
@@ -68,9 +54,9 @@ fn client_key(value: &HeaderValue) -> Result<String, ApiError> {
 }
 
 /// What makes two requests the same request: method, path and body, byte for byte.
-fn fingerprint(request: &axum::http::request::Parts, body: &[u8]) -> String {
+fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
     let mut hasher = Sha256::new();
-    for part in [request.method.as_str().as_bytes(), request.uri.path().as_bytes(), body] {
+    for part in [method.as_bytes(), path.as_bytes(), body] {
         hasher.update((part.len() as u64).to_le_bytes());
         hasher.update(part);
     }
@@ -111,47 +97,88 @@ fn decode(answer: &[u8], replayed: bool) -> Response {
     response
 }
 
-/// The layer on the four retryable writes.
-pub(crate) async fn idempotent(
-    State(layer): State<IdempotencyLayer>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Some(value) = request.headers().get(HEADER) else {
-        return next.run(request).await;
-    };
-    let key = match client_key(value) {
-        Ok(key) => key,
-        Err(refused) => return refused.into_response(),
-    };
-    let (mut parts, body) = request.into_parts();
-    // Only a host key calls these routes; for any other caller the handler answers as usual.
-    let host_key = match caller(&mut parts, &layer.state).await {
-        Ok(Caller::Host { key_id, .. }) => key_id,
-        _ => return next.run(Request::from_parts(parts, body)).await,
-    };
-    let bytes: Bytes = match Limited::new(body, layer.body_limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.downcast_ref::<LengthLimitError>().is_some() => {
-            return ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
-                .into_response();
+/// The `Idempotency-Key` header, when one was sent.
+#[derive(Debug)]
+pub(crate) struct IdempotencyHeader(Option<String>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyHeader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts.headers.get(HEADER).map(client_key).transpose().map(Self)
+    }
+}
+
+/// A JSON body parsed and validated exactly like `Valid<T>`, with the request's fingerprint.
+#[derive(Debug)]
+pub(crate) struct Fingerprinted<T> {
+    pub(crate) body: T,
+    pub(crate) fingerprint: String,
+}
+
+impl<T> FromRequest<AppState> for Fingerprinted<T>
+where
+    T: DeserializeOwned + Validate,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        let (parts, body) = request.into_parts();
+        let (method, path) = (parts.method.clone(), parts.uri.path().to_owned());
+        let mut again = Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
+        if let Some(headers) = again.headers_mut() {
+            headers.clone_from(&parts.headers);
         }
-        Err(_) => return ApiError::validation("body", "the request body could not be read").into_response(),
+        if let Some(extensions) = again.extensions_mut() {
+            // The body limit travels in the extensions.
+            extensions.clone_from(&parts.extensions);
+        }
+        let bytes =
+            Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
+                } else {
+                    ApiError::validation("body", rejection.body_text())
+                }
+            })?;
+        let fingerprint = fingerprint(method.as_str(), &path, &bytes);
+        let request = again
+            .body(axum::body::Body::from(bytes))
+            .map_err(|e| ApiError::validation("body", e.to_string()))?;
+        let Valid(body) = Valid::<T>::from_request(request, state).await?;
+        Ok(Self { body, fingerprint })
+    }
+}
+
+/// Run `request` once per idempotency key: with no key it just runs; with one, the first
+/// request runs and keeps its answer, a retry gets that answer, another request under the
+/// same key is refused. Called by the handler after it parsed, authenticated and converted
+/// everything, so that bad input never touches the key.
+pub(crate) async fn idempotent<R, F>(
+    state: &AppState,
+    key: &HostKey,
+    principal: &Principal,
+    header: IdempotencyHeader,
+    fingerprint: String,
+    request: F,
+) -> Response
+where
+    R: IntoResponse,
+    F: Future<Output = ApiResult<R>> + Send + 'static,
+{
+    let IdempotencyHeader(Some(client_key)) = header else {
+        return request.await.into_response();
     };
-    let asserted = serde_json::from_slice::<Asserted>(&bytes).ok().and_then(|a| {
-        Some((AgentId::new(a.principal.agent_id).ok()?, UserId::new(a.principal.user_id).ok()?))
-    });
-    let Some((agent_id, user_id)) = asserted else {
-        return next.run(Request::from_parts(parts, Body::from(bytes))).await;
+    let key = IdempotencyKey {
+        host_key: key.id().to_owned(),
+        agent_id: principal.agent_id.clone(),
+        user_id: principal.user_id.clone(),
+        key: client_key,
     };
-    let fingerprint = fingerprint(&parts, &bytes);
-    let request = Request::from_parts(parts, Body::from(bytes));
-    let key = IdempotencyKey { host_key, agent_id, user_id, key };
-    let ran = layer
-        .state
+    let ran = state
         .services
         .idempotency
-        .run(key, fingerprint, async move { encode(next.run(request).await).await })
+        .run(key, fingerprint, async move { encode(request.await.into_response()).await })
         .await;
     match ran {
         Ok(Idempotent::Ran(answer)) => decode(&answer, false),

@@ -10,6 +10,7 @@ use retold_domain::TurnRole;
 use crate::auth::HostKey;
 use crate::dto::{EndSessionBody, ExtractionReportDto, SessionBody, SessionDto, TurnBody, TurnDto, field};
 use crate::error::ApiResult;
+use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
 use crate::state::AppState;
 
@@ -56,15 +57,21 @@ pub(crate) async fn session_append_turn(
     State(state): State<AppState>,
     key: HostKey,
     Path(id): Path<String>,
-    Valid(body): Valid<TurnBody>,
-) -> ApiResult<(StatusCode, Json<TurnDto>)> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<TurnBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let role = field("role", TurnRole::parse(&body.role))?;
-    let appended = state.services.sessions.append(&principal, &id, role, body.content).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
-    ))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        let appended = services.sessions.append(&who, &id, role, body.content).await?;
+        Ok((
+            StatusCode::CREATED,
+            Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
+        ))
+    })
+    .await)
 }
 
 /// End a session. Its extraction then runs once: in the background (204), or before the

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use retold_domain::{
     Attribute, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope, SourceKind,
     SourceRef, Tag,
@@ -16,6 +17,7 @@ use crate::dto::{
     SearchResponseDto, SearchResultDto, WriteBody, WriteResponseDto, field,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
 use crate::state::AppState;
 
@@ -230,12 +232,18 @@ pub(crate) fn write_response(outcome: WriteOutcome) -> ApiResult<WriteResponseDt
 pub(crate) async fn memory_write(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<WriteBody>,
-) -> ApiResult<Json<WriteResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<WriteBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let request = write_request(&body)?;
-    let outcome = state.services.ingestor.write(&principal, &request).await?;
-    Ok(Json(write_response(outcome)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        let outcome = services.ingestor.write(&who, &request).await?;
+        Ok(Json(write_response(outcome)?))
+    })
+    .await)
 }
 
 fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
@@ -286,8 +294,9 @@ fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
 pub(crate) async fn memory_revise(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<ReviseBody>,
-) -> ApiResult<Json<ReviseResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<ReviseBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let id = || -> Result<RecordId, ApiError> {
         let id = body.id.clone().ok_or_else(|| ApiError::validation("id", "required for this action"))?;
@@ -318,7 +327,12 @@ pub(crate) async fn memory_revise(
             ReviseAction::MergeEntities { from: get("from", &body.from)?, into: get("into", &body.into)? }
         }
     };
-    Ok(Json(revision_response(state.services.ingestor.revise(&principal, &action).await?)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        Ok(Json(revision_response(services.ingestor.revise(&who, &action).await?)?))
+    })
+    .await)
 }
 
 /// Mark a memory deleted with a reason.
@@ -340,9 +354,15 @@ pub(crate) async fn memory_revise(
 pub(crate) async fn memory_forget(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<ForgetBody>,
-) -> ApiResult<Json<ReviseResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<ForgetBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let id = field("id", RecordId::new(body.id.clone()))?;
-    Ok(Json(revision_response(state.services.ingestor.forget(&principal, &id, &body.reason).await?)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        Ok(Json(revision_response(services.ingestor.forget(&who, &id, &body.reason).await?)?))
+    })
+    .await)
 }

@@ -157,10 +157,24 @@ async fn a_key_reused_for_another_request_is_refused_and_writes_nothing() {
         (other.status, other.body["code"].as_str()),
         (StatusCode::CONFLICT, Some("idempotency_key_reused"))
     );
-    // Another route with the same key and body is another request too.
-    let elsewhere = post(&app, "/v1/memory/forget", &host, Some("k"), &note("Aditya drinks tea.")).await;
+    // A request to another route under the same key is another request too.
+    let id = first.body["record_id"].as_str().unwrap();
+    let forget = json!({"principal": principal("research-agent", "aditya"), "id": id, "reason": "r"});
+    let elsewhere = post(&app, "/v1/memory/forget", &host, Some("k"), &forget).await;
     assert_eq!(elsewhere.body["code"], "idempotency_key_reused", "{}", elsewhere.body);
-    assert_eq!(records(&app, "user:aditya").await.len(), 1);
+    // Bad input is refused as such, before its key is looked at.
+    let bad = post(&app, "/v1/memory/write", &host, Some("k"), &json!({"colour": "red"})).await;
+    assert_eq!(bad.body["field"], "colour", "{}", bad.body);
+    assert_eq!(records(&app, "user:aditya").await, [id]);
+    let (_, got) = app
+        .call(
+            "POST",
+            "/v1/memory/get",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "ids": [id]})),
+        )
+        .await;
+    assert_eq!(got["records"][0]["record"]["status"], "confirmed", "not forgotten: {got}");
 }
 
 #[tokio::test]
