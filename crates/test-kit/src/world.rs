@@ -130,25 +130,35 @@ impl WorldBuilder {
             ids: ids.clone(),
         };
         let ingestor = Ingestor::new(ports.clone(), self.ingest.clone());
-        let retriever = Retriever::new(
-            RetrievePorts {
-                eligibility: shared.clone(),
-                records: shared.clone(),
-                graph: shared.clone(),
-                entities: shared.clone(),
-                grants: shared.clone(),
-                lexical: shared.clone(),
-                index: index.clone(),
-                embedder: self.embedder,
-                search_log: shared,
-                rewriter: self.rewriter,
-                reranker: self.reranker,
-                clock: clock.clone(),
-                ids,
-            },
-            self.retrieve,
-        );
-        World { store, reads, index, clock, ingestor, retriever, ports, ingest: self.ingest, _dir: dir }
+        let retrieve_ports = RetrievePorts {
+            eligibility: shared.clone(),
+            records: shared.clone(),
+            graph: shared.clone(),
+            entities: shared.clone(),
+            grants: shared.clone(),
+            lexical: shared.clone(),
+            index: index.clone(),
+            embedder: self.embedder,
+            search_log: shared,
+            rewriter: self.rewriter,
+            reranker: self.reranker,
+            clock: clock.clone(),
+            ids,
+        };
+        let retriever = Retriever::new(retrieve_ports.clone(), self.retrieve.clone());
+        World {
+            store,
+            reads,
+            index,
+            clock,
+            ingestor,
+            retriever,
+            ports,
+            ingest: self.ingest,
+            retrieve_ports,
+            retrieve: self.retrieve,
+            _dir: dir,
+        }
     }
 }
 
@@ -165,6 +175,8 @@ pub struct World {
     /// The ingestor's ports (for an extraction runner over the same store).
     pub ports: Ports,
     ingest: IngestConfig,
+    retrieve_ports: RetrievePorts,
+    retrieve: RetrieveConfig,
     _dir: tempfile::TempDir,
 }
 
@@ -190,6 +202,14 @@ impl World {
     pub fn with_ports(mut self, change: impl FnOnce(&mut Ports)) -> Self {
         change(&mut self.ports);
         self.ingestor = Ingestor::new(self.ports.clone(), self.ingest.clone());
+        self
+    }
+
+    /// The same world with the retriever's ports changed by `change` (a store wrapper that
+    /// loses records, say); its configuration stays.
+    pub fn with_retrieve_ports(mut self, change: impl FnOnce(&mut RetrievePorts)) -> Self {
+        change(&mut self.retrieve_ports);
+        self.retriever = Retriever::new(self.retrieve_ports.clone(), self.retrieve.clone());
         self
     }
 

@@ -4,6 +4,7 @@
 mod golden;
 mod properties;
 mod rewrite;
+mod trace;
 
 use std::sync::Arc;
 
