@@ -8,11 +8,13 @@
 //! the only place that names a concrete store (`Stores::from_store`).
 
 mod admin;
+mod idempotency;
 mod keys;
 mod sessions;
 mod stores;
 
 pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
+pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
@@ -29,4 +31,6 @@ pub struct Services {
     pub retriever: Retriever,
     pub sessions: SessionService,
     pub admin: AdminService,
+    /// Requests sent with an idempotency key run once per key.
+    pub idempotency: IdempotencyService,
 }

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
-    EntityWriter, ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader, RecordWriter,
-    SearchLogStore, TurnBuffer,
+    EntityWriter, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader,
+    RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -26,6 +26,8 @@ pub trait AllPorts:
     + ApiKeyStore
     + SearchLogStore
     + LexicalIndex
+    + WriteReceipts
+    + IdempotencyKeys
     + 'static
 {
 }
@@ -47,6 +49,8 @@ impl<T> AllPorts for T where
         + ApiKeyStore
         + SearchLogStore
         + LexicalIndex
+        + WriteReceipts
+        + IdempotencyKeys
         + 'static
 {
 }
@@ -73,6 +77,8 @@ pub struct Stores {
     pub keys: Arc<dyn ApiKeyStore>,
     pub search_log: Arc<dyn SearchLogStore>,
     pub lexical: Arc<dyn LexicalIndex>,
+    pub receipts: Arc<dyn WriteReceipts>,
+    pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
 impl Stores {
@@ -94,7 +100,9 @@ impl Stores {
             claims: store.clone(),
             keys: store.clone(),
             search_log: store.clone(),
-            lexical: store,
+            lexical: store.clone(),
+            receipts: store.clone(),
+            idempotency: store,
         }
     }
 }

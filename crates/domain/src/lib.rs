@@ -29,10 +29,11 @@ pub use crate::ports::{
     ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
     CurrentFacts, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord,
     Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge,
-    EntityMerge, EntityReader, EntityWriter, ExtractionClaims, GrantStore, IdGenerator, KeyGuard,
-    KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
-    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit,
-    VectorIndex, WriteUnit,
+    EntityMerge, EntityReader, EntityWriter, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim,
+    IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
+    LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter,
+    Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts,
+    WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{
@@ -43,7 +44,8 @@ pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
 pub use crate::trace::{
-    Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceResult,
+    Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceNote,
+    TraceResult,
 };
 
 /// Re-exported so callers build timestamps and durations with the same types.

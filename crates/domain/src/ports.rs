@@ -5,7 +5,7 @@
 
 use async_trait::async_trait;
 
-use crate::audit::AuditEvent;
+use crate::audit::{AuditEvent, EventKind};
 use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
 use crate::error::Result;
 use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
@@ -120,6 +120,28 @@ pub struct KeyGuard {
     pub expected: Vec<RecordId>,
 }
 
+/// A deterministic key of a write that a retried run may attempt again (an extraction
+/// candidate: its session and a hash of what it writes).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WriteKey {
+    pub session: SessionId,
+    /// Hex digest of the write, stable across processes and releases.
+    pub digest: String,
+}
+
+/// What a keyed write did, stored with it in the same transaction, so a later attempt finds
+/// it and writes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteReceipt {
+    pub key: WriteKey,
+    /// The audit event the write recorded on its record (created, reinforced, superseding,
+    /// conflicting).
+    pub outcome: EventKind,
+    /// The record it created or reinforced.
+    pub record_id: RecordId,
+    pub at: Timestamp,
+}
+
 /// Everything one write changes, applied in one transaction or not at all.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct WriteUnit {
@@ -141,6 +163,10 @@ pub struct WriteUnit {
     pub conflicts: Vec<ConflictLink>,
     /// Audit events describing the change.
     pub events: Vec<AuditEvent>,
+    /// The receipt of a keyed write. A receipt already stored for the same key fails the
+    /// whole unit with `DomainError::Contention` (a concurrent attempt wrote it; reading again
+    /// finds its receipt).
+    pub receipt: Option<WriteReceipt>,
 }
 
 /// Which records a search may see (seed section 5, step 3).
@@ -185,6 +211,13 @@ pub trait RecordWriter: Send + Sync {
     /// A stale version, a moved key guard or an entity name created meanwhile fail the whole
     /// unit with `DomainError::Contention`.
     async fn apply(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>>;
+}
+
+/// Receipts of keyed writes (extraction candidates), read before a keyed write.
+#[async_trait]
+pub trait WriteReceipts: Send + Sync {
+    /// The receipt of the write with this key, if one committed.
+    async fn receipt(&self, key: &WriteKey) -> Result<Option<WriteReceipt>>;
 }
 
 /// Records by id, in any status.
@@ -417,6 +450,49 @@ pub trait ApiKeyStore: Send + Sync {
     async fn has_admin_key(&self) -> Result<bool>;
 }
 
+/// Where a client's `Idempotency-Key` lives: the host key that sent it and the principal the
+/// request asserted. The same key under another host key or principal is another key.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IdempotencyKey {
+    /// The id of the host key.
+    pub host_key: String,
+    pub agent_id: AgentId,
+    pub user_id: UserId,
+    /// The client's key, as sent.
+    pub key: String,
+}
+
+/// What `IdempotencyKeys::claim_key` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdempotencyClaim {
+    /// The key was free (or expired) and is now held in flight for this request: run it,
+    /// then store its answer or release the key.
+    Claimed,
+    /// A live entry holds the key: the request it was first used for (`fingerprint`) and,
+    /// once that request answered, its answer (`None` while it is still in flight).
+    Held { fingerprint: String, answer: Option<Vec<u8>> },
+}
+
+/// Idempotency keys of client requests and the answers they got, until they expire.
+#[async_trait]
+pub trait IdempotencyKeys: Send + Sync {
+    /// In one transaction: drop every entry that expired at or before `now`, then hold `key`
+    /// in flight for the request `fingerprint` until `expires_at`, unless a live entry holds
+    /// it already (returned instead). Of concurrent claims of one key, one is `Claimed`.
+    async fn claim_key(
+        &self,
+        key: &IdempotencyKey,
+        fingerprint: &str,
+        now: Timestamp,
+        expires_at: Timestamp,
+    ) -> Result<IdempotencyClaim>;
+    /// Store the answer of a key held in flight; a retry then gets it.
+    async fn store_answer(&self, key: &IdempotencyKey, answer: &[u8]) -> Result<()>;
+    /// Give back a key held in flight whose request changed nothing (it failed), so that a
+    /// retry runs again.
+    async fn release_key(&self, key: &IdempotencyKey) -> Result<()>;
+}
+
 /// The search_log table.
 #[async_trait]
 pub trait SearchLogStore: Send + Sync {
@@ -496,8 +572,11 @@ pub struct VectorHit {
 
 /// The in-memory exact vector index (seed section 9).
 pub trait VectorIndex: Send + Sync {
-    /// Add or replace the vector of a record (normalised on the way in). The vector must
-    /// have the index's dims.
+    /// Whether `upsert` takes this vector (the index's dims, finite numbers). The write path
+    /// asks before its commit, so the update after the commit has nothing left to refuse.
+    fn check(&self, vector: &[f32]) -> Result<()>;
+    /// Add or replace the vector of a record (normalised on the way in). Fails only for a
+    /// vector `check` refuses or a key the index cannot address.
     fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()>;
     /// Mark a record's vector dead without rebuilding; it is never returned again.
     fn mark_dead(&self, key: RecordKey);

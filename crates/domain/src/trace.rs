@@ -78,14 +78,14 @@ named_enum! {
 }
 
 named_enum! {
-    /// The stage that removed (or, for the reranker, reordered) a candidate.
+    /// The stage that removed a candidate. The reranker only reorders, so it removes nothing;
+    /// what happened to it is a `TraceNote`.
     DropStage {
         Eligibility => "eligibility",
         /// A fused record the store no longer returned (removed since eligibility).
         Fetch => "fetch",
         Gate => "gate",
         Duplicate => "duplicate",
-        Reranker => "reranker",
         Budget => "budget",
         Limit => "limit",
     }
@@ -109,6 +109,13 @@ pub struct TraceDrop {
     pub record_id: RecordId,
     pub stage: DropStage,
     pub reason: String,
+}
+
+/// What a stage did that removed nothing (a reranker that failed and kept the RRF order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceNote {
+    pub stage: PipelineStage,
+    pub note: String,
 }
 
 /// One returned result.
@@ -139,7 +146,10 @@ pub struct SearchTrace {
     pub channels: Vec<(Channel, Vec<TraceCandidate>)>,
     /// Fused order before result control: record and RRF score.
     pub fused: Vec<(RecordId, f64)>,
+    /// Every candidate a stage removed, and why. Only real removals.
     pub drops: Vec<TraceDrop>,
+    /// What stages did that removed nothing, such as a reranker fallback.
+    pub notes: Vec<TraceNote>,
     pub results: Vec<TraceResult>,
     /// Each stage and its duration in microseconds.
     pub timings_us: Vec<(PipelineStage, u64)>,

@@ -33,8 +33,8 @@ async fn health() -> &'static str {
     get, path = "/ready", operation_id = "ready", tag = "operations",
     responses(
         (status = 200, description = "Ready", body = ReadyDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 500, description = "internal (a component is down)", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 500, description = "internal (a component is down)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]

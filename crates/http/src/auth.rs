@@ -17,8 +17,9 @@ use crate::state::AppState;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Caller {
     Admin,
-    /// A host key; `agents` empty means any agent.
+    /// A host key (its id); `agents` empty means any agent.
     Host {
+        key_id: String,
         agents: Vec<AgentId>,
     },
 }
@@ -37,7 +38,7 @@ async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, ApiError> {
     }
     match state.services.admin.key_by_hash(&hash).await {
         Ok(Some(key)) if key.role == KeyRole::Admin => Ok(Caller::Admin),
-        Ok(Some(key)) => Ok(Caller::Host { agents: key.agents }),
+        Ok(Some(key)) => Ok(Caller::Host { key_id: key.id, agents: key.agents }),
         Ok(None) => Err(ApiError::unauthorized()),
         Err(error) => {
             tracing::error!(%error, "key lookup failed");
@@ -57,6 +58,7 @@ pub(crate) struct AdminKey;
 /// A host key, with the agents it may assert.
 #[derive(Debug)]
 pub(crate) struct HostKey {
+    id: String,
     agents: Vec<AgentId>,
 }
 
@@ -87,7 +89,7 @@ impl FromRequestParts<AppState> for HostKey {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         match caller(parts, state).await? {
-            Caller::Host { agents } => Ok(Self { agents }),
+            Caller::Host { key_id, agents } => Ok(Self { id: key_id, agents }),
             Caller::Admin => Err(ApiError::new(
                 ErrorCode::Forbidden,
                 "memory tools are called with a host key (create one with POST /v1/admin/host-keys)",
@@ -97,6 +99,11 @@ impl FromRequestParts<AppState> for HostKey {
 }
 
 impl HostKey {
+    /// The key's id (idempotency keys belong to it).
+    pub(crate) fn id(&self) -> &str {
+        &self.id
+    }
+
     /// The principal the request asserts, if this key may assert it.
     pub(crate) fn principal(&self, dto: &PrincipalDto) -> Result<Principal, ApiError> {
         let agent = AgentId::new(dto.agent_id.clone())

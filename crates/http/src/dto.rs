@@ -530,7 +530,9 @@ pub(crate) struct EndSessionBody {
 /// A write made by extraction: its outcome and record, or why it failed.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct ExtractionWriteDto {
-    /// created, reinforced, superseding, conflicting or rejected; absent when the write failed.
+    /// created, reinforced, superseding, conflicting or rejected; already_written when an
+    /// earlier attempt of this session's extraction wrote the same candidate (nothing was
+    /// written again); absent when the write failed.
     pub(crate) outcome: Option<String>,
     pub(crate) record_id: Option<String>,
     /// Why the write was rejected or failed.
@@ -538,13 +540,16 @@ pub(crate) struct ExtractionWriteDto {
 }
 
 impl ExtractionWriteDto {
-    pub(crate) fn from_write(write: &Result<retold_ingest::WriteOutcome, String>) -> Self {
+    pub(crate) fn from_write(write: &Result<retold_ingest::KeyedWrite, String>) -> Self {
         match write {
-            Ok(outcome) => Self {
-                outcome: Some(outcome.kind().to_owned()),
-                record_id: outcome.record_id().map(ToString::to_string),
-                reason: match outcome {
-                    retold_ingest::WriteOutcome::Rejected { reason, .. } => Some(reason.clone()),
+            Ok(written) => Self {
+                outcome: Some(written.kind().to_owned()),
+                record_id: written.record_id().map(ToString::to_string),
+                reason: match written {
+                    retold_ingest::KeyedWrite::Written(retold_ingest::WriteOutcome::Rejected {
+                        reason,
+                        ..
+                    }) => Some(reason.clone()),
                     _ => None,
                 },
             },

@@ -18,6 +18,8 @@ pub enum ErrorCode {
     Unauthorized,
     Forbidden,
     Conflict,
+    /// An `Idempotency-Key` sent again with another request (method, path or body).
+    IdempotencyKeyReused,
     PayloadTooLarge,
     Internal,
 }
@@ -35,6 +37,9 @@ impl ErrorCode {
             Self::Unauthorized => ("unauthorized", StatusCode::UNAUTHORIZED, "Unauthorized"),
             Self::Forbidden => ("forbidden", StatusCode::FORBIDDEN, "Forbidden"),
             Self::Conflict => ("conflict", StatusCode::CONFLICT, "Conflict"),
+            Self::IdempotencyKeyReused => {
+                ("idempotency_key_reused", StatusCode::CONFLICT, "Idempotency key reused")
+            }
             Self::PayloadTooLarge => {
                 ("payload_too_large", StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
             }
@@ -52,7 +57,7 @@ pub struct Problem {
     pub title: String,
     pub status: u16,
     /// Stable error code: scope_not_writable, entity_ambiguous, not_found, validation_failed,
-    /// unauthorized, forbidden, conflict, payload_too_large, internal.
+    /// unauthorized, forbidden, conflict, idempotency_key_reused, payload_too_large, internal.
     pub code: String,
     pub detail: String,
     /// For validation_failed: the field that was refused.

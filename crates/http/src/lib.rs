@@ -5,6 +5,7 @@ mod app;
 mod auth;
 mod dto;
 mod error;
+mod idempotency;
 mod openapi;
 mod routes;
 mod serve_error;

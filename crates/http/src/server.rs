@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use retold_app::{AdminService, Services, SessionService, Stores};
+use retold_app::{AdminService, IdempotencyService, Services, SessionService, Stores};
 use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, VectorIndex};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
@@ -157,6 +157,7 @@ pub fn wire(
         entity_writer: stores.entity_writer.clone(),
         grants: stores.grants.clone(),
         turns: stores.turns.clone(),
+        receipts: stores.receipts.clone(),
         embedder: embedder.clone(),
         index: index.clone(),
         judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
@@ -243,16 +244,26 @@ pub fn services(
 ) -> Services {
     let Wired { ingestor, retriever, extraction } =
         wire(stores, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings, hosted);
+    // One tracker for background work and idempotent requests, which shutdown waits for.
+    let tasks = tokio_util::task::TaskTracker::new();
     let sessions = SessionService::new(
         stores.turns.clone(),
         extraction,
         extraction_status,
-        tokio_util::task::TaskTracker::new(),
+        tasks.clone(),
         clock.clone(),
         ids.clone(),
     );
+    let idempotency = IdempotencyService::new(
+        stores.idempotency.clone(),
+        clock.clone(),
+        retold_domain::chrono::TimeDelta::milliseconds(
+            i64::try_from(settings.server.idempotency_ttl_ms).unwrap_or(i64::MAX),
+        ),
+        tasks,
+    );
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
-    Services { ingestor, retriever, sessions, admin }
+    Services { ingestor, retriever, sessions, admin, idempotency }
 }
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start
@@ -361,13 +372,16 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     }
     let app = crate::app::app(built.state, &settings.server);
     axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
-    // Let extraction runs in flight finish: their sessions are claimed and would otherwise
-    // never be extracted.
+    // Let extraction runs and idempotent requests in flight finish: their sessions are
+    // claimed and their keys held, and would otherwise stay so.
     stop.cancel();
     tasks.close();
     let grace = std::time::Duration::from_millis(settings.server.shutdown_grace_ms);
     if tokio::time::timeout(grace, tasks.wait()).await.is_err() {
-        tracing::warn!(running = tasks.len(), "extraction runs still in flight at shutdown were abandoned");
+        tracing::warn!(
+            running = tasks.len(),
+            "extraction runs or idempotent requests still in flight at shutdown were abandoned"
+        );
     }
     // Closing a clone closes the shared pools.
     SqliteStore::clone(&store).close().await?;

@@ -99,6 +99,9 @@ pub struct ServerSettings {
     pub cors_origins: Vec<String>,
     #[validate(range(max = 600_000))]
     pub shutdown_grace_ms: u64,
+    /// How long an `Idempotency-Key` and its first answer are kept.
+    #[validate(range(min = 1_000, max = 2_592_000_000_u64))]
+    pub idempotency_ttl_ms: u64,
 }
 
 /// `auth.*`

@@ -139,6 +139,10 @@ pub(crate) fn normalise(vector: &mut [f32]) {
 }
 
 impl VectorIndex for ExactIndex {
+    fn check(&self, vector: &[f32]) -> Result<()> {
+        self.check_dims("vector", vector)
+    }
+
     fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()> {
         self.check_dims("vector", vector)?;
         let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {

@@ -10,7 +10,7 @@ use retold_domain::{
     EmbeddingRow, EntailmentJudge, Entity, EntityId, EntityReader, EntityStatus, EntityWriter, EventId,
     EventKind, FactKey, GrantStore, IdGenerator, KeyGuard, KeyedRecord, LinkRole, MemoryRecord, NewEntity,
     Principal, RecordEntityLink, RecordGraph, RecordId, RecordReader, RecordUpdate, RecordWriter, Result,
-    Scope, SourceKind, Status, TurnBuffer, VectorIndex, WriteUnit,
+    Scope, SourceKind, Status, TurnBuffer, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 use retold_policy::{
     EvidenceVerdict, FactDecision, Reinforcement, ScopeAccess, decide, evidence_appears_verbatim,
@@ -19,7 +19,9 @@ use retold_policy::{
 
 use crate::config::IngestConfig;
 use crate::judge::cosine;
-use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
+use crate::request::{
+    EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
+};
 
 /// How often a write is retried when a concurrent writer changed what it decided against.
 const MAX_ATTEMPTS: usize = 8;
@@ -38,6 +40,8 @@ pub struct Ports {
     pub grants: Arc<dyn GrantStore>,
     /// Cited session turns, for the evidence check.
     pub turns: Arc<dyn TurnBuffer>,
+    /// Receipts of keyed writes (extraction candidates), so a retried run writes nothing twice.
+    pub receipts: Arc<dyn WriteReceipts>,
     pub embedder: Arc<dyn Embedder>,
     pub index: Arc<dyn VectorIndex>,
     pub judge: Arc<dyn EntailmentJudge>,
@@ -128,7 +132,30 @@ impl Ingestor {
     pub async fn write(&self, principal: &Principal, request: &WriteRequest) -> Result<WriteOutcome> {
         use tracing::Instrument;
         let span = tracing::info_span!("ingest.write", agent = %principal.agent_id, scope = %request.scope);
-        self.retrying(|| self.write_once(principal, request, None)).instrument(span).await
+        self.retrying(|| self.write_once(principal, request, None, None)).instrument(span).await
+    }
+
+    /// A write that a retried run may attempt again (an extraction candidate), applied at most
+    /// once per `key`: the write's receipt commits with it, and an attempt that finds the
+    /// receipt writes nothing, so a candidate never reinforces its own earlier copy.
+    pub async fn write_keyed(
+        &self,
+        principal: &Principal,
+        request: &WriteRequest,
+        key: &WriteKey,
+    ) -> Result<KeyedWrite> {
+        use tracing::Instrument;
+        let span = tracing::info_span!("ingest.write", agent = %principal.agent_id, scope = %request.scope);
+        self.retrying(|| async {
+            // A concurrent attempt that commits first makes this one's unit contended; the
+            // retry then finds its receipt here.
+            if let Some(receipt) = self.ports.receipts.receipt(key).await? {
+                return Ok(KeyedWrite::Earlier(receipt));
+            }
+            self.write_once(principal, request, None, Some(key)).await.map(KeyedWrite::Written)
+        })
+        .instrument(span)
+        .await
     }
 
     pub(crate) async fn retrying<'a, T, F, Fut>(&'a self, attempt: F) -> Result<T>
@@ -354,6 +381,7 @@ impl Ingestor {
         principal: &Principal,
         request: &WriteRequest,
         forced_target: Option<&RecordId>,
+        key: Option<&WriteKey>,
     ) -> Result<WriteOutcome> {
         let now = self.ports.clock.now();
         let access = self.access(principal).await?;
@@ -377,6 +405,8 @@ impl Ingestor {
             }
         };
         let vector = self.embed_one(request.content.as_str()).await?;
+        // Before anything commits: the index update after the commit then has nothing to refuse.
+        self.ports.index.check(&vector)?;
 
         let source_kind = evidence.source_kind;
         let mut details = evidence.details;
@@ -401,6 +431,7 @@ impl Ingestor {
                 attribute,
                 vector: &vector,
                 forced_target,
+                key,
                 now,
             };
             match self.decide_current_fact(fact, &mut record, &mut unit, &mut details).await? {
@@ -428,13 +459,30 @@ impl Ingestor {
             dims: info.dims,
             vector: vector.clone(),
         });
+        unit.receipt = key.map(|key| receipt(key, outcome.event_kind(), &record.id, now));
         unit.inserts.push(record);
         unit.events.push(event);
         let keys = self.ports.writer.apply(unit).await?;
+        // Committed: nothing below may turn the answer into an error.
         for EligibleRecord { key, id } in keys {
-            self.ports.index.upsert(key, &id, &vector)?;
+            self.index_committed(key, &id, &vector);
         }
         Ok(outcome)
+    }
+
+    /// The vector index update after a commit, with the key the store gave. `check` took the
+    /// vector before the commit, so an index that refuses it now breaks its contract (for
+    /// `ExactIndex`, only a key beyond 2^32 − 2 can): the write stays acknowledged, since
+    /// SQLite holds it, and the failure is logged; the next start rebuilds the index from
+    /// SQLite, until then the dense channel misses the record.
+    fn index_committed(&self, key: retold_domain::RecordKey, id: &RecordId, vector: &[f32]) {
+        if let Err(error) = self.ports.index.upsert(key, id, vector) {
+            tracing::error!(
+                record = %id,
+                %error,
+                "the vector index refused a committed record; dense search misses it until the next start"
+            );
+        }
     }
 
     /// The new record before the current-fact decision: the seed's initial confidence and
@@ -492,8 +540,17 @@ impl Ingestor {
         unit: &mut WriteUnit,
         details: &mut BTreeMap<String, String>,
     ) -> Result<FactStep> {
-        let CurrentFactWrite { principal, access, request, subject, attribute, vector, forced_target, now } =
-            fact;
+        let CurrentFactWrite {
+            principal,
+            access,
+            request,
+            subject,
+            attribute,
+            vector,
+            forced_target,
+            key,
+            now,
+        } = fact;
         let source_kind = record.source_kind;
         let mut decided: Option<WriteOutcome> = None;
         // Only readable scopes are ever consulted: a write-only grant gets no duplicate check.
@@ -549,6 +606,8 @@ impl Ingestor {
                     unit.updates
                         .push(RecordUpdate { expected_version: current.record.version, record: next });
                     unit.events.push(event);
+                    unit.receipt =
+                        key.map(|key| receipt(key, EventKind::RecordReinforced, &current.record.id, now));
                     // Reinforcement writes no new row, so no new entity either.
                     unit.entities.clear();
                     self.ports.writer.apply(std::mem::take(unit)).await?;
@@ -643,6 +702,8 @@ impl Ingestor {
                 .map(RevisionOutcome::from);
         }
         transition(record.status, to)?;
+        // Every read before the commit: after it, only the infallible `mark_dead` is left.
+        let dead_key = if to.keeps_indexes() { None } else { self.ports.records.key_of(id).await? };
         let mut next = record.clone();
         next.status = to;
         next.version += 1;
@@ -663,9 +724,7 @@ impl Ingestor {
                 ..WriteUnit::default()
             })
             .await?;
-        if !to.keeps_indexes()
-            && let Some(key) = self.ports.records.key_of(id).await?
-        {
+        if let Some(key) = dead_key {
             self.ports.index.mark_dead(key);
         }
         Ok(RevisionOutcome::StatusChanged { id: id.clone(), from: record.status, to })
@@ -701,7 +760,7 @@ impl Ingestor {
                             .into(),
                     });
                 }
-                self.retrying(|| self.write_once(principal, replacement, Some(id)))
+                self.retrying(|| self.write_once(principal, replacement, Some(id), None))
                     .await
                     .map(RevisionOutcome::from)
             }
@@ -721,7 +780,19 @@ struct CurrentFactWrite<'a> {
     attribute: &'a retold_domain::Attribute,
     vector: &'a [f32],
     forced_target: Option<&'a RecordId>,
+    /// The key of a keyed write, whose receipt commits with it.
+    key: Option<&'a WriteKey>,
     now: retold_domain::Timestamp,
+}
+
+/// The receipt a keyed write stores with its unit.
+fn receipt(
+    key: &WriteKey,
+    outcome: EventKind,
+    record: &RecordId,
+    at: retold_domain::Timestamp,
+) -> WriteReceipt {
+    WriteReceipt { key: key.clone(), outcome, record_id: record.clone(), at }
 }
 
 /// After the current-fact step: the write is finished (a reinforcement writes no new row), or

@@ -21,4 +21,6 @@ pub use crate::extraction::{
 pub use crate::ingestor::{Ingestor, Ports};
 pub use crate::judge::EmbeddingEntailmentJudge;
 pub use crate::merge::MergeAuthority;
-pub use crate::request::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
+pub use crate::request::{
+    EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
+};

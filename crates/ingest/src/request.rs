@@ -2,7 +2,7 @@
 
 use retold_domain::{
     Attribute, Confidence, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope,
-    SourceKind, SourceRef, Status, Tag, Timestamp,
+    SourceKind, SourceRef, Status, Tag, Timestamp, WriteReceipt,
 };
 
 /// An entity named by id, or by a name resolved exactly and scope-aware.
@@ -102,6 +102,32 @@ impl WriteOutcome {
             | Self::Superseding { id, .. }
             | Self::Conflicting { id, .. } => Some(id),
             Self::Rejected { .. } => None,
+        }
+    }
+}
+
+/// What a keyed write (an extraction candidate) did: written by this attempt, or found
+/// written by an earlier one, in which case nothing was written again.
+#[derive(Debug, Clone, PartialEq)]
+pub enum KeyedWrite {
+    Written(WriteOutcome),
+    Earlier(WriteReceipt),
+}
+
+impl KeyedWrite {
+    /// The stable outcome name: the write's, or `already_written`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Written(outcome) => outcome.kind(),
+            Self::Earlier(_) => "already_written",
+        }
+    }
+
+    /// The record written now or by the earlier attempt.
+    pub fn record_id(&self) -> Option<&RecordId> {
+        match self {
+            Self::Written(outcome) => outcome.record_id(),
+            Self::Earlier(receipt) => Some(&receipt.record_id),
         }
     }
 }

@@ -157,6 +157,7 @@ fn trace_json(trace: &SearchTrace) -> Value {
         ))).collect::<serde_json::Map<_, _>>(),
         "fused": trace.fused.iter().map(|(id, score)| json!({"record_id": id.as_str(), "score": score})).collect::<Vec<_>>(),
         "drops": trace.drops.iter().map(|d| json!({"record_id": d.record_id.as_str(), "stage": d.stage.as_str(), "reason": d.reason})).collect::<Vec<_>>(),
+        "notes": trace.notes.iter().map(|n| json!({"stage": n.stage.as_str(), "note": n.note})).collect::<Vec<_>>(),
         "results": trace.results.iter().map(|r| json!({
             "record_id": r.record_id.as_str(), "rank": r.rank, "score": r.score, "explanation": r.explanation,
         })).collect::<Vec<_>>(),

@@ -212,6 +212,9 @@ impl SqliteStore {
         for event in &unit.events {
             insert_event(&txn, event).await?;
         }
+        if let Some(receipt) = &unit.receipt {
+            crate::receipts::insert_receipt(&txn, receipt).await?;
+        }
         txn.commit().await?;
         Ok(inserted)
     }

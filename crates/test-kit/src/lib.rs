@@ -18,8 +18,8 @@ pub use crate::world::{World, WorldBuilder, embedder, host_event, principal};
 pub mod prelude {
     pub use retold_domain::{
         ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource,
-        EntityReader, EntityWriter, ExtractionClaims, GrantStore, LexicalIndex, RecordGraph, RecordReader,
-        RecordWriter, SearchLogStore, TurnBuffer, VectorIndex,
+        EntityReader, EntityWriter, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph,
+        RecordReader, RecordWriter, SearchLogStore, TurnBuffer, VectorIndex, WriteReceipts,
     };
 
     /// Every store port one backend implements.
@@ -34,12 +34,14 @@ pub mod prelude {
         + EntityWriter
         + ExtractionClaims
         + GrantStore
+        + IdempotencyKeys
         + LexicalIndex
         + RecordGraph
         + RecordReader
         + RecordWriter
         + SearchLogStore
         + TurnBuffer
+        + WriteReceipts
     {
     }
 
@@ -54,12 +56,14 @@ pub mod prelude {
             + EntityWriter
             + ExtractionClaims
             + GrantStore
+            + IdempotencyKeys
             + LexicalIndex
             + RecordGraph
             + RecordReader
             + RecordWriter
             + SearchLogStore
             + TurnBuffer
+            + WriteReceipts
     {
     }
 }
@@ -70,7 +74,7 @@ pub mod prelude {
 #[macro_export]
 macro_rules! contract_suite {
     ($open:path) => {
-        $crate::contract_suite!(@each $open; every_field_round_trips, a_failing_statement_leaves_nothing_behind, supersession_flips_the_old_record_and_links_the_new_one_atomically, conflicts_are_linked_both_ways, alias_changes_rewrite_fts_rows, merging_entities_moves_links_and_aliases, entity_lookup_is_exact_and_scope_aware, the_eligible_filter_excludes_everything_it_must, user_text_is_never_fts_syntax, grants_are_stored_listed_and_revoked, only_compatible_embeddings_are_loaded, embeddings_round_trip_bit_for_bit_across_many_rows, sessions_number_turns_and_refuse_writes_after_the_end, an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries);
+        $crate::contract_suite!(@each $open; every_field_round_trips, a_failing_statement_leaves_nothing_behind, supersession_flips_the_old_record_and_links_the_new_one_atomically, conflicts_are_linked_both_ways, alias_changes_rewrite_fts_rows, merging_entities_moves_links_and_aliases, entity_lookup_is_exact_and_scope_aware, the_eligible_filter_excludes_everything_it_must, user_text_is_never_fts_syntax, grants_are_stored_listed_and_revoked, only_compatible_embeddings_are_loaded, embeddings_round_trip_bit_for_bit_across_many_rows, sessions_number_turns_and_refuse_writes_after_the_end, an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bounded_retries, a_write_receipt_commits_with_its_unit_and_only_once, an_idempotency_key_is_claimed_once_answered_released_and_expires);
     };
     (@each $open:path; $($name:ident),* $(,)?) => {
         $(

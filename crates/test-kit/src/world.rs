@@ -149,32 +149,44 @@ impl WorldBuilder {
             entity_writer,
             grants: shared.clone(),
             turns: shared.clone(),
+            receipts: shared.clone(),
             embedder: self.embedder.clone(),
             index: index.clone(),
             judge: Arc::new(EmbeddingEntailmentJudge::new(self.embedder.clone())),
             clock: clock.clone(),
             ids: ids.clone(),
         };
-        let ingestor = Ingestor::new(ports.clone(), self.ingest);
-        let retriever = Retriever::new(
-            RetrievePorts {
-                eligibility,
-                records: shared.clone(),
-                graph: shared.clone(),
-                entities: shared.clone(),
-                grants: shared.clone(),
-                lexical: shared.clone(),
-                index: index.clone(),
-                embedder: self.embedder,
-                search_log: shared,
-                rewriter: self.rewriter,
-                reranker: self.reranker,
-                clock: clock.clone(),
-                ids,
-            },
-            self.retrieve,
-        );
-        World { store, reads, index, clock, ingestor, retriever, ports, eligibility: table, _dir: dir }
+        let ingestor = Ingestor::new(ports.clone(), self.ingest.clone());
+        let retrieve_ports = RetrievePorts {
+            eligibility,
+            records: shared.clone(),
+            graph: shared.clone(),
+            entities: shared.clone(),
+            grants: shared.clone(),
+            lexical: shared.clone(),
+            index: index.clone(),
+            embedder: self.embedder,
+            search_log: shared,
+            rewriter: self.rewriter,
+            reranker: self.reranker,
+            clock: clock.clone(),
+            ids,
+        };
+        let retriever = Retriever::new(retrieve_ports.clone(), self.retrieve.clone());
+        World {
+            store,
+            reads,
+            index,
+            clock,
+            ingestor,
+            retriever,
+            ports,
+            eligibility: table,
+            ingest: self.ingest,
+            retrieve_ports,
+            retrieve: self.retrieve,
+            _dir: dir,
+        }
     }
 }
 
@@ -192,6 +204,9 @@ pub struct World {
     pub ports: Ports,
     /// The derived eligibility table, when the world was built with one.
     pub eligibility: Option<Arc<EligibilityTable>>,
+    ingest: IngestConfig,
+    retrieve_ports: RetrievePorts,
+    retrieve: RetrieveConfig,
     _dir: tempfile::TempDir,
 }
 
@@ -209,9 +224,23 @@ impl World {
     }
 
     /// The same world with the ingestor writing through `writer` (a fault-injecting wrapper).
-    pub fn with_writer(mut self, writer: Arc<dyn retold_domain::RecordWriter>) -> Self {
-        self.ports.writer = writer;
-        self.ingestor = Ingestor::new(self.ports.clone(), IngestConfig::default());
+    pub fn with_writer(self, writer: Arc<dyn retold_domain::RecordWriter>) -> Self {
+        self.with_ports(|ports| ports.writer = writer)
+    }
+
+    /// The same world with the ingestor's ports changed by `change` (fault-injecting wrappers
+    /// around the store, the index or the embedder); its configuration stays.
+    pub fn with_ports(mut self, change: impl FnOnce(&mut Ports)) -> Self {
+        change(&mut self.ports);
+        self.ingestor = Ingestor::new(self.ports.clone(), self.ingest.clone());
+        self
+    }
+
+    /// The same world with the retriever's ports changed by `change` (a store wrapper that
+    /// loses records, say); its configuration stays.
+    pub fn with_retrieve_ports(mut self, change: impl FnOnce(&mut RetrievePorts)) -> Self {
+        change(&mut self.retrieve_ports);
+        self.retriever = Retriever::new(self.retrieve_ports.clone(), self.retrieve.clone());
         self
     }
 

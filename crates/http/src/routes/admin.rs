@@ -1,7 +1,7 @@
 //! Admin endpoints: grants, entities and aliases, host keys, audit history, search traces.
 
 use axum::Json;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use retold_app::EntityView;
 use retold_domain::{AgentId, AuditEvent, EntityKind, Grant, Name, Scope};
@@ -14,7 +14,7 @@ use crate::dto::{
     ExtractionRunDto, GrantBody, GrantDto, GrantListDto, HostKeyBody, HostKeyDto, MergeBody, field,
 };
 use crate::error::{ApiError, ApiResult};
-use crate::routes::Valid;
+use crate::routes::{Valid, ValidQuery};
 use crate::state::AppState;
 
 fn grant_dto(g: &Grant) -> GrantDto {
@@ -33,9 +33,10 @@ fn grant_dto(g: &Grant) -> GrantDto {
     request_body = GrantBody,
     responses(
         (status = 201, description = "The grant", body = GrantDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed (including grants on private agent scopes)", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed (including grants on private agent scopes)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -71,16 +72,16 @@ pub(crate) struct GrantQuery {
     params(GrantQuery),
     responses(
         (status = 200, description = "The grants", body = GrantListDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
 pub(crate) async fn grant_list(
     State(state): State<AppState>,
     _: AdminKey,
-    Query(query): Query<GrantQuery>,
+    ValidQuery(query): ValidQuery<GrantQuery>,
 ) -> ApiResult<Json<GrantListDto>> {
     let agent = field("agent_id", AgentId::new(query.agent_id))?;
     let grants = state.services.admin.grants(&agent).await?;
@@ -93,9 +94,9 @@ pub(crate) async fn grant_list(
     params(("id" = String, Path, description = "The grant id")),
     responses(
         (status = 204, description = "Revoked"),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -126,9 +127,10 @@ fn entity_dto(view: EntityView) -> EntityDto {
     request_body = EntityBody,
     responses(
         (status = 201, description = "The entity", body = EntityDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -153,10 +155,11 @@ pub(crate) async fn entity_create(
     request_body = AliasBody,
     responses(
         (status = 200, description = "The entity with its aliases", body = EntityDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -176,10 +179,12 @@ pub(crate) async fn entity_add_alias(
     request_body = MergeBody,
     responses(
         (status = 200, description = "The surviving entity", body = EntityDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -197,9 +202,10 @@ pub(crate) async fn entity_merge(
     request_body = HostKeyBody,
     responses(
         (status = 201, description = "The key; store it now, it is not shown again", body = HostKeyDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -228,9 +234,9 @@ pub(crate) async fn host_key_create(
     params(("id" = String, Path, description = "The record id")),
     responses(
         (status = 200, description = "Events, oldest first", body = EventListDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -265,9 +271,9 @@ fn event_list(events: Vec<AuditEvent>) -> EventListDto {
     params(("id" = String, Path, description = "The session id")),
     responses(
         (status = 200, description = "Events, oldest first", body = EventListDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -286,11 +292,12 @@ pub(crate) async fn session_events(
     request_body = ExtractionRunBody,
     responses(
         (status = 200, description = "One report per session", body = ExtractionRunDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (session extraction is off)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (session extraction is off)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -313,9 +320,9 @@ pub(crate) async fn extraction_run(
     params(("id" = String, Path, description = "The search id from a memory_search response")),
     responses(
         (status = 200, description = "The trace (JSON object)", body = Object),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]

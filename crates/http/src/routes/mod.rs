@@ -5,7 +5,8 @@ pub(crate) mod sessions;
 pub(crate) mod tools;
 
 use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 use validator::Validate;
 
@@ -40,6 +41,27 @@ where
                 other => ApiError::validation("body", other.body_text()),
             })?;
         value.validate()?;
+        Ok(Self(value))
+    }
+}
+
+/// A query string parsed into `T`, with problem+json errors naming the field (axum's own
+/// `Query` answers a plain-text 400 the document does not list).
+#[derive(Debug)]
+pub(crate) struct ValidQuery<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ValidQuery<T>
+where
+    T: DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Query(value) =
+            axum::extract::Query::<T>::from_request_parts(parts, state).await.map_err(|rejection| {
+                ApiError::validation(field_of(&rejection.body_text()), rejection.body_text())
+            })?;
         Ok(Self(value))
     }
 }

@@ -10,6 +10,7 @@ use retold_domain::TurnRole;
 use crate::auth::HostKey;
 use crate::dto::{EndSessionBody, ExtractionReportDto, SessionBody, SessionDto, TurnBody, TurnDto, field};
 use crate::error::ApiResult;
+use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
 use crate::state::AppState;
 
@@ -19,9 +20,10 @@ use crate::state::AppState;
     request_body = SessionBody,
     responses(
         (status = 201, description = "The session", body = SessionDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -38,15 +40,16 @@ pub(crate) async fn session_start(
 /// Append a numbered user, assistant or tool turn.
 #[utoipa::path(
     post, path = "/v1/sessions/{id}/turns", operation_id = "session_append_turn", tag = "sessions",
-    params(("id" = String, Path, description = "The session id")),
+    params(("id" = String, Path, description = "The session id"), ("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = TurnBody,
     responses(
         (status = 201, description = "The turn number", body = TurnDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (the session has ended)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (the session has ended, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -54,15 +57,21 @@ pub(crate) async fn session_append_turn(
     State(state): State<AppState>,
     key: HostKey,
     Path(id): Path<String>,
-    Valid(body): Valid<TurnBody>,
-) -> ApiResult<(StatusCode, Json<TurnDto>)> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<TurnBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let role = field("role", TurnRole::parse(&body.role))?;
-    let appended = state.services.sessions.append(&principal, &id, role, body.content).await?;
-    Ok((
-        StatusCode::CREATED,
-        Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
-    ))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        let appended = services.sessions.append(&who, &id, role, body.content).await?;
+        Ok((
+            StatusCode::CREATED,
+            Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
+        ))
+    })
+    .await)
 }
 
 /// End a session. Its extraction then runs once: in the background (204), or before the
@@ -74,10 +83,12 @@ pub(crate) async fn session_append_turn(
     responses(
         (status = 200, description = "Ended and extracted (wait_for_extraction)", body = ExtractionReportDto),
         (status = 204, description = "Ended; extraction runs in the background when it is on"),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (already ended)", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (already ended)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]

@@ -2,6 +2,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::response::Response;
 use retold_domain::{
     Attribute, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope, SourceKind,
     SourceRef, Tag,
@@ -16,6 +17,7 @@ use crate::dto::{
     SearchResponseDto, SearchResultDto, WriteBody, WriteResponseDto, field,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
 use crate::state::AppState;
 
@@ -58,9 +60,10 @@ fn hit_dto(hit: &SearchHit) -> SearchResultDto {
     request_body = SearchBody,
     responses(
         (status = 200, description = "Ranked, explained results", body = SearchResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -102,10 +105,11 @@ pub(crate) async fn memory_search(
     request_body = GetBody,
     responses(
         (status = 200, description = "The records", body = GetResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found (also for records the principal may not read)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (also for records the principal may not read)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -213,27 +217,34 @@ pub(crate) fn write_response(outcome: WriteOutcome) -> ApiResult<WriteResponseDt
 /// Create a memory with source and evidence.
 #[utoipa::path(
     post, path = "/v1/memory/write", operation_id = "memory_write", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = WriteBody,
     responses(
         (status = 200, description = "created, reinforced, superseding or conflicting", body = WriteResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found (an entity id)", body = crate::error::Problem),
-        (status = 409, description = "entity_ambiguous or conflict", body = crate::error::Problem),
-        (status = 413, description = "payload_too_large", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (an entity id)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "entity_ambiguous, conflict (also: the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
 pub(crate) async fn memory_write(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<WriteBody>,
-) -> ApiResult<Json<WriteResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<WriteBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let request = write_request(&body)?;
-    let outcome = state.services.ingestor.write(&principal, &request).await?;
-    Ok(Json(write_response(outcome)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        let outcome = services.ingestor.write(&who, &request).await?;
+        Ok(Json(write_response(outcome)?))
+    })
+    .await)
 }
 
 fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
@@ -268,22 +279,25 @@ fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {
 /// Confirm, supersede, expire, or merge an entity.
 #[utoipa::path(
     post, path = "/v1/memory/revise", operation_id = "memory_revise", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = ReviseBody,
     responses(
         (status = 200, description = "The revision", body = ReviseResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (an illegal lifecycle transition)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (an illegal lifecycle transition, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
 pub(crate) async fn memory_revise(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<ReviseBody>,
-) -> ApiResult<Json<ReviseResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<ReviseBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let id = || -> Result<RecordId, ApiError> {
         let id = body.id.clone().ok_or_else(|| ApiError::validation("id", "required for this action"))?;
@@ -314,29 +328,42 @@ pub(crate) async fn memory_revise(
             ReviseAction::MergeEntities { from: get("from", &body.from)?, into: get("into", &body.into)? }
         }
     };
-    Ok(Json(revision_response(state.services.ingestor.revise(&principal, &action).await?)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        Ok(Json(revision_response(services.ingestor.revise(&who, &action).await?)?))
+    })
+    .await)
 }
 
 /// Mark a memory deleted with a reason.
 #[utoipa::path(
     post, path = "/v1/memory/forget", operation_id = "memory_forget", tag = "memory tools",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = ForgetBody,
     responses(
         (status = 200, description = "The record is a tombstone now", body = ReviseResponseDto),
-        (status = 401, description = "unauthorized", body = crate::error::Problem),
-        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem),
-        (status = 404, description = "not_found", body = crate::error::Problem),
-        (status = 409, description = "conflict (already deleted)", body = crate::error::Problem),
-        (status = 422, description = "validation_failed", body = crate::error::Problem),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (already deleted, or the first request with this Idempotency-Key is still running) or idempotency_key_reused", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
 pub(crate) async fn memory_forget(
     State(state): State<AppState>,
     key: HostKey,
-    Valid(body): Valid<ForgetBody>,
-) -> ApiResult<Json<ReviseResponseDto>> {
+    retry: IdempotencyHeader,
+    Fingerprinted { body, fingerprint }: Fingerprinted<ForgetBody>,
+) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
     let id = field("id", RecordId::new(body.id.clone()))?;
-    Ok(Json(revision_response(state.services.ingestor.forget(&principal, &id, &body.reason).await?)?))
+    let services = state.services.clone();
+    let who = principal.clone();
+    Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
+        Ok(Json(revision_response(services.ingestor.forget(&who, &id, &body.reason).await?)?))
+    })
+    .await)
 }

@@ -2,9 +2,11 @@
 //! the OpenAPI document, and end-to-end runs of the real binary.
 
 mod api;
+mod bad_input;
 mod cli;
 mod e2e;
 mod extraction;
+mod idempotency;
 mod openapi;
 mod settings;
 mod telemetry;
@@ -64,6 +66,15 @@ pub(crate) async fn app() -> TestApp {
     app_in(tempfile::tempdir().unwrap(), &[]).await
 }
 
+/// A response as the tests read it.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: StatusCode,
+    pub(crate) headers: axum::http::HeaderMap,
+    /// JSON bodies parsed, other bodies as a string, an empty body as null.
+    pub(crate) body: Value,
+}
+
 impl TestApp {
     pub(crate) async fn call(
         &self,
@@ -72,9 +83,25 @@ impl TestApp {
         key: Option<&str>,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
+        let answer = self.call_with(method, path, key, &[], body).await;
+        (answer.status, answer.body)
+    }
+
+    /// `call` with extra request headers.
+    pub(crate) async fn call_with(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        headers: &[(&str, &str)],
+        body: Option<Value>,
+    ) -> Answer {
         let mut request = Request::builder().method(method).uri(path);
         if let Some(key) = key {
             request = request.header("authorization", format!("Bearer {key}"));
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
         }
         let body = match body {
             Some(value) => {
@@ -83,11 +110,17 @@ impl TestApp {
             }
             None => Body::empty(),
         };
-        let response = self.router.clone().oneshot(request.body(body).unwrap()).await.unwrap();
+        self.send(request.body(body).unwrap()).await
+    }
+
+    /// Any request, as built by the caller. Every error answer must be problem+json.
+    pub(crate) async fn send(&self, request: Request<Body>) -> Answer {
+        let response = self.router.clone().oneshot(request).await.unwrap();
         let status = response.status();
-        let content_type = response.headers().get("content-type").map(|v| v.to_str().unwrap().to_owned());
+        let headers = response.headers().clone();
+        let content_type = headers.get("content-type").map(|v| v.to_str().unwrap().to_owned());
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
-        let value = if bytes.is_empty() {
+        let body = if bytes.is_empty() {
             Value::Null
         } else if content_type.as_deref().is_some_and(|c| c.contains("json")) {
             serde_json::from_slice(&bytes).unwrap()
@@ -95,9 +128,9 @@ impl TestApp {
             Value::String(String::from_utf8_lossy(&bytes).into_owned())
         };
         if !status.is_success() {
-            assert_eq!(content_type.as_deref(), Some("application/problem+json"), "{status} {value}");
+            assert_eq!(content_type.as_deref(), Some("application/problem+json"), "{status} {body}");
         }
-        (status, value)
+        Answer { status, headers, body }
     }
 
     /// Create a host key limited to `agents`.

@@ -52,3 +52,82 @@ async fn the_service_serves_the_document_and_an_offline_docs_page() {
         "the page loads nothing from the internet"
     );
 }
+
+/// Every operation of the document: (method, path, operation).
+fn operations(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut all = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            all.push((method.clone(), path.clone(), operation.clone()));
+        }
+    }
+    all
+}
+
+#[test]
+fn every_error_is_documented_as_problem_json_and_every_body_can_be_refused() {
+    let doc = checked_in();
+    let mut wrong = Vec::new();
+    for (method, path, operation) in operations(&doc) {
+        for (status, response) in operation["responses"].as_object().unwrap() {
+            if status.starts_with('2') {
+                continue;
+            }
+            let types: Vec<&String> =
+                response["content"].as_object().map(|c| c.keys().collect()).unwrap_or_default();
+            if types != ["application/problem+json"] {
+                wrong.push(format!("{method} {path} {status}: {types:?}"));
+            }
+        }
+        if operation.get("requestBody").is_some() {
+            // A body can be malformed or of the wrong type (422) and larger than the limit (413).
+            for status in ["413", "422"] {
+                if operation["responses"].get(status).is_none() {
+                    wrong.push(format!("{method} {path} takes a body but documents no {status}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+
+/// Fill `{id}` path parameters with a plausible id.
+fn concrete(path: &str) -> String {
+    path.replace("{id}", "x_1")
+}
+
+#[tokio::test]
+async fn a_body_without_a_json_content_type_is_answered_with_a_documented_status() {
+    let app = app().await;
+    let host = app.host_key(&[]).await;
+    let doc = checked_in();
+    let mut undocumented = Vec::new();
+    for (method, path, operation) in operations(&doc) {
+        if operation.get("requestBody").is_none() {
+            continue;
+        }
+        let key = if operation["tags"][0] == "admin" { ADMIN_KEY } else { host.as_str() };
+        let request = axum::http::Request::builder()
+            .method(method.to_uppercase().as_str())
+            .uri(concrete(&path))
+            .header("authorization", format!("Bearer {key}"))
+            .body(axum::body::Body::from(r#"{"principal": {"agent_id": "a", "user_id": "u"}}"#))
+            .unwrap();
+        let answer = app.send(request).await;
+        assert_eq!(answer.body["field"], "content-type", "{method} {path}: {}", answer.body);
+        if operation["responses"].get(answer.status.as_str()).is_none() {
+            undocumented.push(format!("{method} {path} answered {}", answer.status));
+        }
+    }
+    assert!(undocumented.is_empty(), "{undocumented:#?}");
+}
+
+#[tokio::test]
+async fn a_malformed_query_string_is_a_documented_problem() {
+    let app = app().await;
+    let doc = checked_in();
+    let answer = app.call_with("GET", "/v1/admin/grants", Some(ADMIN_KEY), &[], None).await;
+    assert_eq!(answer.body["field"], "agent_id", "{}", answer.body);
+    let documented = &doc["paths"]["/v1/admin/grants"]["get"]["responses"];
+    assert!(documented.get(answer.status.as_str()).is_some(), "{} is not documented", answer.status);
+}

@@ -78,6 +78,9 @@ fn environment_overrides_the_file() {
 fn an_out_of_range_value_is_refused_naming_its_key() {
     let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__RRF_K", "0")])));
     assert!(text.contains("retrieval.rrf_k"), "{text}");
+    let text =
+        error_text(Settings::load_with_env(None, env(&[("RETOLD__SERVER__IDEMPOTENCY_TTL_MS", "10")])));
+    assert!(text.contains("server.idempotency_ttl_ms"), "{text}");
     let file = yaml_file("ingestion:\n  evidence:\n    entail_floor: 1.5\n");
     let text = error_text(Settings::load_with_env(Some(file.path()), env(&[])));
     assert!(text.contains("ingestion.evidence.entail_floor"), "{text}");

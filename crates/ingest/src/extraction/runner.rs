@@ -8,15 +8,16 @@ use retold_domain::chrono::TimeDelta;
 use retold_domain::{
     AuditEvent, AuditLog, ClaimTerms, Clock, Content, DomainError, EventId, EventKind, ExtractionClaim,
     ExtractionClaims, IdGenerator, MemoryType, Principal, Result, Scope, SessionId, SourceKind, SourceRef,
-    TurnBuffer,
+    Timestamp, TurnBuffer, WriteKey,
 };
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use super::{
     Candidate, Extractor, Review, Reviewer, Transcript, Usage, Verdict, revision_refusal, validate_candidate,
 };
 use crate::ingestor::Ingestor;
-use crate::request::{WriteOutcome, WriteRequest};
+use crate::request::{EntityRef, KeyedWrite, WriteRequest};
 
 /// Settings of the runner (`ingestion.extraction.*`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,8 +87,9 @@ pub struct CandidateOutcome {
     /// Its position among the extractor's candidates.
     pub index: usize,
     pub review: ReviewResult,
-    /// The write's outcome, or why the write failed; `None` when nothing was written.
-    pub write: Option<Result<WriteOutcome, String>>,
+    /// The write's outcome (or the earlier attempt's, when a retried run finds it written),
+    /// or why the write failed; `None` when nothing was written.
+    pub write: Option<Result<KeyedWrite, String>>,
 }
 
 /// What a run did.
@@ -102,7 +104,7 @@ pub enum ExtractionReport {
         malformed: Vec<String>,
         candidates: Vec<CandidateOutcome>,
         /// The session summary's write.
-        summary: Option<Result<WriteOutcome, String>>,
+        summary: Option<Result<KeyedWrite, String>>,
         usage: Usage,
     },
 }
@@ -323,9 +325,12 @@ impl ExtractionRunner {
                 }
             };
             let write = match to_write {
-                Some(request) => {
-                    Some(self.ingestor.write(&principal, &request).await.map_err(|e| e.to_string()))
-                }
+                Some(request) => Some(
+                    self.ingestor
+                        .write_keyed(&principal, &request, &write_key(&session, &request))
+                        .await
+                        .map_err(|e| e.to_string()),
+                ),
                 None => None,
             };
             outcomes.push(CandidateOutcome { index, review: result, write });
@@ -349,7 +354,7 @@ impl ExtractionRunner {
         transcript: &Transcript,
         principal: &Principal,
         text: &str,
-    ) -> Result<WriteOutcome, String> {
+    ) -> Result<KeyedWrite, String> {
         let session = &transcript.session;
         let request = WriteRequest {
             memory_type: MemoryType::Episodic,
@@ -366,7 +371,8 @@ impl ExtractionRunner {
             confidence: None,
             tags: Vec::new(),
         };
-        self.ingestor.write(principal, &request).await.map_err(|e| e.to_string())
+        let key = write_key(&session.id, &request);
+        self.ingestor.write_keyed(principal, &request, &key).await.map_err(|e| e.to_string())
     }
 
     fn event(&self, kind: EventKind, transcript: &Transcript) -> AuditEvent {
@@ -407,16 +413,24 @@ impl ExtractionRunner {
         event.details.insert("malformed".into(), malformed.len().to_string());
         let written = candidates
             .iter()
-            .filter(|c| matches!(&c.write, Some(Ok(outcome)) if outcome.record_id().is_some()))
+            .filter(|c| matches!(&c.write, Some(Ok(KeyedWrite::Written(outcome))) if outcome.record_id().is_some()))
             .count();
         event.details.insert("written".into(), written.to_string());
+        let earlier =
+            candidates.iter().filter(|c| matches!(&c.write, Some(Ok(KeyedWrite::Earlier(_))))).count();
+        event.details.insert("already_written".into(), earlier.to_string());
         event.details.insert("input_tokens".into(), usage.input_tokens.to_string());
         event.details.insert("output_tokens".into(), usage.output_tokens.to_string());
-        let write_json = |write: &Option<Result<WriteOutcome, String>>| match write {
+        let write_json = |write: &Option<Result<KeyedWrite, String>>| match write {
             None => json!(null),
-            Some(Ok(outcome)) => {
+            Some(Ok(KeyedWrite::Written(outcome))) => {
                 json!({"outcome": outcome.kind(), "record_id": outcome.record_id().map(|id| id.to_string())})
             }
+            Some(Ok(KeyedWrite::Earlier(receipt))) => json!({
+                "outcome": "already_written",
+                "record_id": receipt.record_id.to_string(),
+                "earlier_outcome": receipt.outcome.as_str(),
+            }),
             Some(Err(error)) => json!({"error": error}),
         };
         let outcomes: Vec<_> = candidates
@@ -431,4 +445,40 @@ impl ExtractionRunner {
         self.audit.append(vec![event]).await?;
         Ok(())
     }
+}
+
+/// The key of a candidate's write: its session and a SHA-256 of everything the write
+/// writes, length-prefixed field by field. The same candidate proposed again (by a retried
+/// run, or twice in one run) is one write; any other candidate, even from the same turn,
+/// is another key, so nothing is skipped by mistake. Versioned: changing what goes in
+/// changes the prefix.
+pub(crate) fn write_key(session: &SessionId, request: &WriteRequest) -> WriteKey {
+    let entity = |r: &EntityRef| match r {
+        EntityRef::Id(id) => format!("id:{id}"),
+        EntityRef::Name { name, kind } => format!("name:{}:{}", kind.as_str(), name.as_str()),
+    };
+    let time = |t: Option<Timestamp>| t.map(|t| t.timestamp_millis().to_string()).unwrap_or_default();
+    let fields = [
+        "retold-write-key-v1".to_owned(),
+        request.memory_type.as_str().to_owned(),
+        request.content.as_str().to_owned(),
+        request.scope.to_string(),
+        request.subject.as_ref().map(entity).unwrap_or_default(),
+        request.attribute.as_ref().map(|a| a.as_str().to_owned()).unwrap_or_default(),
+        request.mentions.iter().map(entity).collect::<Vec<_>>().join("\n"),
+        request.source_kind.as_str().to_owned(),
+        request.source_ref.as_ref().map(|r| r.as_str().to_owned()).unwrap_or_default(),
+        request.evidence.as_ref().map(|e| e.as_str().to_owned()).unwrap_or_default(),
+        time(request.event_at),
+        time(request.expires_at),
+        request.confidence.map(|c| format!("{:016x}", c.get().to_bits())).unwrap_or_default(),
+        request.tags.iter().map(|t| t.as_str().to_owned()).collect::<Vec<_>>().join("\n"),
+    ];
+    let mut hasher = Sha256::new();
+    for field in &fields {
+        hasher.update((field.len() as u64).to_le_bytes());
+        hasher.update(field.as_bytes());
+    }
+    let digest = hasher.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    WriteKey { session: session.clone(), digest }
 }

@@ -179,3 +179,53 @@ fn review_answers_map_to_verdicts_by_index() {
         matches!(&parse_review(&twice, 1).unwrap()[0], Verdict::Missing { reason } if reason.contains("two verdicts"))
     );
 }
+
+fn request() -> crate::request::WriteRequest {
+    use retold_domain::{Attribute, Content, Evidence, Name, Scope, SourceRef};
+    crate::request::WriteRequest {
+        memory_type: MemoryType::Semantic,
+        content: Content::new("Aditya prefers concise technical explanations.").unwrap(),
+        scope: Scope::parse("user:aditya").unwrap(),
+        subject: Some(crate::request::EntityRef::Name {
+            name: Name::new("Aditya").unwrap(),
+            kind: EntityKind::Person,
+        }),
+        attribute: Some(Attribute::new("explanation_style").unwrap()),
+        mentions: vec![],
+        source_kind: SourceKind::UserStatement,
+        source_ref: Some(SourceRef::new("session:sess_1<turn:1>").unwrap()),
+        evidence: Some(Evidence::new("I prefer concise technical explanations").unwrap()),
+        event_at: Some(Utc.with_ymd_and_hms(2026, 9, 3, 12, 0, 0).unwrap()),
+        expires_at: None,
+        confidence: None,
+        tags: vec![],
+    }
+}
+
+#[test]
+fn a_write_key_is_stable_and_changes_with_everything_written() {
+    use super::runner::write_key;
+    use retold_domain::{Content, SessionId};
+    let session = SessionId::new("sess_1").unwrap();
+    let key = write_key(&session, &request());
+    // Pinned: a retried run after an upgrade must find the receipts of the run before it.
+    assert_eq!(key.digest, "25fb258490f39774edf1caa508228165a0b74bc9bc5941d0617e34e40c7efd39");
+    let other_session = SessionId::new("sess_2").unwrap();
+    assert_eq!(
+        write_key(&other_session, &request()).digest,
+        key.digest,
+        "the session is the key's other half"
+    );
+    let changes: [fn(&mut crate::request::WriteRequest); 5] = [
+        |r| r.content = Content::new("Aditya prefers concise explanations.").unwrap(),
+        |r| r.scope = retold_domain::Scope::parse("agent:a/aditya").unwrap(),
+        |r| r.attribute = None,
+        |r| r.source_kind = SourceKind::AgentInference,
+        |r| r.event_at = None,
+    ];
+    for change in changes {
+        let mut changed = request();
+        change(&mut changed);
+        assert_ne!(write_key(&session, &changed).digest, key.digest, "{changed:?}");
+    }
+}

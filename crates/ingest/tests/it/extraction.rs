@@ -9,7 +9,7 @@ use retold_domain::{
 };
 use retold_ingest::{
     Candidate, CandidateEntity, CandidateScope, Extraction, ExtractionConfig, ExtractionReport,
-    ExtractionRunner, FakeExtractor, ReviewResult, TableReviewer, Verdict, WriteOutcome,
+    ExtractionRunner, FakeExtractor, KeyedWrite, ReviewResult, TableReviewer, Verdict, WriteOutcome,
 };
 
 use crate::{World, claim, principal, world};
@@ -177,7 +177,7 @@ async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_eviden
     assert_eq!(reviewer.seen().len(), 4, "only valid candidates are reviewed");
 
     let written = |i: usize| match &candidates[i].write {
-        Some(Ok(WriteOutcome::Created { id, .. })) => id.clone(),
+        Some(Ok(KeyedWrite::Written(WriteOutcome::Created { id, .. }))) => id.clone(),
         other => panic!("candidate {i}: {other:?}"),
     };
     let preference = w.record(&written(0)).await;
@@ -208,7 +208,7 @@ async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_eviden
     assert_eq!(lead.scope, Scope::parse("user:aditya").unwrap());
 
     let summary_id = match summary {
-        Some(Ok(WriteOutcome::Created { id, .. })) => id.clone(),
+        Some(Ok(KeyedWrite::Written(WriteOutcome::Created { id, .. }))) => id.clone(),
         other => panic!("summary: {other:?}"),
     };
     let summary = w.record(&summary_id).await;
@@ -373,4 +373,117 @@ async fn a_candidate_the_reviewer_skips_is_not_written() {
     let ExtractionReport::Extracted { candidates, .. } = report else { panic!("{report:?}") };
     assert_eq!(candidates[0].review, ReviewResult::Unreviewed { reason: "no verdict".into() });
     assert_eq!(candidates[0].write, None);
+}
+
+/// The store's claims, except that finishing a run fails (after its writes).
+struct UnfinishedClaims {
+    inner: retold_store_sqlite::SqliteStore,
+}
+
+#[async_trait::async_trait]
+impl ExtractionClaims for UnfinishedClaims {
+    async fn claim_extraction(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        terms: retold_domain::ClaimTerms,
+    ) -> retold_domain::Result<retold_domain::ExtractionClaim> {
+        self.inner.claim_extraction(id, claimant, terms).await
+    }
+    async fn finish_extraction(
+        &self,
+        _id: &SessionId,
+        _claimant: &str,
+        _at: retold_domain::Timestamp,
+    ) -> retold_domain::Result<()> {
+        Err(retold_domain::DomainError::backend("sqlite store", "injected failure finishing the run"))
+    }
+    async fn release_extraction(&self, id: &SessionId, claimant: &str) -> retold_domain::Result<()> {
+        self.inner.release_extraction(id, claimant).await
+    }
+    async fn pending_extractions(
+        &self,
+        limit: usize,
+        terms: retold_domain::ClaimTerms,
+    ) -> retold_domain::Result<Vec<SessionId>> {
+        self.inner.pending_extractions(limit, terms).await
+    }
+}
+
+/// Every record in the session's private scope and Aditya's user scope, in any status:
+/// (id, version, status, reinforcements).
+async fn every_record(w: &World) -> Vec<(String, u32, Status, u32)> {
+    let filter = retold_domain::EligibilityFilter {
+        scopes: vec![
+            Scope::parse("agent:research-agent/aditya").unwrap(),
+            Scope::parse("user:aditya").unwrap(),
+        ],
+        statuses: Status::ALL.to_vec(),
+        now: w.clock.now(),
+        types: None,
+        event_from: None,
+        event_to: None,
+        include_conflicts: false,
+    };
+    let ids: Vec<_> = w.store.eligible(&filter).await.unwrap().into_iter().map(|e| e.id).collect();
+    let mut records: Vec<_> = w
+        .store
+        .get_many(&ids)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.id.to_string(), r.version, r.status, r.reinforcements))
+        .collect();
+    records.sort_by(|a, b| a.0.cmp(&b.0));
+    records
+}
+
+#[tokio::test]
+async fn a_run_retried_after_its_writes_neither_writes_nor_reinforces_anything_again() {
+    let w = world().await;
+    w.grant("research-agent", "user:aditya", true, true).await;
+    let session = ended_session(&w, "sess_retried").await;
+    let mut extraction = proposals();
+    // An agent inference with a current-fact key: reinforced twice, it would be confirmed.
+    let mut guess = candidate(
+        "Aditya works on the retold repository.",
+        SourceKind::AgentInference,
+        3,
+        r#""repository": "retold""#,
+    );
+    guess.subject = Some(person("Aditya"));
+    guess.attribute = Some("current_project".into());
+    extraction.candidates.push(guess);
+    let extractor = Arc::new(FakeExtractor::new(extraction));
+    let config = ExtractionConfig {
+        runner_id: "runner-a".into(),
+        max_transcript_chars: 100_000,
+        lease: TimeDelta::hours(1),
+        max_attempts: 3,
+    };
+    let failing = ExtractionRunner::new(
+        w.ingestor.clone(),
+        Arc::new(UnfinishedClaims { inner: w.store.clone() }),
+        extractor.clone(),
+        Arc::new(TableReviewer::default()),
+        config,
+    );
+    assert!(failing.run(&session).await.is_err(), "the run fails after its writes");
+    let first = every_record(&w).await;
+    assert_eq!(first.len(), 6, "four candidates, the inference and the summary: {first:?}");
+
+    // Its claim lapses; the sweep extracts the session again, with the same proposals.
+    w.clock.advance(TimeDelta::hours(2));
+    let sweep = runner(&w, "runner-b", extractor.clone(), Arc::new(TableReviewer::default()));
+    let reports = sweep.run_pending(10).await.unwrap();
+    let [(_, Ok(ExtractionReport::Extracted { candidates, summary, .. }))] = &reports[..] else {
+        panic!("{reports:?}")
+    };
+    assert_eq!(extractor.calls(), 2, "the session was extracted twice");
+    let writes: Vec<&str> =
+        candidates.iter().filter_map(|c| c.write.as_ref()).map(|w| w.as_ref().unwrap().kind()).collect();
+    assert_eq!(writes, ["already_written"; 5], "{candidates:?}");
+    assert_eq!(summary.as_ref().unwrap().as_ref().unwrap().kind(), "already_written");
+    assert_eq!(every_record(&w).await, first, "no new record, no version bump, no reinforcement");
+    assert!(first.iter().all(|(_, _, _, reinforcements)| *reinforcements == 0), "{first:?}");
 }

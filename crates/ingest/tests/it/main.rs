@@ -2,6 +2,7 @@
 
 mod examples;
 mod extraction;
+mod faults;
 mod merge;
 mod properties;
 

@@ -7,7 +7,8 @@ use std::time::Duration;
 use retold_domain::text;
 
 use retold_domain::{
-    DropStage, MemoryRecord, MemoryType, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
+    DropStage, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
+    TraceNote,
 };
 
 use crate::config::RetrieveConfig;
@@ -157,13 +158,13 @@ pub(crate) fn collapse_duplicates(
 }
 
 /// Reorder the survivors by the reranker's scores; a timeout, a failure or a wrong number of
-/// scores keeps the RRF order and says why.
+/// scores keeps the RRF order and says why in a note (nothing was dropped).
 pub(crate) async fn rerank(
     reranker: &dyn Reranker,
     timeout: Duration,
     query: &str,
-    mut candidates: Vec<Candidate>,
-    drops: &mut Vec<TraceDrop>,
+    candidates: Vec<Candidate>,
+    notes: &mut Vec<TraceNote>,
 ) -> Vec<Candidate> {
     let documents: Vec<String> = candidates.iter().map(|c| c.record.content.as_str().to_owned()).collect();
     match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
@@ -179,9 +180,7 @@ pub(crate) async fn rerank(
                 Ok(Err(error)) => format!("reranker failed ({error}); RRF order kept"),
                 Ok(Ok(_)) => "reranker returned the wrong number of scores; RRF order kept".to_owned(),
             };
-            if let Some(first) = candidates.first_mut() {
-                drops.push(TraceDrop { record_id: first.id.clone(), stage: DropStage::Reranker, reason });
-            }
+            notes.push(TraceNote { stage: PipelineStage::Reranker, note: reason });
             candidates
         }
     }

@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use retold_domain::{
     EligibilityFilter, EligibleRecord, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus,
-    SearchId, SearchTrace, TraceDrop, TraceResult,
+    SearchId, SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -117,6 +117,7 @@ impl Retriever {
         timings.record(PipelineStage::Fusion, t);
 
         let mut drops: Vec<TraceDrop> = Vec::new();
+        let mut notes: Vec<TraceNote> = Vec::new();
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
@@ -152,7 +153,7 @@ impl Retriever {
                     self.config.reranker_timeout,
                     &rewritten.query,
                     candidates,
-                    &mut drops,
+                    &mut notes,
                 )
                 .await;
                 timings.record(PipelineStage::Reranker, t);
@@ -181,6 +182,7 @@ impl Retriever {
             channels: trace_channels,
             fused,
             drops,
+            notes,
             results: hits
                 .iter()
                 .map(|h| TraceResult {

@@ -6,6 +6,7 @@ mod golden;
 mod identifiers;
 mod properties;
 mod rewrite;
+mod trace;
 
 use std::sync::Arc;
 

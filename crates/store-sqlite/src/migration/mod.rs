@@ -7,6 +7,8 @@ mod m20261130_000001_init;
 mod m20261130_000002_api_keys;
 mod m20261130_000003_eligible_index;
 mod m20261130_000004_pending_extraction;
+mod m20261201_000001_write_receipts;
+mod m20261201_000002_idempotency_keys;
 
 pub(crate) struct Migrator;
 
@@ -18,6 +20,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_api_keys::Migration),
             Box::new(m20261130_000003_eligible_index::Migration),
             Box::new(m20261130_000004_pending_extraction::Migration),
+            Box::new(m20261201_000001_write_receipts::Migration),
+            Box::new(m20261201_000002_idempotency_keys::Migration),
         ]
     }
 }

@@ -91,6 +91,7 @@ fn trace(n: u32) -> retold_domain::SearchTrace {
         channels: vec![],
         fused: vec![],
         drops: vec![],
+        notes: vec![],
         results: vec![],
         timings_us: vec![(retold_domain::PipelineStage::Total, 1)],
     }

@@ -669,3 +669,85 @@ where
     }
     out
 }
+
+/// Contract: see the body.
+pub async fn a_write_receipt_commits_with_its_unit_and_only_once(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let key = retold_domain::WriteKey {
+        session: retold_domain::SessionId::new("sess_receipts").unwrap(),
+        digest: "ab12".into(),
+    };
+    let receipt = |record: &retold_domain::MemoryRecord| retold_domain::WriteReceipt {
+        key: key.clone(),
+        outcome: retold_domain::EventKind::RecordCreated,
+        record_id: record.id.clone(),
+        at: t(3),
+    };
+    let keyed = |record: retold_domain::MemoryRecord| WriteUnit {
+        receipt: Some(receipt(&record)),
+        events: vec![event("record.created", Some(&record.id))],
+        inserts: vec![record],
+        ..WriteUnit::default()
+    };
+    assert_eq!(store.receipt(&key).await.unwrap(), None);
+
+    // A unit that fails takes its receipt with it.
+    let mut failing = keyed(record(1, "project:p", "first try"));
+    failing.updates.push(RecordUpdate { record: record(9, "project:p", "missing"), expected_version: 1 });
+    assert!(store.apply(failing).await.is_err());
+    assert_eq!(store.receipt(&key).await.unwrap(), None, "nothing of a failed unit stays");
+
+    let first = record(2, "project:p", "second try");
+    store.apply(keyed(first.clone())).await.unwrap();
+    assert_eq!(store.receipt(&key).await.unwrap(), Some(receipt(&first)));
+
+    // The same key again (a concurrent attempt that decided before the first committed):
+    // contention, and nothing of the second unit is written.
+    let second = record(3, "project:p", "third try");
+    assert!(matches!(store.apply(keyed(second.clone())).await, Err(DomainError::Contention(_))));
+    assert_eq!(store.get(&second.id).await.unwrap(), None);
+    assert_eq!(store.receipt(&key).await.unwrap(), Some(receipt(&first)));
+    // Another session's key is another key.
+    let other =
+        retold_domain::WriteKey { session: retold_domain::SessionId::new("sess_other").unwrap(), ..key };
+    assert_eq!(store.receipt(&other).await.unwrap(), None);
+}
+
+/// Contract: see the body.
+pub async fn an_idempotency_key_is_claimed_once_answered_released_and_expires(backend: Arc<dyn Backend>) {
+    use retold_domain::{AgentId, IdempotencyClaim, IdempotencyKey, UserId};
+    let store: &dyn Backend = backend.as_ref();
+    let key = |host: &str, user: &str, key: &str| IdempotencyKey {
+        host_key: host.into(),
+        agent_id: AgentId::new("research-agent").unwrap(),
+        user_id: UserId::new(user).unwrap(),
+        key: key.into(),
+    };
+    let k = key("key_1", "aditya", "retry-1");
+    let held = |answer: Option<&[u8]>| IdempotencyClaim::Held {
+        fingerprint: "f1".into(),
+        answer: answer.map(<[u8]>::to_vec),
+    };
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    // In flight: every later claim sees the first request, whatever it asks.
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(None));
+    assert_eq!(store.claim_key(&k, "f2", t(3), t(4)).await.unwrap(), held(None));
+    store.store_answer(&k, b"the answer").await.unwrap();
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(Some(b"the answer")));
+    // An answered key is never released nor answered again.
+    store.release_key(&k).await.unwrap();
+    store.store_answer(&k, b"another answer").await.unwrap();
+    assert_eq!(store.claim_key(&k, "f1", t(3), t(4)).await.unwrap(), held(Some(b"the answer")));
+    // The same client key under another host key or principal is another key.
+    for other in [key("key_2", "aditya", "retry-1"), key("key_1", "bob", "retry-1")] {
+        assert_eq!(store.claim_key(&other, "f9", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    }
+    // A released key is free again.
+    let failed = key("key_1", "aditya", "retry-2");
+    assert_eq!(store.claim_key(&failed, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    store.release_key(&failed).await.unwrap();
+    assert_eq!(store.claim_key(&failed, "f1", t(3), t(4)).await.unwrap(), IdempotencyClaim::Claimed);
+    // At its expiry a key is free again, answered or not.
+    assert_eq!(store.claim_key(&k, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
+    assert_eq!(store.claim_key(&failed, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
+}
