@@ -236,6 +236,12 @@ pub trait RecordReader: Send + Sync {
 pub trait EligibilityIndex: Send + Sync {
     /// Records that match the filter, ordered by key.
     async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>>;
+
+    /// The keys of `eligible(filter)`, in the same order: what search needs (it names records
+    /// by key until the fused few are read), so an implementation may skip the ids.
+    async fn eligible_keys(&self, filter: &EligibilityFilter) -> Result<Vec<RecordKey>> {
+        Ok(self.eligible(filter).await?.into_iter().map(|e| e.key).collect())
+    }
 }
 
 /// Current-fact reads of the write path (seed section 7).

@@ -172,47 +172,62 @@ impl EligibilityTable {
     /// The filter over the table: the same records, in the same (key) order, as the store's
     /// `EligibilityIndex::eligible` for the same filter.
     pub fn filter(&self, filter: &EligibilityFilter) -> Vec<EligibleRecord> {
+        let table = self.read();
+        let mut out = Vec::new();
+        table.scan(filter, |i| out.push(EligibleRecord { key: table.keys[i], id: table.ids[i].clone() }));
+        out
+    }
+
+    /// The keys of `filter`, without touching the ids.
+    pub fn filter_keys(&self, filter: &EligibilityFilter) -> Vec<RecordKey> {
+        let table = self.read();
+        let mut out = Vec::new();
+        table.scan(filter, |i| out.push(table.keys[i]));
+        out
+    }
+}
+
+impl Table {
+    /// Call `hit` with the row index of every row the filter admits, in key order.
+    fn scan(&self, filter: &EligibilityFilter, mut hit: impl FnMut(usize)) {
         if filter.scopes.is_empty() || filter.statuses.is_empty() {
-            return Vec::new();
+            return;
         }
         if filter.types.as_ref().is_some_and(Vec::is_empty) {
-            return Vec::new();
+            return;
         }
-        let table = self.read();
-        let mut scope_ok = vec![false; table.scope_ids.len()];
+        let mut scope_ok = vec![false; self.scope_ids.len()];
         let mut any = false;
         for scope in &filter.scopes {
-            if let Some(&id) = table.scope_ids.get(scope) {
+            if let Some(&id) = self.scope_ids.get(scope) {
                 scope_ok[id as usize] = true;
                 any = true;
             }
         }
         if !any {
-            return Vec::new();
+            return;
         }
         let now = filter.now.timestamp_millis();
         let from = filter.event_from.map(|t| t.timestamp_millis());
         let to = filter.event_to.map(|t| t.timestamp_millis());
         let types = filter.types.as_deref();
-        let mut out = Vec::new();
-        for i in 0..table.keys.len() {
-            if !scope_ok[table.scopes[i] as usize]
-                || !filter.statuses.contains(&table.statuses[i])
-                || (!filter.include_conflicts && table.losers[i] && table.statuses[i] == Status::Provisional)
-                || table.expires[i] <= now
-                || types.is_some_and(|t| !t.contains(&table.types[i]))
+        for i in 0..self.keys.len() {
+            if !scope_ok[self.scopes[i] as usize]
+                || !filter.statuses.contains(&self.statuses[i])
+                || (!filter.include_conflicts && self.losers[i] && self.statuses[i] == Status::Provisional)
+                || self.expires[i] <= now
+                || types.is_some_and(|t| !t.contains(&self.types[i]))
             {
                 continue;
             }
-            let event = table.events[i];
+            let event = self.events[i];
             if from.is_some_and(|f| event == NONE || event < f)
                 || to.is_some_and(|t| event == NONE || event >= t)
             {
                 continue;
             }
-            out.push(EligibleRecord { key: table.keys[i], id: table.ids[i].clone() });
+            hit(i);
         }
-        out
     }
 }
 
@@ -220,6 +235,10 @@ impl EligibilityTable {
 impl EligibilityIndex for EligibilityTable {
     async fn eligible(&self, filter: &EligibilityFilter) -> Result<Vec<EligibleRecord>> {
         Ok(self.filter(filter))
+    }
+
+    async fn eligible_keys(&self, filter: &EligibilityFilter) -> Result<Vec<RecordKey>> {
+        Ok(self.filter_keys(filter))
     }
 }
 

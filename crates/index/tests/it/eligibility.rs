@@ -101,6 +101,8 @@ async fn assert_same(w: &World, table: &EligibilityTable) {
     for filter in all {
         let sql = w.store.eligible(&filter).await.unwrap();
         assert_eq!(table.filter(&filter), sql, "{filter:?}");
+        let keys: Vec<_> = sql.iter().map(|e| e.key).collect();
+        assert_eq!(table.filter_keys(&filter), keys, "keys only: {filter:?}");
     }
 }
 

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
-    EligibilityFilter, EligibleRecord, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus,
-    SearchId, SearchTrace, TraceDrop, TraceNote, TraceResult,
+    EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
+    SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -48,8 +48,7 @@ pub(crate) struct Eligible {
 }
 
 impl Eligible {
-    fn new(records: Vec<EligibleRecord>) -> Self {
-        let mut keys: Vec<RecordKey> = records.into_iter().map(|e| e.key).collect();
+    fn new(mut keys: Vec<RecordKey>) -> Self {
         if !keys.is_sorted() {
             keys.sort_unstable();
         }
@@ -220,9 +219,13 @@ impl Retriever {
             event_to: request.event_to,
             include_conflicts: request.include_conflicts,
         };
-        let records =
-            self.ports.eligibility.eligible(&filter).instrument(info_span!("retrieve.eligibility")).await?;
-        Ok((access, Eligible::new(records)))
+        let keys = self
+            .ports
+            .eligibility
+            .eligible_keys(&filter)
+            .instrument(info_span!("retrieve.eligibility"))
+            .await?;
+        Ok((access, Eligible::new(keys)))
     }
 
     /// Stage 2: the query rewriter (off by default); any failure runs the raw query.
