@@ -24,6 +24,7 @@ fn main() -> Result<()> {
         "bench" => release_eval("bench", rest),
         "openapi" => openapi(rest),
         "eval" => release_eval("eval", rest),
+        "reliability" => reliability(rest),
         "help" | "--help" | "-h" => {
             print_help();
             Ok(())
@@ -41,6 +42,7 @@ fn print_help() {
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
+         reliability [crash|bad-input] [--trials N]: the reliability suite's parts that exist (default: all, 50 crash trials)\n  \
          bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
@@ -56,6 +58,49 @@ fn ci(args: &[String]) -> Result<()> {
     cargo(&["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     cargo(&["test", "--workspace", "--all-targets", "--locked"])?;
     eprintln!("xtask ci: all checks passed");
+    Ok(())
+}
+
+/// `cargo xtask reliability [crash|bad-input] [--trials N]`: the reliability suite's parts, each
+/// an integration test of the real service (`cargo xtask ci` runs them in a short form).
+fn reliability(args: &[String]) -> Result<()> {
+    let mut parts: Vec<&str> = Vec::new();
+    let mut trials = "50".to_owned();
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "crash" | "bad-input" => parts.push(arg),
+            "--trials" => trials = it.next().context("--trials needs a number")?.clone(),
+            other => bail!(
+                "unknown reliability argument {other:?}; usage: cargo xtask reliability [crash|bad-input] [--trials N]"
+            ),
+        }
+    }
+    if parts.is_empty() {
+        parts = vec!["crash", "bad-input"];
+    }
+    setup::run(&[])?;
+    let mut held = Vec::new();
+    for part in parts {
+        let filter = match part {
+            "crash" => "crash::",
+            _ => "bad_input::",
+        };
+        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+            .args(["test", "--release", "-p", "retold-http", "--test", "it", filter, "--", "--nocapture"])
+            .env("RETOLD_CRASH_TRIALS", &trials)
+            .current_dir(workspace_root())
+            .status()
+            .with_context(|| format!("running the {part} part"))?;
+        held.push((part, status.success()));
+    }
+    println!("\n| part | held |\n|---|---|");
+    for (part, ok) in &held {
+        println!("| {part} | {} |", if *ok { "yes" } else { "NO" });
+    }
+    if held.iter().any(|(_, ok)| !ok) {
+        bail!("a reliability part failed");
+    }
     Ok(())
 }
 

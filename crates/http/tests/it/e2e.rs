@@ -4,13 +4,13 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
-struct Server {
-    child: Child,
-    url: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) url: String,
 }
 
 /// Start `retold serve` on an ephemeral port and wait for the line that says where it listens.
-fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
+pub(crate) fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
     start_with(data_dir, admin_key, &[])
 }
 
@@ -42,7 +42,7 @@ fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &
 
 impl Server {
     /// A new host key, created with the admin key.
-    fn host_key(&self, admin_key: &str) -> String {
+    pub(crate) fn host_key(&self, admin_key: &str) -> String {
         let created: serde_json::Value = serde_json::from_str(&curl(&[
             "-H",
             &format!("Authorization: Bearer {admin_key}"),
@@ -58,7 +58,7 @@ impl Server {
         created["key"].as_str().unwrap().to_owned()
     }
 
-    fn stop(mut self) {
+    pub(crate) fn stop(mut self) {
         let pid = self.child.id().to_string();
         let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(status.success());
@@ -67,7 +67,7 @@ impl Server {
     }
 }
 
-fn curl(args: &[&str]) -> String {
+pub(crate) fn curl(args: &[&str]) -> String {
     let out = Command::new("curl").args(["-sS", "--fail-with-body"]).args(args).output().expect("curl runs");
     assert!(out.status.success(), "curl {args:?}: {}", String::from_utf8_lossy(&out.stdout));
     String::from_utf8(out.stdout).unwrap()

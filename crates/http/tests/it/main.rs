@@ -4,6 +4,7 @@
 mod api;
 mod bad_input;
 mod cli;
+mod crash;
 mod e2e;
 mod extraction;
 mod idempotency;
