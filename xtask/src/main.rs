@@ -87,7 +87,7 @@ fn reliability(args: &[String]) -> Result<()> {
             _ => "bad_input::",
         };
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
-            .args(["test", "--release", "-p", "retold-http", "--test", "it", filter, "--", "--nocapture"])
+            .args(["test", "-p", "retold-http", "--test", "it", filter, "--", "--nocapture"])
             .env("RETOLD_CRASH_TRIALS", &trials)
             .current_dir(workspace_root())
             .status()
