@@ -77,6 +77,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         dense_floor: r.gate.dense_floor,
         lexical_min_term_share: r.gate.lexical_min_term_share,
         duplicate_collapse_floor: r.duplicate_collapse_floor,
+        entity_max_share: r.entity_max_share,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
         episodic_freshness_floor: r.freshness.floor,
         reranker_enabled: r.reranker.enabled,

@@ -184,6 +184,8 @@ pub struct RetrievalSettings {
     pub gate: GateSettings,
     #[validate(range(min = 0.0, max = 1.0))]
     pub duplicate_collapse_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub entity_max_share: f64,
     #[validate(nested)]
     pub freshness: FreshnessSettings,
     #[validate(nested)]

@@ -19,6 +19,9 @@ pub struct RetrieveConfig {
     pub lexical_min_term_share: f64,
     /// Survivors with at least this cosine to a higher-ranked survivor are collapsed.
     pub duplicate_collapse_floor: f64,
+    /// The entity channel skips an entity linked to more than this share of the eligible
+    /// records and to more than `per_generator_k` of them (1.0 keeps every entity).
+    pub entity_max_share: f64,
     /// An episodic record's score halves every this many days (non-time-bounded queries).
     pub episodic_half_life_days: f64,
     /// The smallest freshness factor an old episode can get (its score never drops below
@@ -41,6 +44,7 @@ impl Default for RetrieveConfig {
             dense_floor: 0.30,
             lexical_min_term_share: 0.5,
             duplicate_collapse_floor: 0.95,
+            entity_max_share: 0.2,
             episodic_half_life_days: 90.0,
             episodic_freshness_floor: 0.9,
             reranker_enabled: false,

@@ -183,9 +183,23 @@ impl Retriever {
         entity_ids.sort();
         entity_ids.dedup();
         let linked = self.ports.graph.linked_records(&entity_ids).await?;
+        let linked: Vec<_> = linked.into_iter().filter(|l| eligible.contains(l.key)).collect();
+        // An entity linked to much of what the principal can see does not discriminate (a
+        // conversation's speaker is linked to half of its turns); one whose records fit in
+        // this channel's candidate list always counts.
+        let cap = ((self.config.entity_max_share * eligible.len() as f64).floor() as usize).max(k);
+        let mut per_entity: HashMap<&EntityId, usize> = HashMap::new();
+        for link in &linked {
+            *per_entity.entry(&link.entity_id).or_default() += 1;
+        }
+        let broad: Vec<EntityId> = if self.config.entity_max_share >= 1.0 {
+            Vec::new()
+        } else {
+            per_entity.into_iter().filter(|(_, n)| *n > cap).map(|(e, _)| e.clone()).collect()
+        };
         // Per record: its best role, how many query entities link it, and its key.
         let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();
-        for link in linked.into_iter().filter(|l| eligible.contains(l.key)) {
+        for link in linked.into_iter().filter(|l| !broad.contains(&l.entity_id)) {
             let entry = per_record.entry(link.record_id.clone()).or_insert((
                 link.role,
                 0,

@@ -2,6 +2,7 @@
 //! with the corpus written through the real ingestor.
 
 mod conflicts;
+mod entities;
 mod golden;
 mod identifiers;
 mod properties;
