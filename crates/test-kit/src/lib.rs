@@ -22,50 +22,8 @@ pub mod prelude {
         RecordReader, RecordWriter, SearchLogStore, TurnBuffer, VectorIndex, WriteReceipts,
     };
 
-    /// Every store port one backend implements.
-    pub trait Backend:
-        ApiKeyStore
-        + AuditLog
-        + CurrentFacts
-        + EligibilityIndex
-        + EligibilitySource
-        + EmbeddingSource
-        + EntityReader
-        + EntityWriter
-        + ExtractionClaims
-        + GrantStore
-        + IdempotencyKeys
-        + LexicalIndex
-        + RecordGraph
-        + RecordReader
-        + RecordWriter
-        + SearchLogStore
-        + TurnBuffer
-        + WriteReceipts
-    {
-    }
-
-    impl<T> Backend for T where
-        T: ApiKeyStore
-            + AuditLog
-            + CurrentFacts
-            + EligibilityIndex
-            + EligibilitySource
-            + EmbeddingSource
-            + EntityReader
-            + EntityWriter
-            + ExtractionClaims
-            + GrantStore
-            + IdempotencyKeys
-            + LexicalIndex
-            + RecordGraph
-            + RecordReader
-            + RecordWriter
-            + SearchLogStore
-            + TurnBuffer
-            + WriteReceipts
-    {
-    }
+    /// Every store port one backend implements (the application layer's `AllPorts`).
+    pub use retold_app::AllPorts as Backend;
 }
 
 /// Run the whole store contract against one implementation: `$open` is an async function
