@@ -484,19 +484,21 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
         binary.display()
     );
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let mut server = std::process::Command::new(&binary)
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--data-dir",
-            &dir.path().display().to_string(),
-        ])
-        .env("RETOLD__AUTH__ADMIN_KEY", key)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()?;
-    let pid = server.id();
+    let server = Killed(
+        std::process::Command::new(&binary)
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--data-dir",
+                &dir.path().display().to_string(),
+            ])
+            .env("RETOLD__AUTH__ADMIN_KEY", key)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?,
+    );
+    let pid = server.0.id();
     let base = format!("http://127.0.0.1:{port}");
     let report = tokio::task::spawn_blocking({
         let base = base.clone();
@@ -537,8 +539,18 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
                                "server_rss_mb": {"after_warm_up": rss_warm, "at_end": rss_end}}}))
         }
     })
-    .await?;
-    server.kill().ok();
-    server.wait().ok();
-    report
+    .await;
+    drop(server);
+    report?
+}
+
+/// The benchmark's server, killed however the benchmark ends (an error or a panicking client
+/// must not leave it running).
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
