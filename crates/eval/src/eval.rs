@@ -227,18 +227,11 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
     store.put_grant(grant, event).await?;
     // No hosted stages: the evaluation measures retrieval on the raw questions. Eligibility
     // comes from the derived in-memory table, as in the service.
-    let stores = retold_app::Stores::from_store(Arc::new(store.clone()));
-    let table = Arc::new(retold_index::EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
-    let stores = retold_http::derive_eligibility(stores, table);
-    let retold_http::Wired { ingestor, retriever, .. } = retold_http::wire(
-        &stores,
-        index.clone(),
-        embedder,
-        clock,
-        ids,
-        &retold_http::Settings::load(None)?,
-        &retold_http::Hosted::default(),
-    );
+    let stores =
+        retold_http::derive_eligibility(retold_app::Stores::from_store(Arc::new(store.clone()))).await?;
+    let components = retold_http::Components { stores, index: index.clone(), embedder, clock, ids };
+    let retold_http::Wired { ingestor, retriever, .. } =
+        retold_http::wire(&components, &retold_http::Settings::load(None)?, &retold_http::Hosted::default());
     Ok(World { ingestor, retriever, store, index, path, _dir: dir })
 }
 
@@ -264,19 +257,20 @@ pub(crate) async fn write_turn_as(
     write_turn_by(world, who, scope, content, None, at).await
 }
 
-async fn write_turn_by(
-    world: &World,
-    who: &Principal,
+/// One conversation turn as an episodic system record (truncated to the content limit).
+pub(crate) fn turn_request(
     scope: &Scope,
     content: &str,
     speaker: Option<&str>,
     at: DateTime<Utc>,
-) -> Result<RecordId> {
-    let request = WriteRequest {
+) -> Result<WriteRequest> {
+    Ok(WriteRequest {
         memory_type: MemoryType::Episodic,
         content: Content::new(content.chars().take(retold_domain::MAX_CONTENT_CHARS).collect::<String>())?,
         scope: scope.clone(),
-        subject: speaker.map(|s| EntityRef::Name { name: Name::new(s).unwrap(), kind: EntityKind::Person }),
+        subject: speaker
+            .map(|s| Name::new(s).map(|name| EntityRef::Name { name, kind: EntityKind::Person }))
+            .transpose()?,
         attribute: None,
         mentions: vec![],
         source_kind: SourceKind::System,
@@ -286,8 +280,18 @@ async fn write_turn_by(
         expires_at: None,
         confidence: None,
         tags: vec![],
-    };
-    match world.ingestor.write(who, &request).await? {
+    })
+}
+
+async fn write_turn_by(
+    world: &World,
+    who: &Principal,
+    scope: &Scope,
+    content: &str,
+    speaker: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<RecordId> {
+    match world.ingestor.write(who, &turn_request(scope, content, speaker, at)?).await? {
         WriteOutcome::Created { id, .. } => Ok(id),
         other => bail!("an episodic turn must be created, got {other:?}"),
     }

@@ -21,8 +21,8 @@ pub use crate::error::{ErrorCode, Problem};
 pub use crate::openapi::{ApiDoc, openapi_json};
 pub use crate::serve_error::ServeError;
 pub use crate::server::{
-    Built, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config, hosted_stages,
-    ingest_config, load_embedder, retrieve_config, serve, services, store_config, wire,
+    Built, Components, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config,
+    hosted_stages, ingest_config, load_embedder, retrieve_config, serve, services, store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,

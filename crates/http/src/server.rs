@@ -136,18 +136,23 @@ pub struct Wired {
     pub extraction: Option<ExtractionRunner>,
 }
 
-/// The write path, the search pipeline and the extraction runner over a store's ports and
-/// one index, configured from settings. The service and the evaluation harness both use this
-/// one wiring.
-pub fn wire(
-    stores: &Stores,
-    index: Arc<dyn VectorIndex>,
-    embedder: Arc<dyn Embedder>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
-    settings: &Settings,
-    hosted: &Hosted,
-) -> Wired {
+/// What every service runs over: the store's ports, the vector index, the embedder, the
+/// clock and the id generator.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct Components {
+    pub stores: Stores,
+    pub index: Arc<dyn VectorIndex>,
+    pub embedder: Arc<dyn Embedder>,
+    pub clock: Arc<dyn Clock>,
+    pub ids: Arc<dyn IdGenerator>,
+}
+
+/// The write path, the search pipeline and the extraction runner over `components`,
+/// configured from settings. The service and the evaluation harness both use this one wiring.
+pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wired {
+    let Components { stores, index, embedder, clock, ids } = components.clone();
+    let stores = &stores;
     let ports = Ports {
         writer: stores.writer.clone(),
         records: stores.records.clone(),
@@ -220,31 +225,28 @@ pub fn wire(
     Wired { ingestor, retriever, extraction }
 }
 
-/// The store's ports with the eligibility filter answered from `table`, an in-memory copy
-/// kept current by wrapping the two writers every record change goes through.
-pub fn derive_eligibility(mut stores: Stores, table: Arc<EligibilityTable>) -> Stores {
+/// The store's ports with the eligibility filter answered from an `EligibilityTable` rebuilt
+/// from the store, kept current by wrapping the two writers every record change goes through.
+pub async fn derive_eligibility(mut stores: Stores) -> retold_domain::Result<Stores> {
+    let table = Arc::new(EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
     stores.writer = Arc::new(TrackedWriter { inner: stores.writer, table: table.clone() });
     stores.entity_writer =
         Arc::new(TrackedEntityWriter { inner: stores.entity_writer, table: table.clone() });
     stores.eligibility = table;
-    stores
+    Ok(stores)
 }
 
-/// Every service over a store's ports: the write path and search (`wire`), sessions and
-/// administration. `extraction_status` says why extraction is on or off.
-#[allow(clippy::too_many_arguments)]
+/// Every service over `components`: the write path and search (`wire`), sessions,
+/// administration and idempotency. `extraction_status` says why extraction is on or off.
 pub fn services(
-    stores: &Stores,
-    index: Arc<dyn VectorIndex>,
-    embedder: Arc<dyn Embedder>,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
+    components: &Components,
     settings: &Settings,
     hosted: &Hosted,
     extraction_status: String,
 ) -> Services {
-    let Wired { ingestor, retriever, extraction } =
-        wire(stores, index.clone(), embedder.clone(), clock.clone(), ids.clone(), settings, hosted);
+    let Wired { ingestor, retriever, extraction } = wire(components, settings, hosted);
+    let Components { stores, index, embedder, clock, ids } = components.clone();
+    let stores = &stores;
     // One tracker for background work and idempotent requests, which shutdown waits for.
     let tasks = tokio_util::task::TaskTracker::new();
     let sessions = SessionService::new(
@@ -312,8 +314,7 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
     let stores = Stores::from_store(store.clone());
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
-    let table = Arc::new(EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
-    let stores = derive_eligibility(stores, table);
+    let stores = derive_eligibility(stores).await?;
     if report.incompatible > 0 {
         tracing::warn!(
             incompatible = report.incompatible,
@@ -324,7 +325,8 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
     let (hosted, extraction_status) = hosted_stages(settings)?;
-    let services = services(&stores, index, embedder, clock, ids, settings, &hosted, extraction_status);
+    let components = Components { stores, index, embedder, clock, ids };
+    let services = services(&components, settings, &hosted, extraction_status);
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
         admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());

@@ -40,16 +40,14 @@ async fn app_on(
     );
     let stores = retold_app::Stores::from_store(store.clone());
     let (hosted, extraction) = retold_http::hosted_stages(&settings).unwrap();
-    let services = retold_http::services(
-        &stores,
-        Arc::new(retold_index::ExactIndex::new(settings.embedding.dims as usize)),
-        embedder.unwrap_or_else(|| crate::embedder(&settings)),
+    let components = retold_http::Components {
+        stores,
+        index: Arc::new(retold_index::ExactIndex::new(settings.embedding.dims as usize)),
+        embedder: embedder.unwrap_or_else(|| crate::embedder(&settings)),
         clock,
-        Arc::new(retold_http::UlidIds::new().unwrap()),
-        &settings,
-        &hosted,
-        extraction,
-    );
+        ids: Arc::new(retold_http::UlidIds::new().unwrap()),
+    };
+    let services = retold_http::services(&components, &settings, &hosted, extraction);
     let tasks = services.sessions.tasks().clone();
     let state = retold_http::AppState { services, admin_hashes: vec![retold_http::hash_key(ADMIN_KEY)] };
     TestApp {
