@@ -2,7 +2,7 @@
 //! printed as a table and written as JSON. Always runs a release build (the xtask builds one).
 
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use retold_domain::chrono::{TimeZone, Utc};
@@ -14,6 +14,8 @@ use retold_domain::{
 use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
 use serde_json::{Value, json};
+
+use crate::bench_pipeline::{pct as percentiles, rss_mb};
 
 struct Args {
     what: String,
@@ -106,26 +108,12 @@ impl Rng {
     }
 }
 
-fn percentiles(mut samples: Vec<Duration>) -> (f64, f64) {
-    samples.sort();
-    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3;
-    (at(0.5), at(0.95))
-}
-
 fn ms(p: (f64, f64)) -> Value {
     json!({"p50": round(p.0), "p95": round(p.1)})
 }
 
 fn round(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(str::to_owned))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
-        .map_or(0.0, |kb| round(kb / 1024.0))
 }
 
 fn id(n: usize) -> RecordId {

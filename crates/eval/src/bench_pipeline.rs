@@ -92,38 +92,35 @@ fn text(n: usize) -> String {
     )
 }
 
-fn pct(mut samples: Vec<Duration>) -> (f64, f64) {
-    samples.sort();
-    if samples.is_empty() {
-        return (0.0, 0.0);
-    }
-    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3;
-    (at(0.5), at(0.95))
+/// The `ps` quantiles of millisecond samples (nearest rank); zeros when there are none.
+fn quantiles<const N: usize>(mut ms: Vec<f64>, ps: [f64; N]) -> [f64; N] {
+    ms.sort_by(f64::total_cmp);
+    ps.map(|p| if ms.is_empty() { 0.0 } else { ms[((ms.len() as f64 - 1.0) * p).round() as usize] })
+}
+
+fn millis(samples: Vec<Duration>) -> Vec<f64> {
+    samples.into_iter().map(|d| d.as_secs_f64() * 1e3).collect()
+}
+
+/// p50 and p95 of durations, in milliseconds.
+pub(crate) fn pct(samples: Vec<Duration>) -> (f64, f64) {
+    let [p50, p95] = quantiles(millis(samples), [0.5, 0.95]);
+    (p50, p95)
 }
 
 fn ms(p: (f64, f64)) -> Value {
     json!({"p50": (p.0 * 1000.0).round() / 1000.0, "p95": (p.1 * 1000.0).round() / 1000.0})
 }
 
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
-        })
-        .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
+/// This process's RSS, in MB.
+pub(crate) fn rss_mb() -> f64 {
+    rss_of(std::process::id())
 }
 
 /// p50 and p95 of microsecond samples, in milliseconds.
-fn pct_us(mut samples: Vec<u64>) -> (f64, f64) {
-    samples.sort_unstable();
-    if samples.is_empty() {
-        return (0.0, 0.0);
-    }
-    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize] as f64 / 1e3;
-    (at(0.5), at(0.95))
+fn pct_us(samples: Vec<u64>) -> (f64, f64) {
+    let [p50, p95] = quantiles(samples.into_iter().map(|us| us as f64 / 1e3).collect(), [0.5, 0.95]);
+    (p50, p95)
 }
 
 /// One principal's searches: end-to-end latencies and each stage's durations from the traces.
@@ -332,7 +329,7 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
     Ok(json!({"sizes": out}))
 }
 
-/// RSS of another process, in MB.
+/// RSS of a process, in MB.
 fn rss_of(pid: u32) -> f64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
@@ -354,12 +351,14 @@ async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Sett
         (0..n).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
     let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model, records });
     let store = SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?;
-    let stores = retold_app::Stores::from_store(Arc::new(store.clone()));
-    let index = Arc::new(ExactIndex::new(dims));
-    let clock: Arc<dyn retold_domain::Clock> = Arc::new(retold_http::SystemClock);
-    let ids: Arc<dyn retold_domain::IdGenerator> = Arc::new(retold_http::UlidIds::new()?);
-    let wired =
-        retold_http::wire(&stores, index, embedder, clock, ids, settings, &retold_http::Hosted::default());
+    let components = retold_http::Components {
+        stores: retold_app::Stores::from_store(Arc::new(store.clone())),
+        index: Arc::new(ExactIndex::new(dims)),
+        embedder,
+        clock: Arc::new(retold_http::SystemClock),
+        ids: Arc::new(retold_http::UlidIds::new()?),
+    };
+    let wired = retold_http::wire(&components, settings, &retold_http::Hosted::default());
     let grant = retold_domain::Grant {
         id: retold_domain::GrantId::new("grt_bench")?,
         agent_id: retold_domain::AgentId::new("bench")?,
@@ -374,21 +373,7 @@ async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Sett
     );
     let scope = Scope::parse("project:bench")?;
     for i in 0..n {
-        let request = retold_ingest::WriteRequest {
-            memory_type: retold_domain::MemoryType::Episodic,
-            content: retold_domain::Content::new(text(i))?,
-            scope: scope.clone(),
-            subject: None,
-            attribute: None,
-            mentions: vec![],
-            source_kind: retold_domain::SourceKind::System,
-            source_ref: None,
-            evidence: None,
-            event_at: None,
-            expires_at: None,
-            confidence: None,
-            tags: vec![],
-        };
+        let request = crate::eval::turn_request(&scope, &text(i), None, Utc::now())?;
         wired.ingestor.write(&who, &request).await?;
         if i % 1000 == 999 {
             eprint!("\r  seed {}/{n}", i + 1);
@@ -453,13 +438,9 @@ fn load(
     (searches, writes, errors, elapsed)
 }
 
-fn pct3(mut samples: Vec<Duration>) -> (f64, f64, f64) {
-    samples.sort();
-    if samples.is_empty() {
-        return (0.0, 0.0, 0.0);
-    }
-    let at = |p: f64| samples[((samples.len() as f64 - 1.0) * p).round() as usize].as_secs_f64() * 1e3;
-    (at(0.5), at(0.95), at(0.99))
+fn pct3(samples: Vec<Duration>) -> (f64, f64, f64) {
+    let [p50, p95, p99] = quantiles(millis(samples), [0.5, 0.95, 0.99]);
+    (p50, p95, p99)
 }
 
 /// `bench http`: a real `retold serve` (the release binary next to this one) on a data
