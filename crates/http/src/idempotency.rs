@@ -67,7 +67,15 @@ fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
 async fn encode(response: Response) -> Answered {
     let (parts, body) = response.into_parts();
     let status = parts.status;
-    let bytes = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    // The handlers' bodies are in memory, so collecting cannot fail in practice; if it ever
+    // does, the status is still kept (the write happened) and the loss is logged, not hidden.
+    let bytes = match body.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) => {
+            tracing::error!(%error, %status, "an idempotent answer's body could not be read; it is kept without a body");
+            Default::default()
+        }
+    };
     let content_type = parts.headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let answer = json!({
         "status": status.as_u16(),

@@ -81,7 +81,7 @@ impl SqliteStore {
         // ranking would follow anyway: rank every match at once.
         let window = (share >= 1.0 / 3.0).then(|| ((k as f64 / share) * 1.5).ceil() as usize + 16);
         let mut found = self.ranked(&query, eligible, k, window).await?;
-        if found.hits.len() < k && found.exhausted_window {
+        if found.hits.len() < k && found.window_full {
             // The window held too few eligible hits: rank every match once.
             found = self.ranked(&query, eligible, k, None).await?;
         }
@@ -133,7 +133,7 @@ impl SqliteStore {
 /// matches may exist beyond it).
 struct Ranked {
     hits: Vec<(RecordKey, f64)>,
-    exhausted_window: bool,
+    window_full: bool,
 }
 
 impl SqliteStore {
@@ -161,7 +161,7 @@ impl SqliteStore {
                 [query.into(), limit.into()],
             ))
             .await?;
-        let Some(row) = row else { return Ok(Ranked { hits: Vec::new(), exhausted_window: false }) };
+        let Some(row) = row else { return Ok(Ranked { hits: Vec::new(), window_full: false }) };
         let n: i64 = row.try_get("", "n")?;
         let packed: String = row.try_get("", "hits")?;
         let mut all: Vec<(RecordKey, f64)> = Vec::with_capacity(usize::try_from(n).unwrap_or(0));
@@ -175,7 +175,7 @@ impl SqliteStore {
         all.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         let hits: Vec<(RecordKey, f64)> =
             all.into_iter().filter(|(key, _)| eligible.binary_search(key).is_ok()).take(k).collect();
-        Ok(Ranked { hits, exhausted_window: window.is_some_and(|w| i64::try_from(w).is_ok_and(|w| n >= w)) })
+        Ok(Ranked { hits, window_full: window.is_some_and(|w| i64::try_from(w).is_ok_and(|w| n >= w)) })
     }
 }
 

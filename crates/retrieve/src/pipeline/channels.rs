@@ -114,7 +114,9 @@ impl Retriever {
         eligible: &Eligible,
         k: usize,
     ) -> Result<(Ranked<DenseMatch>, HashMap<RecordId, RecordKey>)> {
-        let vector = self.ports.embedder.embed(&[query.to_owned()]).await?.pop().unwrap_or_default();
+        let vector = self.ports.embedder.embed(&[query.to_owned()]).await?.pop().ok_or_else(|| {
+            retold_domain::DomainError::backend("embedder", "returned no vector for the query")
+        })?;
         let index = self.ports.index.clone();
         let keys = eligible.keys.clone();
         let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k))
