@@ -21,11 +21,16 @@ pub struct HostedClient {
     config: HostedConfig,
 }
 
+/// Install rustls' ring provider for this process unless one is installed already (which
+/// serves as well). Every reqwest client of the workspace needs one before it is built.
+pub fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 impl HostedClient {
     /// A client. Installs the ring TLS provider for rustls when none is installed yet.
     pub fn new(config: HostedConfig) -> Result<Self, HostedError> {
-        // Err means another provider is installed already, which serves as well.
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        install_tls_provider();
         let http = reqwest::Client::builder()
             .user_agent(concat!("retold/", env!("CARGO_PKG_VERSION")))
             .build()

@@ -15,6 +15,6 @@ mod error;
 pub mod fake;
 mod openai;
 
-pub use crate::client::HostedClient;
+pub use crate::client::{HostedClient, install_tls_provider};
 pub use crate::config::{ApiKey, HostedConfig, Provider, ProviderConfig};
 pub use crate::error::HostedError;

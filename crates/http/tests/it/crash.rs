@@ -93,9 +93,9 @@ fn every_acknowledged_write_survives_kill_9_and_nothing_is_half_written() {
         while began.elapsed() < after {
             std::thread::sleep(Duration::from_millis(20));
         }
-        let mut child = server.child;
-        child.kill().unwrap(); // SIGKILL: no shutdown path runs
-        child.wait().unwrap();
+        let mut server = server;
+        server.child.kill().unwrap(); // SIGKILL: no shutdown path runs
+        server.child.wait().unwrap();
         stop.store(true, Ordering::SeqCst);
         for writer in writers {
             writer.join().unwrap();

@@ -9,6 +9,17 @@ pub(crate) struct Server {
     pub(crate) url: String,
 }
 
+/// A test that fails before `stop` must not leave its server running (holding the test's
+/// output pipe open, so the failure would never be reported).
+impl Drop for Server {
+    fn drop(&mut self) {
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Start `retold serve` on an ephemeral port and wait for the line that says where it listens.
 pub(crate) fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
     start_with(data_dir, admin_key, &[])

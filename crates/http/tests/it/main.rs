@@ -2,6 +2,7 @@
 //! the OpenAPI document, and end-to-end runs of the real binary.
 
 mod api;
+mod authz;
 mod bad_input;
 mod cli;
 mod crash;
