@@ -42,7 +42,7 @@ fn print_help() {
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
-         reliability [crash|bad-input|authz] [--trials N]: the reliability suite's parts that exist (default: all, 50 crash trials)\n  \
+         reliability [crash|bad-input|authz|disk-full] [--trials N]: the reliability suite's parts that exist (default: all, 50 crash trials)\n  \
          bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
@@ -61,7 +61,7 @@ fn ci(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask reliability [crash|bad-input|authz] [--trials N]`: the reliability suite's parts, each
+/// `cargo xtask reliability [crash|bad-input|authz|disk-full] [--trials N]`: the reliability suite's parts, each
 /// an integration test of the real service (`cargo xtask ci` runs them in a short form).
 fn reliability(args: &[String]) -> Result<()> {
     let mut parts: Vec<&str> = Vec::new();
@@ -69,15 +69,15 @@ fn reliability(args: &[String]) -> Result<()> {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "crash" | "bad-input" | "authz" => parts.push(arg),
+            "crash" | "bad-input" | "authz" | "disk-full" => parts.push(arg),
             "--trials" => trials = it.next().context("--trials needs a number")?.clone(),
             other => bail!(
-                "unknown reliability argument {other:?}; usage: cargo xtask reliability [crash|bad-input|authz] [--trials N]"
+                "unknown reliability argument {other:?}; usage: cargo xtask reliability [crash|bad-input|authz|disk-full] [--trials N]"
             ),
         }
     }
     if parts.is_empty() {
-        parts = vec!["crash", "bad-input", "authz"];
+        parts = vec!["crash", "bad-input", "authz", "disk-full"];
     }
     setup::run(&[])?;
     let mut held = Vec::new();
@@ -85,6 +85,7 @@ fn reliability(args: &[String]) -> Result<()> {
         let filter = match part {
             "crash" => "crash::",
             "authz" => "authz::",
+            "disk-full" => "disk_full::",
             _ => "bad_input::",
         };
         let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))

@@ -37,6 +37,15 @@ pub enum DomainError {
     #[error("contention: {0}")]
     Contention(String),
 
+    /// The store cannot take more data (its disk or filesystem is full). Nothing was
+    /// written; reads keep working, and the same request succeeds once space is freed.
+    #[error("storage full: {0}")]
+    StorageFull(String),
+
+    /// The store's disk answered an I/O error. Nothing was written; retrying later may work.
+    #[error("storage I/O error: {0}")]
+    StorageIo(String),
+
     /// A component behind a port failed.
     #[error("{component} failed: {source}")]
     Backend {

@@ -90,6 +90,7 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
             StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_millis(server.request_timeout_ms),
         ))
+        .layer(axum::middleware::map_response(crate::error::problem_for_bare_errors))
         .layer(cors)
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
         .layer(TraceLayer::new_for_http().make_span_with(|request: &axum::http::Request<_>| {

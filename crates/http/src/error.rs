@@ -21,6 +21,14 @@ pub enum ErrorCode {
     /// An `Idempotency-Key` sent again with another request (method, path or body).
     IdempotencyKeyReused,
     PayloadTooLarge,
+    /// The store's disk is full: nothing was written, reads still work.
+    StorageFull,
+    /// The store's disk failed a read or write: nothing was written.
+    StorageUnavailable,
+    /// The request took longer than `server.request_timeout_ms`.
+    Timeout,
+    /// The path exists, the method does not (the `Allow` header lists those that do).
+    MethodNotAllowed,
     Internal,
 }
 
@@ -43,6 +51,14 @@ impl ErrorCode {
             Self::PayloadTooLarge => {
                 ("payload_too_large", StatusCode::PAYLOAD_TOO_LARGE, "Payload too large")
             }
+            Self::StorageFull => ("storage_full", StatusCode::INSUFFICIENT_STORAGE, "Storage full"),
+            Self::StorageUnavailable => {
+                ("storage_unavailable", StatusCode::SERVICE_UNAVAILABLE, "Storage unavailable")
+            }
+            Self::Timeout => ("timeout", StatusCode::SERVICE_UNAVAILABLE, "Request timed out"),
+            Self::MethodNotAllowed => {
+                ("method_not_allowed", StatusCode::METHOD_NOT_ALLOWED, "Method not allowed")
+            }
             Self::Internal => ("internal", StatusCode::INTERNAL_SERVER_ERROR, "Internal error"),
         }
     }
@@ -57,7 +73,8 @@ pub struct Problem {
     pub title: String,
     pub status: u16,
     /// Stable error code: scope_not_writable, entity_ambiguous, not_found, validation_failed,
-    /// unauthorized, forbidden, conflict, idempotency_key_reused, payload_too_large, internal.
+    /// unauthorized, forbidden, conflict, idempotency_key_reused, payload_too_large, storage_full,
+    /// storage_unavailable, timeout, method_not_allowed, internal.
     pub code: String,
     pub detail: String,
     /// For validation_failed: the field that was refused.
@@ -116,6 +133,14 @@ impl From<DomainError> for ApiError {
             DomainError::Conflict(detail) => Self::new(ErrorCode::Conflict, detail),
             // Still contended after the write path's retries: the client may retry.
             DomainError::Contention(detail) => Self::new(ErrorCode::Conflict, detail),
+            DomainError::StorageFull(detail) => {
+                tracing::error!(error = %detail, "storage full");
+                Self::new(ErrorCode::StorageFull, "the store is out of disk space; nothing was written")
+            }
+            DomainError::StorageIo(detail) => {
+                tracing::error!(error = %detail, "storage I/O error");
+                Self::new(ErrorCode::StorageUnavailable, "the store's disk failed; nothing was written")
+            }
             DomainError::Backend { component, source } => {
                 tracing::error!(component, error = %source, "backend failure");
                 Self::new(ErrorCode::Internal, "the request could not be completed")
@@ -185,6 +210,36 @@ impl IntoResponse for ApiError {
             .insert(header::CONTENT_TYPE, header::HeaderValue::from_static("application/problem+json"));
         response
     }
+}
+
+/// Error answers made by layers rather than handlers (the timeout's 503, the router's 405)
+/// come without a body; give them the same problem document as every other error, keeping
+/// their headers (`Allow`).
+pub(crate) async fn problem_for_bare_errors(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error())
+        || response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return response;
+    }
+    let (code, detail) = match status {
+        StatusCode::SERVICE_UNAVAILABLE => {
+            (ErrorCode::Timeout, "the request took longer than the server allows")
+        }
+        StatusCode::METHOD_NOT_ALLOWED => {
+            (ErrorCode::MethodNotAllowed, "this path does not take that method")
+        }
+        StatusCode::NOT_FOUND => (ErrorCode::NotFound, "no such endpoint"),
+        _ => return response,
+    };
+    let (parts, _) = response.into_parts();
+    let mut problem = ApiError::new(code, detail).into_response();
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_LENGTH {
+            problem.headers_mut().entry(name).or_insert_with(|| value.clone());
+        }
+    }
+    problem
 }
 
 /// Result alias for handlers.

@@ -21,6 +21,39 @@ impl Modify for BearerAuth {
     }
 }
 
+/// Answers any operation can give, added to every one so the document says what is
+/// answered: an internal error, and the store's disk failing or full (nothing was written).
+struct ServerFaults;
+
+impl Modify for ServerFaults {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let faults = [
+            ("500", "internal"),
+            ("503", "storage_unavailable (the store's disk failed), or the request timed out"),
+            ("507", "storage_full (the store's disk is full; nothing was written, reads still work)"),
+        ];
+        for item in openapi.paths.paths.values_mut() {
+            let operations =
+                [&mut item.get, &mut item.post, &mut item.put, &mut item.delete, &mut item.patch];
+            for operation in operations.into_iter().flatten() {
+                for (status, description) in faults {
+                    operation.responses.responses.entry(status.to_owned()).or_insert_with(|| {
+                        ResponseBuilder::new()
+                            .description(description)
+                            .content(
+                                "application/problem+json",
+                                ContentBuilder::new().schema(Some(Ref::from_schema_name("Problem"))).build(),
+                            )
+                            .build()
+                            .into()
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// Retold's REST API.
 #[derive(OpenApi)]
 #[openapi(
@@ -39,7 +72,7 @@ impl Modify for BearerAuth {
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &ServerFaults),
     tags(
         (name = "memory tools", description = "What agents call, with a host key asserting the principal"),
         (name = "sessions", description = "The session buffer the extractor and evidence checks read"),

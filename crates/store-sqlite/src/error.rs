@@ -35,8 +35,44 @@ pub enum StoreError {
     Io(#[from] std::io::Error),
 }
 
+/// SQLite's primary result codes for a full disk and an I/O error.
+const SQLITE_FULL: i64 = 13;
+const SQLITE_IOERR: i64 = 10;
+
+/// The SQLite primary result code behind a database error, if it came from SQLite.
+fn sqlite_code(error: &DbErr) -> Option<i64> {
+    let (DbErr::Exec(runtime) | DbErr::Query(runtime) | DbErr::Conn(runtime)) = error else {
+        return None;
+    };
+    let sea_orm::RuntimeErr::SqlxError(sqlx) = runtime else { return None };
+    let sea_orm::sqlx::Error::Database(database) = sqlx.as_ref() else { return None };
+    // sqlx reports the extended code; its low byte is the primary one.
+    database.code()?.parse::<i64>().ok().map(|code| code & 0xff)
+}
+
+impl StoreError {
+    /// Whether the disk is full (SQLITE_FULL, or ENOSPC on a file the store writes itself).
+    fn is_full(&self) -> bool {
+        match self {
+            Self::Db(db) => sqlite_code(db) == Some(SQLITE_FULL),
+            Self::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
+            _ => false,
+        }
+    }
+
+    fn is_io(&self) -> bool {
+        matches!(self, Self::Db(db) if sqlite_code(db) == Some(SQLITE_IOERR))
+    }
+}
+
 impl From<StoreError> for DomainError {
     fn from(error: StoreError) -> Self {
+        if error.is_full() {
+            return DomainError::StorageFull(error.to_string());
+        }
+        if error.is_io() {
+            return DomainError::StorageIo(error.to_string());
+        }
         match error {
             StoreError::StaleVersion { .. } | StoreError::Contended(_) => {
                 DomainError::Contention(error.to_string())

@@ -69,7 +69,18 @@ pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statem
     Statement::from_sql_and_values(DbBackend::Sqlite, sql, values)
 }
 
-async fn connect(config: &StoreConfig, connections: u32) -> Result<DatabaseConnection, StoreError> {
+/// Which pool a connection belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pool {
+    Writer,
+    Reader,
+}
+
+async fn connect(
+    config: &StoreConfig,
+    pool: Pool,
+    connections: u32,
+) -> Result<DatabaseConnection, StoreError> {
     let path = config.path.clone();
     let durability = config.durability;
     let busy = config.busy_timeout;
@@ -91,6 +102,31 @@ async fn connect(config: &StoreConfig, connections: u32) -> Result<DatabaseConne
                 .foreign_keys(true)
                 .pragma("temp_store", "memory")
         });
+    if pool == Pool::Writer {
+        // When a statement fails with SQLITE_FULL or an I/O error, SQLite may roll the whole
+        // transaction back itself; the ROLLBACK sqlx then sends fails ("no transaction is
+        // active") and sqlx keeps counting the transaction as open. The connection's next
+        // BEGIN becomes a SAVEPOINT inside a transaction that is never committed, so every
+        // later write on it would be acknowledged and then lost. A writer connection that
+        // comes back to the pool still counting a transaction is closed instead (the pool
+        // opens a fresh one).
+        options.map_sqlx_sqlite_pool_opts(|pool| {
+            pool.after_release(|conn, _| {
+                Box::pin(async move {
+                    use sea_orm::sqlx::Connection;
+                    conn.ping().await?; // runs the rollback the transaction queued on drop
+                    if conn.is_in_transaction() {
+                        tracing::warn!(
+                            "closing a writer connection whose transaction SQLite already ended \
+                             (after a full disk or an I/O error)"
+                        );
+                        return Ok(false);
+                    }
+                    Ok(true)
+                })
+            })
+        });
+    }
     Ok(Database::connect(options).await?)
 }
 
@@ -101,10 +137,10 @@ impl SqliteStore {
         if let Some(parent) = config.path.parent().filter(|p| !p.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)?;
         }
-        let writer = connect(config, 1).await?;
+        let writer = connect(config, Pool::Writer, 1).await?;
         refuse_newer(&writer, &config.path).await?;
         Migrator::up(&writer, None).await?;
-        let reader = connect(config, config.read_connections.max(1)).await?;
+        let reader = connect(config, Pool::Reader, config.read_connections.max(1)).await?;
         let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(writer.clone()));
         Ok(Self { writer, reader, traces })
     }
@@ -112,6 +148,14 @@ impl SqliteStore {
     /// Write every search trace handed so far.
     pub async fn flush_traces(&self) {
         self.traces.flush().await;
+    }
+
+    /// SQLite's `PRAGMA integrity_check`: `"ok"`, or the problems it found, one per line.
+    pub async fn integrity_check(&self) -> Result<String, StoreError> {
+        let rows = self.reader.query_all_raw(stmt("PRAGMA integrity_check", [])).await?;
+        let lines: Vec<String> =
+            rows.iter().map(|row| row.try_get_by_index::<String>(0)).collect::<Result<_, _>>()?;
+        Ok(lines.join("\n"))
     }
 
     /// Write the waiting search traces, then close both pools.

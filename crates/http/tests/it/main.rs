@@ -6,6 +6,7 @@ mod authz;
 mod bad_input;
 mod cli;
 mod crash;
+mod disk_full;
 mod e2e;
 mod extraction;
 mod idempotency;

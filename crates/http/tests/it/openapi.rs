@@ -131,3 +131,55 @@ async fn a_malformed_query_string_is_a_documented_problem() {
     let documented = &doc["paths"]["/v1/admin/grants"]["get"]["responses"];
     assert!(documented.get(answer.status.as_str()).is_some(), "{} is not documented", answer.status);
 }
+
+#[test]
+fn every_operation_documents_the_server_faults_it_can_answer() {
+    let doc = checked_in();
+    for (method, path, operation) in operations(&doc) {
+        for status in ["500", "503", "507"] {
+            let content = &operation["responses"][status]["content"];
+            assert!(
+                content["application/problem+json"]["schema"]["$ref"] == "#/components/schemas/Problem",
+                "{method} {path} does not document {status} as a problem: {content}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn answers_made_by_layers_are_problems_too() {
+    // A method the path does not take: 405 with its Allow header, as a problem document
+    // (`send` checks the content type of every error).
+    let app = app().await;
+    let answer = app.call_with("GET", "/v1/memory/search", Some(ADMIN_KEY), &[], None).await;
+    assert_eq!(answer.status, axum::http::StatusCode::METHOD_NOT_ALLOWED);
+    assert_eq!(answer.body["code"], "method_not_allowed", "{}", answer.body);
+    assert_eq!(answer.headers["allow"], "POST");
+
+    // The request timeout: a search cannot embed its query within 1 ms. The key is made
+    // through a router with the normal timeout over the same state.
+    let dir = tempfile::tempdir().unwrap();
+    let mut settings = crate::settings(dir.path(), &[]);
+    let retold_http::Built { state, store, .. } =
+        retold_http::build(&settings, crate::embedder(&settings)).await.unwrap();
+    let over = |router, dir| crate::TestApp {
+        router,
+        built_store: (*store).clone(),
+        tasks: state.services.sessions.tasks().clone(),
+        _dir: dir,
+    };
+    let patient = over(retold_http::app(state.clone(), &settings.server), dir);
+    let key = patient.host_key(&[]).await;
+    // With nothing eligible a search answers at once; one record makes it embed the query.
+    let write = serde_json::json!({"principal": crate::principal("a", "u"), "type": "semantic",
+        "content": "The deploy runbook lives in the wiki.", "scope": "agent:a/u", "source_kind": "system"});
+    let (status, body) = patient.call("POST", "/v1/memory/write", Some(&key), Some(write)).await;
+    assert_eq!(status, axum::http::StatusCode::OK, "{body}");
+    settings.server.request_timeout_ms = 1;
+    let hasty = over(retold_http::app(state.clone(), &settings.server), tempfile::tempdir().unwrap());
+    let search =
+        serde_json::json!({"principal": crate::principal("a", "u"), "query": "what is the deploy runbook?"});
+    let answer = hasty.call_with("POST", "/v1/memory/search", Some(&key), &[], Some(search)).await;
+    assert_eq!(answer.status, axum::http::StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(answer.body["code"], "timeout", "{}", answer.body);
+}
