@@ -42,7 +42,7 @@ fn print_help() {
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
-         reliability [crash|bad-input|authz|disk-full] [--trials N]: the reliability suite's parts that exist (default: all, 50 crash trials)\n  \
+         reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
          bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
@@ -61,40 +61,64 @@ fn ci(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask reliability [crash|bad-input|authz|disk-full] [--trials N]`: the reliability suite's parts, each
-/// an integration test of the real service (`cargo xtask ci` runs them in a short form).
+/// The reliability suite's parts: (name, test filter, what the full run sets). Each is an
+/// integration test of the real service in `crates/http/tests/it`; `cargo xtask ci` runs them
+/// all in a short form (their defaults).
+type Part = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const RELIABILITY_PARTS: &[Part] = &[
+    ("crash", "crash::", &[]),
+    ("bad-input", "bad_input::", &[]),
+    ("authz", "authz::", &[("RETOLD_AUTHZ_CASES", "10000")]),
+    ("disk-full", "disk_full::", &[]),
+    ("fuzz", "fuzz::", &[("RETOLD_FUZZ_EXAMPLES", "1000")]),
+    ("load", "load::", &[("RETOLD_LOAD_SECS", "60")]),
+];
+
+/// `cargo xtask reliability [PART ...] [--trials N]`: the reliability suite's parts in their
+/// full form (default: every part, 50 crash trials), then a table of what held.
 fn reliability(args: &[String]) -> Result<()> {
+    let names: Vec<&str> = RELIABILITY_PARTS.iter().map(|p| p.0).collect();
     let mut parts: Vec<&str> = Vec::new();
     let mut trials = "50".to_owned();
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
-            "crash" | "bad-input" | "authz" | "disk-full" => parts.push(arg),
             "--trials" => trials = it.next().context("--trials needs a number")?.clone(),
+            part if names.contains(&part) => {
+                parts.push(names[names.iter().position(|n| *n == part).unwrap()])
+            }
             other => bail!(
-                "unknown reliability argument {other:?}; usage: cargo xtask reliability [crash|bad-input|authz|disk-full] [--trials N]"
+                "unknown reliability argument {other:?}; usage: cargo xtask reliability [{}] [--trials N]",
+                names.join("|")
             ),
         }
     }
     if parts.is_empty() {
-        parts = vec!["crash", "bad-input", "authz", "disk-full"];
+        parts = names.clone();
     }
     setup::run(&[])?;
+    let release_parts = ["fuzz", "load"];
+    if parts.iter().any(|p| release_parts.contains(p)) {
+        // The load part measures the release build; the fuzz part runs 20k requests.
+        cargo(&["build", "--release", "-p", "retold-http", "--bin", "retold"])?;
+    }
     let mut held = Vec::new();
     for part in parts {
-        let filter = match part {
-            "crash" => "crash::",
-            "authz" => "authz::",
-            "disk-full" => "disk_full::",
-            _ => "bad_input::",
-        };
-        let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        let (_, filter, env) = RELIABILITY_PARTS.iter().find(|p| p.0 == part).expect("a known part");
+        let mut command = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()));
+        command
             .args(["test", "-p", "retold-http", "--test", "it", filter, "--", "--nocapture"])
             .env("RETOLD_CRASH_TRIALS", &trials)
-            .env("RETOLD_AUTHZ_CASES", "10000")
-            .current_dir(workspace_root())
-            .status()
-            .with_context(|| format!("running the {part} part"))?;
+            .envs(env.iter().copied())
+            .current_dir(workspace_root());
+        if release_parts.contains(&part) {
+            let target = std::env::var_os("CARGO_TARGET_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| workspace_root().join("target"));
+            command.env("RETOLD_TEST_BINARY", target.join("release/retold"));
+        }
+        let status = command.status().with_context(|| format!("running the {part} part"))?;
         held.push((part, status.success()));
     }
     println!("\n| part | held |\n|---|---|");

@@ -27,12 +27,50 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         provision(&cache, wheel)?;
         fetched += 1;
     }
+    for tool in retold_provision::PYTHON_TOOLS {
+        if install_python_tool(tool)? {
+            fetched += 1;
+        }
+    }
     if fetched == 0 {
         eprintln!("xtask setup: everything already provisioned in {}", cache.display());
     } else {
         eprintln!("xtask setup: provisioned {fetched} package(s) into {}", cache.display());
     }
     Ok(())
+}
+
+/// Install a Python tool into its own virtual environment from its hash-pinned requirements
+/// file, unless the environment was installed from the same file already (a stamp holds the
+/// file's SHA-256). Returns whether it installed anything.
+fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
+    let requirements = crate::workspace_root().join(tool.requirements);
+    let wanted = sha256_file(&requirements).with_context(|| format!("reading {}", requirements.display()))?;
+    let venv = tool.venv();
+    let stamp = venv.join(".requirements-sha256");
+    if fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == wanted) && tool.executable().exists() {
+        return Ok(false);
+    }
+    eprintln!("xtask setup: installing {} into {}", tool.name, venv.display());
+    let status = Command::new(python())
+        .args(["-m", "venv", "--clear"])
+        .arg(&venv)
+        .status()
+        .context("running python3 -m venv (install Python 3 with venv)")?;
+    if !status.success() {
+        bail!("python3 -m venv {} failed ({status})", venv.display());
+    }
+    let status = Command::new(venv.join("bin/python"))
+        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes", "-r"])
+        .arg(&requirements)
+        .env_remove("PIP_FIND_LINKS")
+        .status()
+        .context("running pip install in the tool's venv")?;
+    if !status.success() {
+        bail!("pip install -r {} failed ({status})", requirements.display());
+    }
+    fs::write(&stamp, &wanted)?;
+    Ok(true)
 }
 
 fn provision(cache: &Path, wheel: &Wheel) -> Result<()> {

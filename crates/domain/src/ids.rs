@@ -8,11 +8,12 @@ use crate::error::{DomainError, Result};
 /// Longest identifier accepted anywhere.
 pub const MAX_ID_LEN: usize = 128;
 
-/// Characters allowed in a free-form identifier (agent, user, project, scope ids).
-/// `/` and `:` are excluded: they delimit `agent:<agent>/<user>` scopes; `<` and `>`
+/// Characters allowed in a free-form identifier (agent, user, project, scope ids): ASCII
+/// letters and digits and `- _ . @ +`, so the OpenAPI document can state the rule as a
+/// pattern every client's regex engine reads the same way. `/` and `:` are excluded: they delimit `agent:<agent>/<user>` scopes; `<` and `>`
 /// delimit `session:<id><turn:N>` source references.
 fn is_token_char(c: char) -> bool {
-    c.is_alphanumeric() || matches!(c, '-' | '_' | '.' | '@' | '+')
+    c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@' | '+')
 }
 
 pub(crate) fn check_token(field: &'static str, value: &str) -> Result<()> {
@@ -25,7 +26,7 @@ pub(crate) fn check_token(field: &'static str, value: &str) -> Result<()> {
     if let Some(bad) = value.chars().find(|c| !is_token_char(*c)) {
         return Err(DomainError::invalid(
             field,
-            format!("{value:?} contains {bad:?}; allowed are letters, digits and - _ . @ +"),
+            format!("{value:?} contains {bad:?}; allowed are ASCII letters, digits and - _ . @ +"),
         ));
     }
     Ok(())

@@ -12,13 +12,11 @@ use tower_http::cors::CorsLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
-use utoipa::OpenApi;
 use utoipa_swagger_ui::SwaggerUi;
 
 use crate::auth::AnyKey;
 use crate::dto::ReadyDto;
 use crate::error::{ApiError, ErrorCode};
-use crate::openapi::ApiDoc;
 use crate::routes::{admin, sessions, tools};
 use crate::settings::ServerSettings;
 use crate::state::AppState;
@@ -83,7 +81,7 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
             .allow_headers([axum::http::header::AUTHORIZATION, axum::http::header::CONTENT_TYPE])
     };
     let request_id = HeaderName::from_static("x-request-id");
-    api.merge(SwaggerUi::new("/docs").url("/openapi.json", ApiDoc::openapi()))
+    api.merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", crate::openapi::document()))
         .layer(CompressionLayer::new())
         .layer(DefaultBodyLimit::max(server.body_limit_bytes))
         .layer(TimeoutLayer::with_status_code(

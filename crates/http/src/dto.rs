@@ -9,6 +9,24 @@ use validator::Validate;
 
 use crate::error::ApiError;
 
+/// An optional count. JSON Schema counts `5.0` as an integer, so it is read as 5; a fraction
+/// or a negative number stays an error.
+fn whole_number<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<usize>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    let whole = number.as_u64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(f))
+            .map(|f| f as u64)
+    });
+    match whole.and_then(|n| usize::try_from(n).ok()) {
+        Some(n) => Ok(Some(n)),
+        None => Err(serde::de::Error::custom(format!("{number} is not a whole number"))),
+    }
+}
+
 /// The principal of the current agent run, asserted by the host.
 #[derive(Debug, Clone, Deserialize, Serialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +62,7 @@ pub(crate) struct SearchBody {
     /// Most results to return (default from configuration, capped by `retrieval.max_limit`).
     #[validate(range(min = 1, max = 1000))]
     #[schema(minimum = 1, maximum = 1000)]
+    #[serde(default, deserialize_with = "whole_number")]
     pub(crate) limit: Option<usize>,
     /// Only these memory types: semantic, episodic, procedural.
     #[validate(length(max = 3))]
@@ -690,6 +709,7 @@ pub(crate) struct ExtractionRunBody {
     /// Most sessions to run (default 16).
     #[validate(range(min = 1, max = 100))]
     #[schema(minimum = 1, maximum = 100)]
+    #[serde(default, deserialize_with = "whole_number")]
     pub(crate) limit: Option<usize>,
 }
 

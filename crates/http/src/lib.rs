@@ -18,7 +18,7 @@ mod telemetry;
 pub use crate::app::app;
 pub use crate::auth::hash_key;
 pub use crate::error::{ErrorCode, Problem};
-pub use crate::openapi::{ApiDoc, openapi_json};
+pub use crate::openapi::{ApiDoc, document, openapi_json, rules};
 pub use crate::serve_error::ServeError;
 pub use crate::server::{
     Built, Components, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config,

@@ -95,6 +95,42 @@ pub fn cache_dir() -> PathBuf {
     std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/retold")
 }
 
+/// A Python tool the tests run, installed by `cargo xtask setup` into its own virtual
+/// environment in the cache from a requirements file that pins every package by hash.
+#[derive(Debug, Clone, Copy)]
+pub struct PythonTool {
+    /// The virtual environment's directory name under `venvs/`.
+    pub name: &'static str,
+    /// The requirements file, relative to the workspace root.
+    pub requirements: &'static str,
+    /// The executable the tests run, in the environment's `bin/`.
+    pub executable: &'static str,
+}
+
+/// Every Python tool the tests need.
+pub const PYTHON_TOOLS: &[PythonTool] = &[PythonTool {
+    name: "schemathesis",
+    requirements: "scripts/requirements/schemathesis.txt",
+    executable: "st",
+}];
+
+impl PythonTool {
+    /// The tool's virtual environment.
+    pub fn venv(&self) -> PathBuf {
+        cache_dir().join("venvs").join(self.name)
+    }
+
+    /// The executable to run.
+    pub fn executable(&self) -> PathBuf {
+        self.venv().join("bin").join(self.executable)
+    }
+}
+
+/// The Python tool named `name` (one of [`PYTHON_TOOLS`]).
+pub fn python_tool(name: &str) -> PythonTool {
+    *PYTHON_TOOLS.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no Python tool {name:?}"))
+}
+
 /// The default model directory (all-MiniLM-L6-v2, int8).
 pub fn default_model_dir() -> PathBuf {
     cache_dir().join(MODEL_DIR)

@@ -26,7 +26,10 @@ pub(crate) fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
 }
 
 fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &str)]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retold"))
+    // `cargo xtask reliability load` measures the release build.
+    let binary =
+        std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into());
+    let mut child = Command::new(binary)
         .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .env("RETOLD__AUTH__ADMIN_KEY", admin_key)

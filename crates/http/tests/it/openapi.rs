@@ -183,3 +183,132 @@ async fn answers_made_by_layers_are_problems_too() {
     assert_eq!(answer.status, axum::http::StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(answer.body["code"], "timeout", "{}", answer.body);
 }
+
+/// Strings around every rule's edges, plus random ones over a mixed alphabet.
+fn corpus() -> Vec<String> {
+    let mut out: Vec<String> = [
+        "",
+        " ",
+        "a",
+        "A9",
+        "a.b@c+d-e_f",
+        "é",
+        "名前",
+        "a/b",
+        "a:b",
+        "a b",
+        "a,b",
+        "a\tb",
+        "a\u{0}b",
+        "a\u{7f}",
+        "a\u{85}b",
+        "\u{a0}",
+        "mem_",
+        "mem_01ABC",
+        "mem_a-b",
+        "ent_x",
+        "ent_",
+        "sess_1",
+        "sess_a.b",
+        "user:u",
+        "user:u/v",
+        "agent:a/u",
+        "agent:a/u/v",
+        "agent:a/",
+        "project:p q",
+        "org:",
+        "team:x",
+        "explanation_style",
+        "9lives",
+        "Upper",
+        "tag-1",
+        "x\n",
+        " padded ",
+        "tool:gh",
+        "session:sess_1<turn:2>",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    out.push("a".repeat(128));
+    out.push("a".repeat(129));
+    out.push(format!("mem_{}", "a".repeat(124)));
+    out.push(format!("mem_{}", "a".repeat(125)));
+    out.push(format!("agent:{}/{}", "a".repeat(128), "u".repeat(128)));
+    out.push(format!("user:{}", "u".repeat(129)));
+    let alphabet: Vec<char> = "ab_Z09.@+-/: ,\t\u{0}\u{1f}\u{7f}\u{9f}é".chars().collect();
+    let prefixes = ["", "mem_", "ent_", "sess_", "user:", "agent:", "project:", "org:", "a"];
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for i in 0..3000 {
+        let mut s = prefixes[i % prefixes.len()].to_owned();
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        for k in 0..(state % 9) {
+            s.push(alphabet[((state >> (k * 5)) % alphabet.len() as u64) as usize]);
+        }
+        out.push(s);
+    }
+    out
+}
+
+#[test]
+fn the_documents_patterns_accept_exactly_what_the_domain_accepts() {
+    use retold_domain as d;
+    use retold_http::rules;
+    type Accepts = fn(&str) -> bool;
+    // (rule, pattern, what the domain accepts); the schemas' maxLength applies beside the
+    // pattern (200 characters for names).
+    let checks: [(&str, &str, Accepts); 13] = [
+        ("TOKEN", rules::TOKEN, |s| d::AgentId::new(s).is_ok()),
+        ("TOKEN (users)", rules::TOKEN, |s| d::UserId::new(s).is_ok()),
+        ("RECORD_ID", rules::RECORD_ID, |s| d::RecordId::new(s).is_ok()),
+        ("ENTITY_ID", rules::ENTITY_ID, |s| d::EntityId::new(s).is_ok()),
+        ("SESSION_ID", rules::SESSION_ID, |s| d::SessionId::new(s).is_ok()),
+        ("SCOPE", rules::SCOPE, |s| d::Scope::parse(s).is_ok()),
+        ("GRANT_SCOPE", rules::GRANT_SCOPE, |s| d::Scope::parse(s).is_ok_and(|s| !s.is_private())),
+        ("TEXT", rules::TEXT, |s| d::Content::new(s).is_ok()),
+        ("TEXT (evidence)", rules::TEXT, |s| d::Evidence::new(s).is_ok()),
+        ("NAME", rules::NAME, |s| d::Name::new(s).is_ok()),
+        ("ATTRIBUTE", rules::ATTRIBUTE, |s| d::Attribute::new(s).is_ok()),
+        ("TAG", rules::TAG, |s| d::Tag::new(s).is_ok()),
+        ("SOURCE_REF", rules::SOURCE_REF, |s| d::SourceRef::new(s).is_ok()),
+    ];
+    let corpus = corpus();
+    let mut disagreements = Vec::new();
+    for (name, pattern, accepts) in checks {
+        let regex = regex::Regex::new(pattern).unwrap_or_else(|e| panic!("{name}: {e}"));
+        for s in &corpus {
+            if name == "NAME" && s.chars().count() > 200 {
+                continue;
+            }
+            if regex.is_match(s) != accepts(s) {
+                disagreements.push(format!(
+                    "{name}: {s:?} pattern {} domain {}",
+                    regex.is_match(s),
+                    accepts(s)
+                ));
+            }
+        }
+    }
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements: {:#?}",
+        disagreements.len(),
+        &disagreements[..disagreements.len().min(20)]
+    );
+
+    let enums: [(&[&str], Vec<&str>); 4] = [
+        (rules::MEMORY_TYPES, d::MemoryType::ALL.iter().map(|t| t.as_str()).collect()),
+        (rules::SOURCE_KINDS, d::SourceKind::ALL.iter().map(|t| t.as_str()).collect()),
+        (rules::ENTITY_KINDS, d::EntityKind::ALL.iter().map(|t| t.as_str()).collect()),
+        (
+            rules::ROLES,
+            ["user", "assistant", "tool"].into_iter().filter(|r| d::TurnRole::parse(r).is_ok()).collect(),
+        ),
+    ];
+    for (documented, domain) in enums {
+        assert_eq!(documented, domain.as_slice());
+    }
+    assert!(d::TurnRole::parse("system").is_err(), "a new turn role must be added to rules::ROLES");
+}
