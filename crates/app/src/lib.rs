@@ -3,19 +3,22 @@
 //! The seed's tool handlers are the `Ingestor` (write, revise, forget) and the `Retriever`
 //! (search, get); this crate adds the session buffer's use-cases (`SessionService`) and the
 //! host's administration (`AdminService`: grants, entities and aliases, keys, audit history,
-//! traces, extraction runs), and bundles them as `Services`. An edge (the REST service, later
+//! traces, extraction runs) and the operations (`OperationsService`: erasure with compaction),
+//! and bundles them as `Services`. An edge (the REST service, later
 //! MCP) authenticates, parses, calls one method and maps the result; the composition root is
 //! the only place that names a concrete store (`Stores::from_store`).
 
 mod admin;
 mod idempotency;
 mod keys;
+mod operations;
 mod sessions;
 mod stores;
 
 pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
+pub use crate::operations::{ErasureOutcome, OperationsService};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
 
@@ -33,4 +36,6 @@ pub struct Services {
     pub admin: AdminService,
     /// Requests sent with an idempotency key run once per key.
     pub idempotency: IdempotencyService,
+    /// Maintenance an administrator runs (erasure).
+    pub operations: OperationsService,
 }

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
-    EntityWriter, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader,
-    RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
+    EntityWriter, Erasure, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph,
+    RecordReader, RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -28,6 +28,7 @@ pub trait AllPorts:
     + LexicalIndex
     + WriteReceipts
     + IdempotencyKeys
+    + Erasure
     + 'static
 {
 }
@@ -51,6 +52,7 @@ impl<T> AllPorts for T where
         + LexicalIndex
         + WriteReceipts
         + IdempotencyKeys
+        + Erasure
         + 'static
 {
 }
@@ -78,6 +80,7 @@ pub struct Stores {
     pub search_log: Arc<dyn SearchLogStore>,
     pub lexical: Arc<dyn LexicalIndex>,
     pub receipts: Arc<dyn WriteReceipts>,
+    pub erasure: Arc<dyn Erasure>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -102,6 +105,7 @@ impl Stores {
             search_log: store.clone(),
             lexical: store.clone(),
             receipts: store.clone(),
+            erasure: store.clone(),
             idempotency: store,
         }
     }

@@ -30,11 +30,15 @@ pub enum EventKind {
     SessionEnded,
     ExtractionRun,
     ExtractionFailed,
+    /// A record's content was erased (an operation; the record is a tombstone now).
+    RecordErased,
+    /// An erasure ran: what it covered and what it removed.
+    OpsErasure,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 20] = [
+    pub const ALL: [EventKind; 22] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -55,6 +59,8 @@ impl EventKind {
         Self::SessionEnded,
         Self::ExtractionRun,
         Self::ExtractionFailed,
+        Self::RecordErased,
+        Self::OpsErasure,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -80,6 +86,8 @@ impl EventKind {
             Self::SessionEnded => "session.ended",
             Self::ExtractionRun => "extraction.run",
             Self::ExtractionFailed => "extraction.failed",
+            Self::RecordErased => "record.erased",
+            Self::OpsErasure => "ops.erasure",
         }
     }
 

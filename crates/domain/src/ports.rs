@@ -655,3 +655,66 @@ pub trait CompletionClient: Send + Sync {
     /// Run one structured completion.
     async fn complete(&self, request: CompletionRequest) -> Result<CompletionResponse>;
 }
+
+/// What an erasure covers (seed section 3: "a controlled erase path removes stored content and
+/// embeddings").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ErasureTarget {
+    /// One record.
+    Record(RecordId),
+    /// Every record of a user: its `user:<u>` scope and every `agent:*/<u>` private scope, with
+    /// the user's session turns and the entities of those scopes.
+    User(UserId),
+    /// Every record of one scope, with the entities of that scope.
+    Scope(Scope),
+}
+
+impl std::fmt::Display for ErasureTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Record(id) => write!(f, "record {id}"),
+            Self::User(user) => write!(f, "user {user}"),
+            Self::Scope(scope) => write!(f, "scope {scope}"),
+        }
+    }
+}
+
+/// What an erasure removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ErasureReport {
+    /// Records whose content, evidence, source reference and tags are gone (tombstones now).
+    pub records: u64,
+    pub embeddings: u64,
+    /// Search traces that named an erased record (or, for a user, every trace of the user).
+    pub traces: u64,
+    /// Audit events whose details were blanked (their kind, ids and time stay).
+    pub events: u64,
+    /// Session turns deleted (user erasure).
+    pub turns: u64,
+    /// Entities whose names and aliases were removed (user and scope erasure).
+    pub entities: u64,
+}
+
+/// Erasure and compaction: removing content for good, not only hiding it.
+#[async_trait]
+pub trait Erasure: Send + Sync {
+    /// Every record the target covers, whatever its status (erased tombstones included).
+    async fn erasure_records(&self, target: &ErasureTarget) -> Result<Vec<KeyedRecord>>;
+
+    /// In one transaction: blank the content, evidence, source reference and tags of
+    /// `records` (already `deleted`) and mark them erased; delete their FTS rows, embeddings
+    /// and entity links, every search trace that names one of them, and the details of their
+    /// audit events; for a user also every trace and session turn of the user; for a user or
+    /// a scope the names and aliases of the scope's entities. Records `event`.
+    async fn scrub(
+        &self,
+        target: &ErasureTarget,
+        records: &[RecordId],
+        event: AuditEvent,
+    ) -> Result<ErasureReport>;
+
+    /// Make removed bytes unreadable on disk: merge the FTS index, VACUUM, checkpoint and
+    /// truncate the WAL. Returns the store's size in bytes (file, WAL, shared memory) before
+    /// and after.
+    async fn compact(&self) -> Result<(u64, u64)>;
+}

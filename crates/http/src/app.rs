@@ -66,6 +66,7 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
         .route("/v1/admin/search-log/{id}", get(admin::search_trace))
         .route("/v1/admin/sessions/{id}/events", get(admin::session_events))
         .route("/v1/admin/extractions/run", post(admin::extraction_run))
+        .route("/v1/admin/ops/erase", post(crate::routes::ops::ops_erase))
         .route("/ready", get(ready))
         .route("/health", get(health))
         .fallback(not_found)

@@ -69,6 +69,7 @@ impl Modify for ServerFaults {
         admin::entity_create, admin::entity_add_alias, admin::entity_merge,
         admin::host_key_create, admin::record_events, admin::search_trace,
         admin::session_events, admin::extraction_run,
+        crate::routes::ops::ops_erase,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),
@@ -77,7 +78,7 @@ impl Modify for ServerFaults {
         (name = "memory tools", description = "What agents call, with a host key asserting the principal"),
         (name = "sessions", description = "The session buffer the extractor and evidence checks read"),
         (name = "admin", description = "Grants, entities, keys and inspection, with the admin key"),
-        (name = "operations", description = "Health and readiness"),
+        (name = "operations", description = "Health, readiness and maintenance (erasure), with the admin key"),
     )
 )]
 #[derive(Debug)]
@@ -171,6 +172,9 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("HostKeyBody", "agents", ItemsPattern(TOKEN)),
         ("TurnBody", "role", Enum(ROLES)),
         ("ExtractionRunBody", "session_id", Pattern(SESSION_ID)),
+        ("ErasureBody", "record_id", Pattern(RECORD_ID)),
+        ("ErasureBody", "user_id", Pattern(TOKEN)),
+        ("ErasureBody", "scope", Pattern(SCOPE)),
     ]
 };
 
@@ -189,6 +193,14 @@ const SCHEMA_RULES: &[(&str, &str)] = &[
         "WriteBody",
         r#"{"anyOf": [{"properties": {"attribute": {"type": "null"}}},
             {"required": ["subject"], "properties": {"subject": {"type": "object"}}}]}"#,
+    ),
+    // `give exactly one of record_id, user_id, scope`
+    (
+        "ErasureBody",
+        r#"{"anyOf": [
+            {"required": ["record_id"], "properties": {"record_id": {"type": "string"}, "user_id": {"type": "null"}, "scope": {"type": "null"}}},
+            {"required": ["user_id"], "properties": {"user_id": {"type": "string"}, "record_id": {"type": "null"}, "scope": {"type": "null"}}},
+            {"required": ["scope"], "properties": {"scope": {"type": "string"}, "record_id": {"type": "null"}, "user_id": {"type": "null"}}}]}"#,
     ),
     // `a grant must allow reading or writing`
     (

@@ -265,8 +265,15 @@ pub fn services(
         ),
         tasks,
     );
+    let operations = retold_app::OperationsService::new(
+        stores.writer.clone(),
+        stores.erasure.clone(),
+        index.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
-    Services { ingestor, retriever, sessions, admin, idempotency }
+    Services { ingestor, retriever, sessions, admin, idempotency, operations }
 }
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start

@@ -10,6 +10,7 @@
 mod api_keys;
 mod convert;
 mod entities;
+mod erasure;
 mod error;
 mod idempotency;
 mod lexical;

@@ -63,6 +63,8 @@ pub struct SqliteStore {
     pub(crate) reader: DatabaseConnection,
     /// search_log appends, written off the request path.
     pub(crate) traces: std::sync::Arc<crate::search_log::TraceWriter>,
+    /// The database file (its WAL and shared memory sit beside it).
+    pub(crate) path: std::sync::Arc<PathBuf>,
 }
 
 pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statement {
@@ -142,7 +144,7 @@ impl SqliteStore {
         Migrator::up(&writer, None).await?;
         let reader = connect(config, Pool::Reader, config.read_connections.max(1)).await?;
         let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(writer.clone()));
-        Ok(Self { writer, reader, traces })
+        Ok(Self { writer, reader, traces, path: std::sync::Arc::new(config.path.clone()) })
     }
 
     /// Write every search trace handed so far.
@@ -263,7 +265,7 @@ impl SqliteStore {
         Ok(inserted)
     }
 
-    async fn select_keyed(
+    pub(crate) async fn select_keyed(
         &self,
         where_sql: &str,
         values: Vec<Value>,

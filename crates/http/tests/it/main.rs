@@ -8,6 +8,7 @@ mod cli;
 mod crash;
 mod disk_full;
 mod e2e;
+mod erasure;
 mod extraction;
 mod fuzz;
 mod idempotency;

@@ -9,6 +9,7 @@ mod m20261130_000003_eligible_index;
 mod m20261130_000004_pending_extraction;
 mod m20261201_000001_write_receipts;
 mod m20261201_000002_idempotency_keys;
+mod m20261201_000003_erasure;
 
 pub(crate) struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_pending_extraction::Migration),
             Box::new(m20261201_000001_write_receipts::Migration),
             Box::new(m20261201_000002_idempotency_keys::Migration),
+            Box::new(m20261201_000003_erasure::Migration),
         ]
     }
 }

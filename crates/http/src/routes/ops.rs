@@ -1,0 +1,113 @@
+//! Operations endpoints (admin key): maintenance the runtime never does on its own.
+
+use axum::Json;
+use axum::extract::State;
+use retold_domain::{ErasureTarget, RecordId, Scope, UserId};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use validator::Validate;
+
+use crate::auth::AdminKey;
+use crate::dto::field;
+use crate::error::{ApiError, ApiResult};
+use crate::routes::Valid;
+use crate::state::AppState;
+
+/// What to erase: exactly one of `record_id`, `user_id`, `scope`.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErasureBody {
+    /// One record (`mem_…`).
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) record_id: Option<String>,
+    /// Every record of a user: `user:<u>` and every `agent:*/<u>` scope, the user's session
+    /// turns and the entities of those scopes.
+    #[validate(length(min = 1, max = 128))]
+    #[schema(min_length = 1, max_length = 128)]
+    pub(crate) user_id: Option<String>,
+    /// Every record of one scope, with its entities.
+    #[validate(length(min = 3, max = 300))]
+    #[schema(min_length = 3, max_length = 300)]
+    pub(crate) scope: Option<String>,
+    /// Only count what would be erased.
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+}
+
+/// What was removed besides the records' own content.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ErasedDto {
+    pub(crate) records: u64,
+    pub(crate) embeddings: u64,
+    pub(crate) traces: u64,
+    pub(crate) events: u64,
+    pub(crate) turns: u64,
+    pub(crate) entities: u64,
+}
+
+/// The outcome of an erasure.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ErasureDto {
+    /// `record <id>`, `user <id>` or `scope <scope>`.
+    pub(crate) target: String,
+    pub(crate) dry_run: bool,
+    /// Records the target covers.
+    pub(crate) matched: u64,
+    /// Records erased now (0 when everything was erased before, or on a dry run).
+    pub(crate) erased: u64,
+    pub(crate) removed: ErasedDto,
+    /// The store's size on disk (file, WAL, shared memory) before and after compaction.
+    pub(crate) bytes_before: u64,
+    pub(crate) bytes_after: u64,
+}
+
+fn target(body: &ErasureBody) -> Result<ErasureTarget, ApiError> {
+    match (&body.record_id, &body.user_id, &body.scope) {
+        (Some(id), None, None) => Ok(ErasureTarget::Record(field("record_id", RecordId::new(id.clone()))?)),
+        (None, Some(user), None) => Ok(ErasureTarget::User(field("user_id", UserId::new(user.clone()))?)),
+        (None, None, Some(scope)) => Ok(ErasureTarget::Scope(field("scope", Scope::parse(scope))?)),
+        _ => Err(ApiError::validation("record_id", "give exactly one of record_id, user_id, scope")),
+    }
+}
+
+/// Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
+/// traces and audit details that quote it; then compact the store so the bytes are gone.
+#[utoipa::path(
+    post, path = "/v1/admin/ops/erase", operation_id = "ops_erase", tag = "operations",
+    request_body = ErasureBody,
+    responses(
+        (status = 200, description = "What was (or, on a dry run, would be) erased", body = ErasureDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (a record changed during the erasure; run it again)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_erase(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Valid(body): Valid<ErasureBody>,
+) -> ApiResult<Json<ErasureDto>> {
+    let target = target(&body)?;
+    let outcome = state.services.operations.erase(&target, "admin", body.dry_run).await?;
+    let removed = &outcome.removed;
+    Ok(Json(ErasureDto {
+        target: target.to_string(),
+        dry_run: outcome.dry_run,
+        matched: outcome.matched,
+        erased: outcome.erased,
+        removed: ErasedDto {
+            records: removed.records,
+            embeddings: removed.embeddings,
+            traces: removed.traces,
+            events: removed.events,
+            turns: removed.turns,
+            entities: removed.entities,
+        },
+        bytes_before: outcome.bytes_before,
+        bytes_after: outcome.bytes_after,
+    }))
+}
