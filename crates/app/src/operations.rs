@@ -1,12 +1,12 @@
 //! Operations (seed section 1): maintenance the runtime never does on its own. Each is an
 //! explicit call (an admin endpoint, a `retold ops` subcommand), audited, and safe to re-run.
-//! Today: erasure with compaction.
+//! Today: expiry, and erasure with compaction.
 
 use std::sync::Arc;
 
 use retold_domain::{
-    Clock, Erasure, ErasureReport, ErasureTarget, EventKind, IdGenerator, RecordId, RecordUpdate,
-    RecordWriter, Result, Status, VectorIndex, WriteUnit,
+    Clock, DomainError, Erasure, ErasureReport, ErasureTarget, EventKind, ExpiryIndex, IdGenerator,
+    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, Status, VectorIndex, WriteUnit,
 };
 
 use crate::sessions::app_event;
@@ -28,11 +28,25 @@ pub struct ErasureOutcome {
     pub bytes_after: u64,
 }
 
+/// What an expiry run did, or (a dry run) would do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExpiryOutcome {
+    pub dry_run: bool,
+    /// Records moved to `expired` (or, on a dry run, due to be).
+    pub expired: u64,
+    /// The first of them, oldest expiry first (at most 100).
+    pub ids: Vec<RecordId>,
+}
+
+/// Most record ids an outcome lists.
+const LISTED: usize = 100;
+
 /// The operations an administrator runs.
 #[derive(Clone)]
 pub struct OperationsService {
     writer: Arc<dyn RecordWriter>,
     erasure: Arc<dyn Erasure>,
+    expiry: Arc<dyn ExpiryIndex>,
     index: Arc<dyn VectorIndex>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -46,13 +60,78 @@ impl std::fmt::Debug for OperationsService {
 
 impl OperationsService {
     pub fn new(
-        writer: Arc<dyn RecordWriter>,
-        erasure: Arc<dyn Erasure>,
+        stores: &crate::Stores,
         index: Arc<dyn VectorIndex>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
-        Self { writer, erasure, index, clock, ids }
+        Self {
+            writer: stores.writer.clone(),
+            erasure: stores.erasure.clone(),
+            expiry: stores.expiry.clone(),
+            index,
+            clock,
+            ids,
+        }
+    }
+
+    /// Move every provisional or confirmed record whose `expires_at` passed to `expired`
+    /// (seed section 3: the record and its indexes stay; eligibility already hid it), each
+    /// with a `record.expired` event naming the operation. A record changed meanwhile is
+    /// read again; re-running expires nothing new. `dry_run` only lists.
+    pub async fn expire(&self, actor: &str, dry_run: bool) -> Result<ExpiryOutcome> {
+        let now = self.clock.now();
+        let mut outcome = ExpiryOutcome { dry_run, ..Default::default() };
+        let mut contended = 0;
+        loop {
+            let due = self.expiry.due_to_expire(now, BATCH).await?;
+            if dry_run {
+                // Count them all; list the first.
+                let mut all = due;
+                if all.len() == BATCH {
+                    all = self.expiry.due_to_expire(now, usize::MAX).await?;
+                }
+                outcome.expired = all.len() as u64;
+                outcome.ids = all.iter().take(LISTED).map(|r| r.record.id.clone()).collect();
+                return Ok(outcome);
+            }
+            if due.is_empty() {
+                return Ok(outcome);
+            }
+            match self.expire_batch(&due, actor).await {
+                Ok(()) => {
+                    outcome.expired += due.len() as u64;
+                    let room = LISTED.saturating_sub(outcome.ids.len());
+                    outcome.ids.extend(due.iter().take(room).map(|r| r.record.id.clone()));
+                }
+                Err(DomainError::Contention(_)) if contended < 8 => contended += 1,
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    async fn expire_batch(&self, due: &[KeyedRecord], actor: &str) -> Result<()> {
+        let mut unit = WriteUnit::default();
+        for keyed in due {
+            let mut next = keyed.record.clone();
+            next.status = Status::Expired;
+            next.version += 1;
+            let mut event = app_event(
+                self.ids.as_ref(),
+                self.clock.as_ref(),
+                EventKind::RecordExpired,
+                None,
+                &[
+                    ("from", keyed.record.status.as_str().to_owned()),
+                    ("to", Status::Expired.as_str().to_owned()),
+                    ("by", format!("ops expire ({actor})")),
+                ],
+            );
+            event.record_id = Some(keyed.record.id.clone());
+            unit.updates.push(RecordUpdate { expected_version: keyed.record.version, record: next });
+            unit.events.push(event);
+        }
+        self.writer.apply(unit).await.map(|_| ())
     }
 
     /// Erase what `target` covers: every record becomes a `deleted` tombstone keeping only

@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
-    EntityWriter, Erasure, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex, RecordGraph,
-    RecordReader, RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
+    EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
+    RecordGraph, RecordReader, RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -29,6 +29,7 @@ pub trait AllPorts:
     + WriteReceipts
     + IdempotencyKeys
     + Erasure
+    + ExpiryIndex
     + 'static
 {
 }
@@ -53,6 +54,7 @@ impl<T> AllPorts for T where
         + WriteReceipts
         + IdempotencyKeys
         + Erasure
+        + ExpiryIndex
         + 'static
 {
 }
@@ -81,6 +83,7 @@ pub struct Stores {
     pub lexical: Arc<dyn LexicalIndex>,
     pub receipts: Arc<dyn WriteReceipts>,
     pub erasure: Arc<dyn Erasure>,
+    pub expiry: Arc<dyn ExpiryIndex>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -106,6 +109,7 @@ impl Stores {
             lexical: store.clone(),
             receipts: store.clone(),
             erasure: store.clone(),
+            expiry: store.clone(),
             idempotency: store,
         }
     }

@@ -29,11 +29,11 @@ pub use crate::ports::{
     ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
     CurrentFacts, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord,
     Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge,
-    EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget, ExtractionClaims,
-    GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord,
-    LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey,
-    RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit, VectorIndex,
-    WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
+    EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget, ExpiryIndex,
+    ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard,
+    KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
+    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore, TurnBuffer, VectorHit,
+    VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -718,3 +718,12 @@ pub trait Erasure: Send + Sync {
     /// and after.
     async fn compact(&self) -> Result<(u64, u64)>;
 }
+
+/// Records whose time ran out (seed section 3: expiry moves them to `expired`; until then the
+/// eligibility filter already hides them).
+#[async_trait]
+pub trait ExpiryIndex: Send + Sync {
+    /// Up to `limit` provisional or confirmed records whose `expires_at` is at or before `now`,
+    /// oldest expiry first.
+    async fn due_to_expire(&self, now: Timestamp, limit: usize) -> Result<Vec<KeyedRecord>>;
+}

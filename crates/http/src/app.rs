@@ -67,6 +67,7 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
         .route("/v1/admin/sessions/{id}/events", get(admin::session_events))
         .route("/v1/admin/extractions/run", post(admin::extraction_run))
         .route("/v1/admin/ops/erase", post(crate::routes::ops::ops_erase))
+        .route("/v1/admin/ops/expire", post(crate::routes::ops::ops_expire))
         .route("/ready", get(ready))
         .route("/health", get(health))
         .fallback(not_found)

@@ -1,4 +1,4 @@
-//! The `retold` binary: `retold serve|openapi|version`, `--help` on every level.
+//! The `retold` binary: `retold serve|ops|openapi|version`, `--help` on every level.
 //!
 //! Exit codes: 0 done; 1 the service could not start or failed (one message on stderr);
 //! 2 the command line was wrong (clap's usage message).
@@ -26,6 +26,8 @@ struct Cli {
 enum Command {
     /// Start the service and run until SIGINT or SIGTERM.
     Serve(ServeArgs),
+    /// Run a maintenance operation on a running service, with the admin key.
+    Ops(OpsArgs),
     /// Print the OpenAPI document (JSON) that the service serves at /openapi.json.
     Openapi,
     /// Print the version.
@@ -44,6 +46,47 @@ struct ServeArgs {
     /// override both.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct OpsArgs {
+    /// The running service's base URL.
+    #[arg(long, env = "RETOLD_URL", default_value = "http://127.0.0.1:8420", global = true)]
+    url: String,
+    /// The admin key.
+    #[arg(long, env = "RETOLD_ADMIN_KEY", hide_env_values = true, global = true)]
+    admin_key: Option<String>,
+    #[command(subcommand)]
+    operation: Operation,
+}
+
+#[derive(Debug, Subcommand)]
+enum Operation {
+    /// Erase a record, a user or a scope for good (content, evidence, embeddings, FTS rows,
+    /// the search traces and audit details that quote it), then compact the store so the
+    /// bytes are gone. Prints what was removed and the store's size before and after.
+    #[command(group = clap::ArgGroup::new("target").required(true).multiple(false))]
+    Erase {
+        /// One record (`mem_…`).
+        #[arg(long, group = "target")]
+        record: Option<String>,
+        /// Every record of a user (`user:<u>`, every `agent:*/<u>`), their session turns and the
+        /// entities of those scopes.
+        #[arg(long, group = "target")]
+        user: Option<String>,
+        /// Every record of one scope (`project:p`, …) and its entities.
+        #[arg(long, group = "target")]
+        scope: Option<String>,
+        /// Only count what would be erased.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Move provisional and confirmed records whose expires_at passed to expired.
+    Expire {
+        /// Only list what is due.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -65,8 +108,9 @@ impl From<LogFormatArg> for LogFormat {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Serve(args) => run_serve(args, cli.log_format),
+    let result: Result<(), Box<dyn std::error::Error>> = match cli.command {
+        Command::Serve(args) => run_serve(args, cli.log_format).map_err(Into::into),
+        Command::Ops(args) => run_ops(args),
         Command::Openapi => {
             println!("{}", retold_http::openapi_json());
             Ok(())
@@ -83,6 +127,51 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// What an operation failed with, as one line.
+#[derive(Debug)]
+struct OpsError(String);
+
+impl std::fmt::Display for OpsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for OpsError {}
+
+/// `retold ops …`: one call of the admin API, the answer printed as JSON. Operations run in
+/// the service, which owns the index; the command is its client.
+fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let key = args
+        .admin_key
+        .ok_or_else(|| OpsError("the admin key is required: --admin-key or RETOLD_ADMIN_KEY".into()))?;
+    let (path, body) = match args.operation {
+        Operation::Erase { record, user, scope, dry_run } => (
+            "/v1/admin/ops/erase",
+            serde_json::json!({"record_id": record, "user_id": user, "scope": scope, "dry_run": dry_run}),
+        ),
+        Operation::Expire { dry_run } => ("/v1/admin/ops/expire", serde_json::json!({"dry_run": dry_run})),
+    };
+    retold_hosted::install_tls_provider();
+    let url = format!("{}{path}", args.url.trim_end_matches('/'));
+    let response = reqwest::blocking::Client::new()
+        .post(&url)
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .map_err(|e| OpsError(format!("could not reach {url}: {e}")))?;
+    let status = response.status();
+    let answer: serde_json::Value =
+        response.json().map_err(|e| OpsError(format!("{url} answered {status} without JSON: {e}")))?;
+    if !status.is_success() {
+        let detail = answer["detail"].as_str().unwrap_or("no detail");
+        let code = answer["code"].as_str().unwrap_or("unknown");
+        return Err(Box::new(OpsError(format!("{url} answered {status} {code}: {detail}"))));
+    }
+    println!("{}", serde_json::to_string_pretty(&answer)?);
+    Ok(())
 }
 
 fn run_serve(args: ServeArgs, log_format: Option<LogFormatArg>) -> Result<(), ServeError> {

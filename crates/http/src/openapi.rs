@@ -69,7 +69,7 @@ impl Modify for ServerFaults {
         admin::entity_create, admin::entity_add_alias, admin::entity_merge,
         admin::host_key_create, admin::record_events, admin::search_trace,
         admin::session_events, admin::extraction_run,
-        crate::routes::ops::ops_erase,
+        crate::routes::ops::ops_erase, crate::routes::ops::ops_expire,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),

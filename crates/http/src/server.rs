@@ -265,13 +265,7 @@ pub fn services(
         ),
         tasks,
     );
-    let operations = retold_app::OperationsService::new(
-        stores.writer.clone(),
-        stores.erasure.clone(),
-        index.clone(),
-        clock.clone(),
-        ids.clone(),
-    );
+    let operations = retold_app::OperationsService::new(stores, index.clone(), clock.clone(), ids.clone());
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
     Services { ingestor, retriever, sessions, admin, idempotency, operations }
 }

@@ -195,3 +195,21 @@ impl Erasure for SqliteStore {
         Ok((before, self.size_on_disk()))
     }
 }
+
+#[async_trait]
+impl retold_domain::ExpiryIndex for SqliteStore {
+    async fn due_to_expire(
+        &self,
+        now: retold_domain::Timestamp,
+        limit: usize,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        Ok(self
+            .select_keyed(
+                "status IN ('provisional', 'confirmed') AND expires_at IS NOT NULL AND expires_at <= ? \
+                 ORDER BY expires_at, key LIMIT ?",
+                vec![millis(now).into(), limit.into()],
+            )
+            .await?)
+    }
+}

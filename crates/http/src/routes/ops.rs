@@ -111,3 +111,49 @@ pub(crate) async fn ops_erase(
         bytes_after: outcome.bytes_after,
     }))
 }
+
+/// An expiry run.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ExpiryBody {
+    /// Only list what is due.
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+}
+
+/// The outcome of an expiry run.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ExpiryDto {
+    pub(crate) dry_run: bool,
+    /// Records moved to `expired` (on a dry run: due to be).
+    pub(crate) expired: u64,
+    /// The first 100 of them, oldest expiry first.
+    pub(crate) ids: Vec<String>,
+}
+
+/// Move every provisional or confirmed record whose `expires_at` passed to `expired`.
+#[utoipa::path(
+    post, path = "/v1/admin/ops/expire", operation_id = "ops_expire", tag = "operations",
+    request_body = ExpiryBody,
+    responses(
+        (status = 200, description = "What was (or, on a dry run, would be) expired", body = ExpiryDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (records kept changing during the run; run it again)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_expire(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Valid(body): Valid<ExpiryBody>,
+) -> ApiResult<Json<ExpiryDto>> {
+    let outcome = state.services.operations.expire("admin", body.dry_run).await?;
+    Ok(Json(ExpiryDto {
+        dry_run: outcome.dry_run,
+        expired: outcome.expired,
+        ids: outcome.ids.iter().map(ToString::to_string).collect(),
+    }))
+}

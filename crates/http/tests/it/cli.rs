@@ -83,3 +83,56 @@ fn a_wrong_command_line_is_a_usage_error_with_exit_2() {
         assert!(stderr(&out).contains("--help"), "{args:?}: {}", stderr(&out));
     }
 }
+
+#[test]
+fn ops_commands_run_against_the_real_service_and_fail_cleanly() {
+    let out = retold(&["ops", "--help"]);
+    let text = stdout(&out);
+    for command in ["erase", "expire"] {
+        assert!(text.lines().any(|l| l.trim_start().starts_with(command)), "{command} missing: {text}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let server = crate::e2e::start(dir.path(), "cli-admin-key");
+    let host = server.host_key("cli-admin-key");
+    let written: serde_json::Value = serde_json::from_str(&crate::e2e::curl(&[
+        "-H",
+        &format!("Authorization: Bearer {host}"),
+        "-H",
+        "Content-Type: application/json",
+        "-X",
+        "POST",
+        &format!("{}/v1/memory/write", server.url),
+        "-d",
+        r#"{"principal": {"agent_id": "cli", "user_id": "u"}, "type": "semantic", "content": "The cli token is qwcli.", "scope": "agent:cli/u", "source_kind": "system"}"#,
+    ]))
+    .unwrap();
+    let id = written["record_id"].as_str().unwrap();
+    let ops = |args: &[&str], key: &str| {
+        Command::new(env!("CARGO_BIN_EXE_retold"))
+            .args(["ops"])
+            .args(args)
+            .env("RETOLD_URL", &server.url)
+            .env("RETOLD_ADMIN_KEY", key)
+            .output()
+            .unwrap()
+    };
+    let out = ops(&["expire", "--dry-run"], "cli-admin-key");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!((answer["dry_run"].as_bool(), answer["expired"].as_u64()), (Some(true), Some(0)), "{answer}");
+
+    let out = ops(&["erase", "--record", id], "cli-admin-key");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let answer: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        (answer["erased"].as_u64(), answer["removed"]["embeddings"].as_u64()),
+        (Some(1), Some(1)),
+        "{answer}"
+    );
+    assert!(answer["bytes_after"].as_u64().unwrap() > 0, "{answer}");
+
+    let out = ops(&["erase", "--record", id], "not-the-key");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("401 Unauthorized unauthorized"), "{}", stderr(&out));
+    server.stop();
+}

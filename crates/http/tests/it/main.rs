@@ -8,12 +8,12 @@ mod cli;
 mod crash;
 mod disk_full;
 mod e2e;
-mod erasure;
 mod extraction;
 mod fuzz;
 mod idempotency;
 mod load;
 mod openapi;
+mod operations;
 mod settings;
 mod telemetry;
 

@@ -1,3 +1,5 @@
+//! Operations through the admin API on a real store.
+//!
 //! Verified erasure: records carrying a unique token are written, searched (so traces hold
 //! them), quoted in a session turn and in evidence; the user is erased; then the database
 //! file, its WAL and its shared memory are scanned byte by byte for the token, and the FTS
@@ -136,4 +138,65 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
         (StatusCode::OK, Some(4), Some(0)),
         "{answer}"
     );
+}
+
+#[tokio::test]
+async fn expiry_moves_records_whose_time_ran_out_to_expired_once() {
+    let app = crate::app().await;
+    let host = app.host_key(&[]).await;
+    let who = principal("ops-agent", "ops");
+    let soon = (retold_domain::chrono::Utc::now() + retold_domain::chrono::TimeDelta::milliseconds(800))
+        .to_rfc3339();
+    let write = |content: &str, expires: Option<&str>| {
+        let mut body = json!({"principal": who, "type": "semantic", "content": content,
+            "scope": "agent:ops-agent/ops", "source_kind": "system"});
+        if let Some(at) = expires {
+            body["expires_at"] = json!(at);
+        }
+        body
+    };
+    let (_, short) = app
+        .call(
+            "POST",
+            "/v1/memory/write",
+            Some(&host),
+            Some(write("The trial licence is active.", Some(&soon))),
+        )
+        .await;
+    let (_, lasting) = app
+        .call("POST", "/v1/memory/write", Some(&host), Some(write("The office is in Lisbon.", None)))
+        .await;
+    let short = short["record_id"].as_str().unwrap().to_owned();
+    let status_of = |answer: &Value| answer["records"][0]["record"]["status"].as_str().unwrap().to_owned();
+    tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+
+    // Due, but still confirmed until the operation runs (eligibility already hides it).
+    let get = json!({"principal": who, "ids": [short]});
+    let (_, answer) = app.call("POST", "/v1/memory/get", Some(&host), Some(get.clone())).await;
+    assert_eq!(status_of(&answer), "confirmed");
+    let (status, dry) =
+        app.call("POST", "/v1/admin/ops/expire", Some(ADMIN_KEY), Some(json!({"dry_run": true}))).await;
+    assert_eq!((status, dry["expired"].as_u64()), (StatusCode::OK, Some(1)), "{dry}");
+    assert_eq!(dry["ids"], json!([short]));
+    let (_, answer) = app.call("POST", "/v1/memory/get", Some(&host), Some(get.clone())).await;
+    assert_eq!(status_of(&answer), "confirmed", "a dry run changes nothing");
+
+    let (status, run) = app.call("POST", "/v1/admin/ops/expire", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!((status, run["expired"].as_u64()), (StatusCode::OK, Some(1)), "{run}");
+    let (_, answer) = app.call("POST", "/v1/memory/get", Some(&host), Some(get)).await;
+    assert_eq!(status_of(&answer), "expired");
+    let (_, events) =
+        app.call("GET", &format!("/v1/admin/records/{short}/events"), Some(ADMIN_KEY), None).await;
+    let last = events["events"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        (last["kind"].as_str(), last["details"]["by"].as_str()),
+        (Some("record.expired"), Some("ops expire (admin)")),
+        "{events}"
+    );
+    let lasting = json!({"principal": who, "ids": [lasting["record_id"]]});
+    let (_, answer) = app.call("POST", "/v1/memory/get", Some(&host), Some(lasting)).await;
+    assert_eq!(status_of(&answer), "confirmed", "a record without expiry is untouched");
+
+    let (_, again) = app.call("POST", "/v1/admin/ops/expire", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!(again["expired"], 0, "re-running expires nothing new: {again}");
 }
