@@ -1,12 +1,13 @@
 //! Operations (seed section 1): maintenance the runtime never does on its own. Each is an
 //! explicit call (an admin endpoint, a `retold ops` subcommand), audited, and safe to re-run.
-//! Today: expiry, and erasure with compaction.
+//! Today: expiry, erasure with compaction, snapshots and checks.
 
 use std::sync::Arc;
 
 use retold_domain::{
     Clock, DomainError, Erasure, ErasureReport, ErasureTarget, EventKind, ExpiryIndex, IdGenerator,
-    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, Status, VectorIndex, WriteUnit,
+    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, Snapshots, Status, StoreCheck, VectorIndex,
+    WriteUnit,
 };
 
 use crate::sessions::app_event;
@@ -26,6 +27,17 @@ pub struct ErasureOutcome {
     /// The store's size on disk before and after compaction.
     pub bytes_before: u64,
     pub bytes_after: u64,
+    /// Earlier snapshots that still hold content of the erased records, and how many.
+    pub snapshots_holding: Vec<(std::path::PathBuf, u64)>,
+}
+
+/// A snapshot taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotOutcome {
+    pub path: std::path::PathBuf,
+    pub bytes: u64,
+    /// The snapshot's own check.
+    pub check: StoreCheck,
 }
 
 /// What an expiry run did, or (a dry run) would do.
@@ -47,6 +59,8 @@ pub struct OperationsService {
     writer: Arc<dyn RecordWriter>,
     erasure: Arc<dyn Erasure>,
     expiry: Arc<dyn ExpiryIndex>,
+    snapshots: Arc<dyn Snapshots>,
+    snapshot_dir: std::path::PathBuf,
     index: Arc<dyn VectorIndex>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -59,8 +73,10 @@ impl std::fmt::Debug for OperationsService {
 }
 
 impl OperationsService {
+    /// Operations over `stores`; snapshots are written into `snapshot_dir`.
     pub fn new(
         stores: &crate::Stores,
+        snapshot_dir: std::path::PathBuf,
         index: Arc<dyn VectorIndex>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
@@ -69,6 +85,8 @@ impl OperationsService {
             writer: stores.writer.clone(),
             erasure: stores.erasure.clone(),
             expiry: stores.expiry.clone(),
+            snapshots: stores.snapshots.clone(),
+            snapshot_dir,
             index,
             clock,
             ids,
@@ -181,6 +199,42 @@ impl OperationsService {
         let (before, after) = self.erasure.compact().await?;
         outcome.bytes_before = before;
         outcome.bytes_after = after;
+        for snapshot in self.snapshot_files()? {
+            let held = self.snapshots.snapshot_holds(&snapshot, &ids).await?;
+            if held > 0 {
+                outcome.snapshots_holding.push((snapshot, held));
+            }
+        }
         Ok(outcome)
+    }
+
+    /// The snapshots in the snapshot directory, oldest first.
+    pub fn snapshot_files(&self) -> Result<Vec<std::path::PathBuf>> {
+        let entries = match std::fs::read_dir(&self.snapshot_dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(DomainError::backend("snapshot directory", e)),
+        };
+        let mut files: Vec<_> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "db"))
+            .collect();
+        files.sort();
+        Ok(files)
+    }
+
+    /// Take a consistent snapshot while writes continue (`retold-<UTC time>.db` in the
+    /// snapshot directory), then check it.
+    pub async fn snapshot(&self) -> Result<SnapshotOutcome> {
+        let name = format!("retold-{}.db", self.clock.now().format("%Y%m%dT%H%M%S%.3fZ"));
+        let path = self.snapshot_dir.join(name);
+        let bytes = self.snapshots.snapshot(&path).await?;
+        let check = self.snapshots.verify_file(&path).await?;
+        Ok(SnapshotOutcome { path, bytes, check })
+    }
+
+    /// Check the live store: integrity, FTS rows and embeddings against records.
+    pub async fn verify(&self) -> Result<StoreCheck> {
+        self.snapshots.verify().await
     }
 }

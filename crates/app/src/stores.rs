@@ -5,7 +5,7 @@ use std::sync::Arc;
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
     EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
-    RecordGraph, RecordReader, RecordWriter, SearchLogStore, TurnBuffer, WriteReceipts,
+    RecordGraph, RecordReader, RecordWriter, SearchLogStore, Snapshots, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -30,6 +30,7 @@ pub trait AllPorts:
     + IdempotencyKeys
     + Erasure
     + ExpiryIndex
+    + Snapshots
     + 'static
 {
 }
@@ -55,6 +56,7 @@ impl<T> AllPorts for T where
         + IdempotencyKeys
         + Erasure
         + ExpiryIndex
+        + Snapshots
         + 'static
 {
 }
@@ -84,6 +86,7 @@ pub struct Stores {
     pub receipts: Arc<dyn WriteReceipts>,
     pub erasure: Arc<dyn Erasure>,
     pub expiry: Arc<dyn ExpiryIndex>,
+    pub snapshots: Arc<dyn Snapshots>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -110,6 +113,7 @@ impl Stores {
             receipts: store.clone(),
             erasure: store.clone(),
             expiry: store.clone(),
+            snapshots: store.clone(),
             idempotency: store,
         }
     }

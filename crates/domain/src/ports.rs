@@ -727,3 +727,44 @@ pub trait ExpiryIndex: Send + Sync {
     /// oldest expiry first.
     async fn due_to_expire(&self, now: Timestamp, limit: usize) -> Result<Vec<KeyedRecord>>;
 }
+
+/// A consistency check of a store (seed section 1, operations: "snapshots").
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoreCheck {
+    /// SQLite's `integrity_check`: `ok`, or what it found.
+    pub integrity: String,
+    /// Records that are neither deleted nor erased.
+    pub live: u64,
+    /// Live records without their FTS row, and FTS rows without a live record.
+    pub missing_fts: u64,
+    pub orphan_fts: u64,
+    /// Live records without an embedding, and embeddings of records that are gone.
+    pub missing_embeddings: u64,
+    pub orphan_embeddings: u64,
+}
+
+impl StoreCheck {
+    /// Whether the store is whole: the index can be rebuilt from it and search finds every
+    /// live record through both channels.
+    pub fn is_ok(&self) -> bool {
+        self.integrity == "ok"
+            && self.missing_fts == 0
+            && self.orphan_fts == 0
+            && self.missing_embeddings == 0
+            && self.orphan_embeddings == 0
+    }
+}
+
+/// Online snapshots and checks.
+#[async_trait]
+pub trait Snapshots: Send + Sync {
+    /// Write a consistent copy of the store to `dest` (a new file) while writes continue;
+    /// returns its size in bytes.
+    async fn snapshot(&self, dest: &std::path::Path) -> Result<u64>;
+    /// Check the store.
+    async fn verify(&self) -> Result<StoreCheck>;
+    /// Check another database file (a snapshot), opened read-only.
+    async fn verify_file(&self, path: &std::path::Path) -> Result<StoreCheck>;
+    /// How many of `records` the snapshot at `path` still holds content of.
+    async fn snapshot_holds(&self, path: &std::path::Path, records: &[RecordId]) -> Result<u64>;
+}

@@ -87,6 +87,20 @@ enum Operation {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Take a consistent snapshot while writes continue (into the data directory's
+    /// snapshots/), then check it.
+    Snapshot,
+    /// Check the live store: integrity, and FTS rows and embeddings against records.
+    Verify,
+    /// Restore a snapshot into a new data directory (offline: no service needed), then check it.
+    Restore {
+        /// The snapshot file.
+        #[arg(long, value_name = "FILE")]
+        snapshot: PathBuf,
+        /// The new data directory; refused when it already holds a database.
+        #[arg(long, value_name = "DIR")]
+        data_dir: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -144,6 +158,9 @@ impl std::error::Error for OpsError {}
 /// `retold ops …`: one call of the admin API, the answer printed as JSON. Operations run in
 /// the service, which owns the index; the command is its client.
 fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if let Operation::Restore { snapshot, data_dir } = &args.operation {
+        return restore(snapshot, data_dir);
+    }
     let key = args
         .admin_key
         .ok_or_else(|| OpsError("the admin key is required: --admin-key or RETOLD_ADMIN_KEY".into()))?;
@@ -153,6 +170,9 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
             serde_json::json!({"record_id": record, "user_id": user, "scope": scope, "dry_run": dry_run}),
         ),
         Operation::Expire { dry_run } => ("/v1/admin/ops/expire", serde_json::json!({"dry_run": dry_run})),
+        Operation::Snapshot => ("/v1/admin/ops/snapshot", serde_json::json!({})),
+        Operation::Verify => ("/v1/admin/ops/verify", serde_json::json!({})),
+        Operation::Restore { .. } => unreachable!("restore runs offline, above"),
     };
     retold_hosted::install_tls_provider();
     let url = format!("{}{path}", args.url.trim_end_matches('/'));
@@ -171,6 +191,42 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
         return Err(Box::new(OpsError(format!("{url} answered {status} {code}: {detail}"))));
     }
     println!("{}", serde_json::to_string_pretty(&answer)?);
+    let check = answer.get("check").unwrap_or(&answer);
+    if check.get("ok").is_some_and(|ok| ok == false) {
+        return Err(Box::new(OpsError("the check failed (see above)".into())));
+    }
+    Ok(())
+}
+
+/// `retold ops restore`: copy a snapshot into a new data directory and check the copy.
+fn restore(snapshot: &std::path::Path, data_dir: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = Settings::load(None)?;
+    let target = retold_http::store_config(&settings, data_dir).path;
+    if target.exists() {
+        return Err(Box::new(OpsError(format!(
+            "{} exists already; restore into a new data directory",
+            target.display()
+        ))));
+    }
+    if !snapshot.is_file() {
+        return Err(Box::new(OpsError(format!("no snapshot at {}", snapshot.display()))));
+    }
+    std::fs::create_dir_all(data_dir)?;
+    std::fs::copy(snapshot, &target)?;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    let check = runtime.block_on(retold_store_sqlite::SqliteStore::verify_file(&target))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "restored": target.display().to_string(),
+            "check": {"ok": check.is_ok(), "integrity": check.integrity, "live": check.live,
+                "missing_fts": check.missing_fts, "orphan_fts": check.orphan_fts,
+                "missing_embeddings": check.missing_embeddings, "orphan_embeddings": check.orphan_embeddings},
+        }))?
+    );
+    if !check.is_ok() {
+        return Err(Box::new(OpsError("the restored store failed its check (see above)".into())));
+    }
     Ok(())
 }
 

@@ -265,7 +265,13 @@ pub fn services(
         ),
         tasks,
     );
-    let operations = retold_app::OperationsService::new(stores, index.clone(), clock.clone(), ids.clone());
+    let operations = retold_app::OperationsService::new(
+        stores,
+        settings.data_dir().join("snapshots"),
+        index.clone(),
+        clock.clone(),
+        ids.clone(),
+    );
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
     Services { ingestor, retriever, sessions, admin, idempotency, operations }
 }

@@ -18,6 +18,7 @@ mod migration;
 mod receipts;
 mod search_log;
 mod sessions;
+mod snapshots;
 mod store;
 mod vector_scan;
 

@@ -154,10 +154,7 @@ impl SqliteStore {
 
     /// SQLite's `PRAGMA integrity_check`: `"ok"`, or the problems it found, one per line.
     pub async fn integrity_check(&self) -> Result<String, StoreError> {
-        let rows = self.reader.query_all_raw(stmt("PRAGMA integrity_check", [])).await?;
-        let lines: Vec<String> =
-            rows.iter().map(|row| row.try_get_by_index::<String>(0)).collect::<Result<_, _>>()?;
-        Ok(lines.join("\n"))
+        Ok(crate::snapshots::check(&self.reader).await?.integrity)
     }
 
     /// Write the waiting search traces, then close both pools.

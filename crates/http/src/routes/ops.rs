@@ -60,6 +60,16 @@ pub(crate) struct ErasureDto {
     /// The store's size on disk (file, WAL, shared memory) before and after compaction.
     pub(crate) bytes_before: u64,
     pub(crate) bytes_after: u64,
+    /// Earlier snapshots that still hold content of the erased records.
+    pub(crate) snapshots_holding: Vec<SnapshotHoldingDto>,
+}
+
+/// A snapshot that still holds erased content.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SnapshotHoldingDto {
+    pub(crate) path: String,
+    /// Erased records whose content it holds.
+    pub(crate) records: u64,
 }
 
 fn target(body: &ErasureBody) -> Result<ErasureTarget, ApiError> {
@@ -109,6 +119,11 @@ pub(crate) async fn ops_erase(
         },
         bytes_before: outcome.bytes_before,
         bytes_after: outcome.bytes_after,
+        snapshots_holding: outcome
+            .snapshots_holding
+            .iter()
+            .map(|(path, records)| SnapshotHoldingDto { path: path.display().to_string(), records: *records })
+            .collect(),
     }))
 }
 
@@ -156,4 +171,98 @@ pub(crate) async fn ops_expire(
         expired: outcome.expired,
         ids: outcome.ids.iter().map(ToString::to_string).collect(),
     }))
+}
+
+/// A store's consistency check.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct StoreCheckDto {
+    /// Integrity, FTS rows and embeddings all agree with the records.
+    pub(crate) ok: bool,
+    /// SQLite's integrity_check: `ok` or what it found.
+    pub(crate) integrity: String,
+    /// Records neither deleted nor erased.
+    pub(crate) live: u64,
+    pub(crate) missing_fts: u64,
+    pub(crate) orphan_fts: u64,
+    pub(crate) missing_embeddings: u64,
+    pub(crate) orphan_embeddings: u64,
+}
+
+impl From<&retold_domain::StoreCheck> for StoreCheckDto {
+    fn from(c: &retold_domain::StoreCheck) -> Self {
+        Self {
+            ok: c.is_ok(),
+            integrity: c.integrity.clone(),
+            live: c.live,
+            missing_fts: c.missing_fts,
+            orphan_fts: c.orphan_fts,
+            missing_embeddings: c.missing_embeddings,
+            orphan_embeddings: c.orphan_embeddings,
+        }
+    }
+}
+
+/// A snapshot taken.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct SnapshotDto {
+    /// The snapshot file, in the data directory's `snapshots/`.
+    pub(crate) path: String,
+    pub(crate) bytes: u64,
+    /// The snapshot's own check.
+    pub(crate) check: StoreCheckDto,
+}
+
+/// No options.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct EmptyBody {}
+
+/// Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
+#[utoipa::path(
+    post, path = "/v1/admin/ops/snapshot", operation_id = "ops_snapshot", tag = "operations",
+    request_body = EmptyBody,
+    responses(
+        (status = 200, description = "The snapshot and its check", body = SnapshotDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (a snapshot of that name exists)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_snapshot(
+    State(state): State<AppState>,
+    _: AdminKey,
+    _body: Valid<EmptyBody>,
+) -> ApiResult<Json<SnapshotDto>> {
+    let outcome = state.services.operations.snapshot().await?;
+    Ok(Json(SnapshotDto {
+        path: outcome.path.display().to_string(),
+        bytes: outcome.bytes,
+        check: StoreCheckDto::from(&outcome.check),
+    }))
+}
+
+/// Check the live store: integrity, and FTS rows and embeddings against records (so the
+/// index can be rebuilt and every live record is found by both channels).
+#[utoipa::path(
+    post, path = "/v1/admin/ops/verify", operation_id = "ops_verify", tag = "operations",
+    request_body = EmptyBody,
+    responses(
+        (status = 200, description = "The check (ok says whether it passed)", body = StoreCheckDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_verify(
+    State(state): State<AppState>,
+    _: AdminKey,
+    _body: Valid<EmptyBody>,
+) -> ApiResult<Json<StoreCheckDto>> {
+    let check = state.services.operations.verify().await?;
+    Ok(Json(StoreCheckDto::from(&check)))
 }

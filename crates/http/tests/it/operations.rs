@@ -200,3 +200,105 @@ async fn expiry_moves_records_whose_time_ran_out_to_expired_once() {
     let (_, again) = app.call("POST", "/v1/admin/ops/expire", Some(ADMIN_KEY), Some(json!({}))).await;
     assert_eq!(again["expired"], 0, "re-running expires nothing new: {again}");
 }
+
+/// `retold ops …` against the real server at `url`; the parsed JSON answer.
+fn ops(url: &str, args: &[&str]) -> Value {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retold"))
+        .arg("ops")
+        .args(args)
+        .env("RETOLD_URL", url)
+        .env("RETOLD_ADMIN_KEY", "snap-admin-key")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "retold ops {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn a_snapshot_taken_under_writes_restores_into_a_whole_store() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let server = crate::e2e::start(&dir.path().join("data"), "snap-admin-key");
+    let host = server.host_key("snap-admin-key");
+    retold_hosted::install_tls_provider();
+    let client = reqwest::blocking::Client::new();
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked: Arc<Mutex<Vec<String>>> = Arc::default();
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let (client, url, host, stop, acked) = (
+                client.clone(),
+                format!("{}/v1/memory/write", server.url),
+                host.clone(),
+                stop.clone(),
+                acked.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    n += 1;
+                    let body = json!({"principal": {"agent_id": "snap", "user_id": "u"}, "type": "episodic",
+                        "content": format!("Snapshot writer {w} note {n} token snap{w}x{n}q."),
+                        "scope": "agent:snap/u", "source_kind": "system"});
+                    let answer: Value =
+                        client.post(&url).bearer_auth(&host).json(&body).send().unwrap().json().unwrap();
+                    let id = answer["record_id"].as_str().expect("every write is answered").to_owned();
+                    acked.lock().unwrap().push(id);
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let before = acked.lock().unwrap().len();
+    let snapshot = ops(&server.url, &["snapshot"]);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    stop.store(true, Ordering::SeqCst);
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let after = acked.lock().unwrap().len();
+    assert!(after > before, "writes continued during the snapshot");
+    assert_eq!(snapshot["check"]["ok"], true, "{snapshot}");
+    let live = snapshot["check"]["live"].as_u64().unwrap() as usize;
+    assert!((before..=after).contains(&live), "{before} <= {live} <= {after}");
+    let path = snapshot["path"].as_str().unwrap().to_owned();
+
+    let live_check = ops(&server.url, &["verify"]);
+    assert_eq!(
+        (live_check["ok"].as_bool(), live_check["live"].as_u64()),
+        (Some(true), Some(after as u64)),
+        "{live_check}"
+    );
+
+    // Restore into a new directory; a server there finds what was acknowledged before it.
+    let restored = dir.path().join("restored");
+    let answer =
+        ops(&server.url, &["restore", "--snapshot", &path, "--data-dir", restored.to_str().unwrap()]);
+    assert_eq!(answer["check"]["ok"], true, "{answer}");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_retold"))
+        .args(["ops", "restore", "--snapshot", &path, "--data-dir", restored.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "restoring over a database is refused");
+
+    let early = acked.lock().unwrap()[0].clone();
+    let copy = crate::e2e::start(&restored, "snap-admin-key");
+    let host2 = copy.host_key("snap-admin-key");
+    let get = json!({"principal": {"agent_id": "snap", "user_id": "u"}, "ids": [early]});
+    let answer: Value = client
+        .post(format!("{}/v1/memory/get", copy.url))
+        .bearer_auth(&host2)
+        .json(&get)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(answer["records"][0]["record"]["id"], early.as_str(), "{answer}");
+    copy.stop();
+
+    // Erasing a record the snapshot holds says so.
+    let erased = ops(&server.url, &["erase", "--record", &early]);
+    assert_eq!(erased["snapshots_holding"], json!([{"path": path, "records": 1}]), "{erased}");
+    server.stop();
+}
