@@ -27,8 +27,9 @@ pub struct ErasureOutcome {
     /// The store's size on disk before and after compaction.
     pub bytes_before: u64,
     pub bytes_after: u64,
-    /// Earlier snapshots that still hold content of the erased records, and how many.
-    pub snapshots_holding: Vec<(std::path::PathBuf, u64)>,
+    /// Earlier snapshots that held content of the erased records, how many, and whether they
+    /// were rewritten (then they hold none).
+    pub snapshots_holding: Vec<(std::path::PathBuf, u64, bool)>,
 }
 
 /// A snapshot taken.
@@ -157,7 +158,16 @@ impl OperationsService {
     /// filter drop it at once), then its content and everything quoting it is scrubbed and
     /// the store compacted, so the bytes are gone from the file and its WAL. Re-running finds
     /// nothing left to erase. `dry_run` only counts.
-    pub async fn erase(&self, target: &ErasureTarget, actor: &str, dry_run: bool) -> Result<ErasureOutcome> {
+    ///
+    /// Earlier snapshots that still hold content of the erased records are listed, and with
+    /// `rewrite_snapshots` erased in place too.
+    pub async fn erase(
+        &self,
+        target: &ErasureTarget,
+        actor: &str,
+        dry_run: bool,
+        rewrite_snapshots: bool,
+    ) -> Result<ErasureOutcome> {
         let records = self.erasure.erasure_records(target).await?;
         let mut outcome = ErasureOutcome { matched: records.len() as u64, dry_run, ..Default::default() };
         if dry_run {
@@ -194,16 +204,27 @@ impl OperationsService {
             None,
             &[("target", target.to_string()), ("by", actor.to_owned()), ("records", ids.len().to_string())],
         );
-        outcome.removed = self.erasure.scrub(target, &ids, event).await?;
+        outcome.removed = self.erasure.scrub(target, &ids, event.clone()).await?;
         outcome.erased = outcome.removed.records;
         let (before, after) = self.erasure.compact().await?;
         outcome.bytes_before = before;
         outcome.bytes_after = after;
         for snapshot in self.snapshot_files()? {
             let held = self.snapshots.snapshot_holds(&snapshot, &ids).await?;
-            if held > 0 {
-                outcome.snapshots_holding.push((snapshot, held));
+            if held == 0 {
+                continue;
             }
+            if rewrite_snapshots {
+                self.snapshots.rewrite_snapshot(&snapshot, target, &ids, event.clone()).await?;
+                let left = self.snapshots.snapshot_holds(&snapshot, &ids).await?;
+                if left > 0 {
+                    return Err(DomainError::backend(
+                        "snapshot rewrite",
+                        format!("{} still holds {left} erased records", snapshot.display()),
+                    ));
+                }
+            }
+            outcome.snapshots_holding.push((snapshot, held, rewrite_snapshots));
         }
         Ok(outcome)
     }

@@ -767,4 +767,13 @@ pub trait Snapshots: Send + Sync {
     async fn verify_file(&self, path: &std::path::Path) -> Result<StoreCheck>;
     /// How many of `records` the snapshot at `path` still holds content of.
     async fn snapshot_holds(&self, path: &std::path::Path, records: &[RecordId]) -> Result<u64>;
+    /// Erase `records` inside the snapshot at `path` too (they become deleted tombstones
+    /// there, scrubbed like [`Erasure::scrub`] with `event`, then compacted).
+    async fn rewrite_snapshot(
+        &self,
+        path: &std::path::Path,
+        target: &ErasureTarget,
+        records: &[RecordId],
+        event: AuditEvent,
+    ) -> Result<()>;
 }

@@ -80,6 +80,9 @@ enum Operation {
         /// Only count what would be erased.
         #[arg(long)]
         dry_run: bool,
+        /// Also erase the records inside earlier snapshots that still hold them.
+        #[arg(long)]
+        rewrite_snapshots: bool,
     },
     /// Move provisional and confirmed records whose expires_at passed to expired.
     Expire {
@@ -165,9 +168,10 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
         .admin_key
         .ok_or_else(|| OpsError("the admin key is required: --admin-key or RETOLD_ADMIN_KEY".into()))?;
     let (path, body) = match args.operation {
-        Operation::Erase { record, user, scope, dry_run } => (
+        Operation::Erase { record, user, scope, dry_run, rewrite_snapshots } => (
             "/v1/admin/ops/erase",
-            serde_json::json!({"record_id": record, "user_id": user, "scope": scope, "dry_run": dry_run}),
+            serde_json::json!({"record_id": record, "user_id": user, "scope": scope, "dry_run": dry_run,
+                "rewrite_snapshots": rewrite_snapshots}),
         ),
         Operation::Expire { dry_run } => ("/v1/admin/ops/expire", serde_json::json!({"dry_run": dry_run})),
         Operation::Snapshot => ("/v1/admin/ops/snapshot", serde_json::json!({})),

@@ -4,7 +4,9 @@
 use std::path::Path;
 
 use async_trait::async_trait;
-use retold_domain::{RecordId, Result as DomainResult, Snapshots, StoreCheck};
+use retold_domain::{
+    AuditEvent, Erasure, ErasureTarget, RecordId, Result as DomainResult, Snapshots, StoreCheck,
+};
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Value};
 
 use crate::error::StoreError;
@@ -102,6 +104,45 @@ impl Snapshots for SqliteStore {
 
     async fn verify_file(&self, path: &Path) -> DomainResult<StoreCheck> {
         Ok(Self::verify_file(path).await?)
+    }
+
+    async fn rewrite_snapshot(
+        &self,
+        path: &Path,
+        target: &ErasureTarget,
+        records: &[RecordId],
+        event: AuditEvent,
+    ) -> DomainResult<()> {
+        let snapshot = SqliteStore::open(&crate::store::StoreConfig::new(path)).await?;
+        let result = async {
+            let txn = snapshot.begin_write().await?;
+            for chunk in records.chunks(500) {
+                let placeholders = vec!["?"; chunk.len()].join(", ");
+                txn.execute_raw(stmt(
+                    &format!(
+                        "UPDATE records SET status = 'deleted', version = version + 1 \
+                         WHERE status != 'deleted' AND id IN ({placeholders})"
+                    ),
+                    chunk.iter().map(|id| Value::from(id.as_str())),
+                ))
+                .await?;
+                txn.execute_raw(stmt(
+                    &format!(
+                        "DELETE FROM records_fts WHERE rowid IN (SELECT key FROM records WHERE id IN ({placeholders}))"
+                    ),
+                    chunk.iter().map(|id| Value::from(id.as_str())),
+                ))
+                .await?;
+            }
+            txn.commit().await?;
+            Ok::<(), StoreError>(())
+        }
+        .await;
+        result?;
+        snapshot.scrub(target, records, event).await?;
+        snapshot.compact().await?;
+        snapshot.close().await?;
+        Ok(())
     }
 
     async fn snapshot_holds(&self, path: &Path, records: &[RecordId]) -> DomainResult<u64> {

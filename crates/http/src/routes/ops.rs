@@ -33,6 +33,9 @@ pub(crate) struct ErasureBody {
     /// Only count what would be erased.
     #[serde(default)]
     pub(crate) dry_run: bool,
+    /// Also erase the records inside earlier snapshots that still hold them.
+    #[serde(default)]
+    pub(crate) rewrite_snapshots: bool,
 }
 
 /// What was removed besides the records' own content.
@@ -60,7 +63,7 @@ pub(crate) struct ErasureDto {
     /// The store's size on disk (file, WAL, shared memory) before and after compaction.
     pub(crate) bytes_before: u64,
     pub(crate) bytes_after: u64,
-    /// Earlier snapshots that still hold content of the erased records.
+    /// Earlier snapshots that held content of the erased records.
     pub(crate) snapshots_holding: Vec<SnapshotHoldingDto>,
 }
 
@@ -68,8 +71,10 @@ pub(crate) struct ErasureDto {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct SnapshotHoldingDto {
     pub(crate) path: String,
-    /// Erased records whose content it holds.
+    /// Erased records whose content it held.
     pub(crate) records: u64,
+    /// Whether it was rewritten (then it holds none of them any more).
+    pub(crate) rewritten: bool,
 }
 
 fn target(body: &ErasureBody) -> Result<ErasureTarget, ApiError> {
@@ -102,7 +107,8 @@ pub(crate) async fn ops_erase(
     Valid(body): Valid<ErasureBody>,
 ) -> ApiResult<Json<ErasureDto>> {
     let target = target(&body)?;
-    let outcome = state.services.operations.erase(&target, "admin", body.dry_run).await?;
+    let outcome =
+        state.services.operations.erase(&target, "admin", body.dry_run, body.rewrite_snapshots).await?;
     let removed = &outcome.removed;
     Ok(Json(ErasureDto {
         target: target.to_string(),
@@ -122,7 +128,11 @@ pub(crate) async fn ops_erase(
         snapshots_holding: outcome
             .snapshots_holding
             .iter()
-            .map(|(path, records)| SnapshotHoldingDto { path: path.display().to_string(), records: *records })
+            .map(|(path, records, rewritten)| SnapshotHoldingDto {
+                path: path.display().to_string(),
+                records: *records,
+                rewritten: *rewritten,
+            })
             .collect(),
     }))
 }

@@ -297,8 +297,49 @@ fn a_snapshot_taken_under_writes_restores_into_a_whole_store() {
     assert_eq!(answer["records"][0]["record"]["id"], early.as_str(), "{answer}");
     copy.stop();
 
-    // Erasing a record the snapshot holds says so.
+    // Erasing a record the snapshot holds says so; with --rewrite-snapshots the snapshot
+    // loses it too, byte for byte.
+    let get = json!({"principal": {"agent_id": "snap", "user_id": "u"}, "ids": [early]});
+    let answer: Value = client
+        .post(format!("{}/v1/memory/get", server.url))
+        .bearer_auth(&host)
+        .json(&get)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    let token = answer["records"][0]["record"]["content"]
+        .as_str()
+        .unwrap()
+        .split(' ')
+        .last()
+        .unwrap()
+        .trim_end_matches('.')
+        .to_owned();
+    let snapshot_bytes = |p: &str| std::fs::read(p).unwrap();
+    assert!(snapshot_bytes(&path).windows(token.len()).any(|w| w == token.as_bytes()));
     let erased = ops(&server.url, &["erase", "--record", &early]);
-    assert_eq!(erased["snapshots_holding"], json!([{"path": path, "records": 1}]), "{erased}");
+    assert_eq!(
+        erased["snapshots_holding"],
+        json!([{"path": path, "records": 1, "rewritten": false}]),
+        "{erased}"
+    );
+    let erased = ops(&server.url, &["erase", "--record", &early, "--rewrite-snapshots"]);
+    assert_eq!(
+        erased["snapshots_holding"],
+        json!([{"path": path, "records": 1, "rewritten": true}]),
+        "{erased}"
+    );
+    assert!(
+        !snapshot_bytes(&path).windows(token.len()).any(|w| w == token.as_bytes()),
+        "{token} left in the snapshot"
+    );
+    let erased = ops(&server.url, &["erase", "--record", &early]);
+    assert_eq!(erased["snapshots_holding"], json!([]), "{erased}");
+    let check = ops(
+        &server.url,
+        &["restore", "--snapshot", &path, "--data-dir", dir.path().join("again").to_str().unwrap()],
+    );
+    assert_eq!(check["check"]["ok"], true, "a rewritten snapshot is still whole: {check}");
     server.stop();
 }
