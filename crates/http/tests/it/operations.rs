@@ -312,7 +312,7 @@ fn a_snapshot_taken_under_writes_restores_into_a_whole_store() {
         .as_str()
         .unwrap()
         .split(' ')
-        .last()
+        .next_back()
         .unwrap()
         .trim_end_matches('.')
         .to_owned();
