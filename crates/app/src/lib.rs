@@ -18,7 +18,9 @@ mod stores;
 pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
-pub use crate::operations::{ErasureOutcome, ExpiryOutcome, OperationsService, SnapshotOutcome};
+pub use crate::operations::{
+    ErasureOutcome, ExpiryOutcome, OperationsConfig, OperationsService, RetentionOutcome, SnapshotOutcome,
+};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
 

@@ -1,13 +1,13 @@
 //! Operations (seed section 1): maintenance the runtime never does on its own. Each is an
 //! explicit call (an admin endpoint, a `retold ops` subcommand), audited, and safe to re-run.
-//! Today: expiry, erasure with compaction, snapshots and checks.
+//! Today: expiry, transcript retention, erasure with compaction, snapshots and checks.
 
 use std::sync::Arc;
 
 use retold_domain::{
     Clock, DomainError, Erasure, ErasureReport, ErasureTarget, EventKind, ExpiryIndex, IdGenerator,
-    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, Snapshots, Status, StoreCheck, VectorIndex,
-    WriteUnit,
+    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, RetentionReport, Snapshots, Status,
+    StoreCheck, TranscriptRetention, VectorIndex, WriteUnit,
 };
 
 use crate::sessions::app_event;
@@ -51,6 +51,29 @@ pub struct ExpiryOutcome {
     pub ids: Vec<RecordId>,
 }
 
+/// What the operations use; the defaults are `config/default.yaml`'s `operations` section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationsConfig {
+    /// Session turns older than this are deleted by [`OperationsService::retention`].
+    pub transcript_retention: retold_domain::chrono::TimeDelta,
+}
+
+impl Default for OperationsConfig {
+    fn default() -> Self {
+        Self { transcript_retention: retold_domain::chrono::TimeDelta::days(30) }
+    }
+}
+
+/// What a retention run did, or (a dry run) would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetentionOutcome {
+    pub dry_run: bool,
+    pub force: bool,
+    /// Turns created before this were in scope.
+    pub before: retold_domain::Timestamp,
+    pub report: RetentionReport,
+}
+
 /// Most record ids an outcome lists.
 const LISTED: usize = 100;
 
@@ -61,6 +84,8 @@ pub struct OperationsService {
     erasure: Arc<dyn Erasure>,
     expiry: Arc<dyn ExpiryIndex>,
     snapshots: Arc<dyn Snapshots>,
+    retention: Arc<dyn TranscriptRetention>,
+    config: OperationsConfig,
     snapshot_dir: std::path::PathBuf,
     index: Arc<dyn VectorIndex>,
     clock: Arc<dyn Clock>,
@@ -77,6 +102,7 @@ impl OperationsService {
     /// Operations over `stores`; snapshots are written into `snapshot_dir`.
     pub fn new(
         stores: &crate::Stores,
+        config: OperationsConfig,
         snapshot_dir: std::path::PathBuf,
         index: Arc<dyn VectorIndex>,
         clock: Arc<dyn Clock>,
@@ -87,6 +113,8 @@ impl OperationsService {
             erasure: stores.erasure.clone(),
             expiry: stores.expiry.clone(),
             snapshots: stores.snapshots.clone(),
+            retention: stores.retention.clone(),
+            config,
             snapshot_dir,
             index,
             clock,
@@ -252,6 +280,21 @@ impl OperationsService {
         let bytes = self.snapshots.snapshot(&path).await?;
         let check = self.snapshots.verify_file(&path).await?;
         Ok(SnapshotOutcome { path, bytes, check })
+    }
+
+    /// Delete session turns older than the configured retention, in sessions whose
+    /// extraction has run (every session with `force`); records keep their own evidence.
+    pub async fn retention(&self, actor: &str, force: bool, dry_run: bool) -> Result<RetentionOutcome> {
+        let before = self.clock.now() - self.config.transcript_retention;
+        let event = app_event(
+            self.ids.as_ref(),
+            self.clock.as_ref(),
+            EventKind::OpsRetention,
+            None,
+            &[("by", actor.to_owned()), ("before", before.to_rfc3339()), ("force", force.to_string())],
+        );
+        let report = self.retention.purge_turns(before, force, dry_run, event).await?;
+        Ok(RetentionOutcome { dry_run, force, before, report })
     }
 
     /// Check the live store: integrity, FTS rows and embeddings against records.

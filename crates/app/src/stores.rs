@@ -5,7 +5,8 @@ use std::sync::Arc;
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
     EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
-    RecordGraph, RecordReader, RecordWriter, SearchLogStore, Snapshots, TurnBuffer, WriteReceipts,
+    RecordGraph, RecordReader, RecordWriter, SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer,
+    WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -31,6 +32,7 @@ pub trait AllPorts:
     + Erasure
     + ExpiryIndex
     + Snapshots
+    + TranscriptRetention
     + 'static
 {
 }
@@ -57,6 +59,7 @@ impl<T> AllPorts for T where
         + Erasure
         + ExpiryIndex
         + Snapshots
+        + TranscriptRetention
         + 'static
 {
 }
@@ -87,6 +90,7 @@ pub struct Stores {
     pub erasure: Arc<dyn Erasure>,
     pub expiry: Arc<dyn ExpiryIndex>,
     pub snapshots: Arc<dyn Snapshots>,
+    pub retention: Arc<dyn TranscriptRetention>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -114,6 +118,7 @@ impl Stores {
             erasure: store.clone(),
             expiry: store.clone(),
             snapshots: store.clone(),
+            retention: store.clone(),
             idempotency: store,
         }
     }

@@ -34,11 +34,13 @@ pub enum EventKind {
     RecordErased,
     /// An erasure ran: what it covered and what it removed.
     OpsErasure,
+    /// Transcript retention deleted old session turns.
+    OpsRetention,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 22] = [
+    pub const ALL: [EventKind; 23] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -61,6 +63,7 @@ impl EventKind {
         Self::ExtractionFailed,
         Self::RecordErased,
         Self::OpsErasure,
+        Self::OpsRetention,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -88,6 +91,7 @@ impl EventKind {
             Self::ExtractionFailed => "extraction.failed",
             Self::RecordErased => "record.erased",
             Self::OpsErasure => "ops.erasure",
+            Self::OpsRetention => "ops.retention",
         }
     }
 

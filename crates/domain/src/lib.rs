@@ -32,8 +32,9 @@ pub use crate::ports::{
     EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget, ExpiryIndex,
     ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard,
     KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
-    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, SearchLogStore, Snapshots, StoreCheck,
-    TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
+    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, RetentionReport, SearchLogStore,
+    Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt,
+    WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -777,3 +777,27 @@ pub trait Snapshots: Send + Sync {
         event: AuditEvent,
     ) -> Result<()>;
 }
+
+/// What a transcript-retention run removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RetentionReport {
+    /// Sessions that lost turns, and the turns deleted.
+    pub sessions: u64,
+    pub turns: u64,
+    /// Sessions with old turns left alone because their extraction has not run.
+    pub skipped_sessions: u64,
+}
+
+/// Transcript retention: the session buffer is not kept forever.
+#[async_trait]
+pub trait TranscriptRetention: Send + Sync {
+    /// Delete turns created before `before`, in sessions whose extraction finished (every
+    /// session with `force`). A dry run only counts. Records `event` when it deletes.
+    async fn purge_turns(
+        &self,
+        before: Timestamp,
+        force: bool,
+        dry_run: bool,
+        event: AuditEvent,
+    ) -> Result<RetentionReport>;
+}

@@ -69,6 +69,7 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
         .route("/v1/admin/ops/erase", post(crate::routes::ops::ops_erase))
         .route("/v1/admin/ops/expire", post(crate::routes::ops::ops_expire))
         .route("/v1/admin/ops/snapshot", post(crate::routes::ops::ops_snapshot))
+        .route("/v1/admin/ops/retention", post(crate::routes::ops::ops_retention))
         .route("/v1/admin/ops/verify", post(crate::routes::ops::ops_verify))
         .route("/ready", get(ready))
         .route("/health", get(health))

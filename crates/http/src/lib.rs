@@ -22,7 +22,8 @@ pub use crate::openapi::{ApiDoc, document, openapi_json, rules};
 pub use crate::serve_error::ServeError;
 pub use crate::server::{
     Built, Components, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config,
-    hosted_stages, ingest_config, load_embedder, retrieve_config, serve, services, store_config, wire,
+    hosted_stages, ingest_config, load_embedder, operations_config, retrieve_config, serve, services,
+    store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,

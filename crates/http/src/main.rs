@@ -90,6 +90,16 @@ enum Operation {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Delete session turns older than operations.transcript_retention_days, in sessions whose
+    /// extraction has run; records keep their own evidence.
+    Retention {
+        /// Only count what would be deleted.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also sessions whose extraction has not run.
+        #[arg(long)]
+        force: bool,
+    },
     /// Take a consistent snapshot while writes continue (into the data directory's
     /// snapshots/), then check it.
     Snapshot,
@@ -174,6 +184,9 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
                 "rewrite_snapshots": rewrite_snapshots}),
         ),
         Operation::Expire { dry_run } => ("/v1/admin/ops/expire", serde_json::json!({"dry_run": dry_run})),
+        Operation::Retention { dry_run, force } => {
+            ("/v1/admin/ops/retention", serde_json::json!({"dry_run": dry_run, "force": force}))
+        }
         Operation::Snapshot => ("/v1/admin/ops/snapshot", serde_json::json!({})),
         Operation::Verify => ("/v1/admin/ops/verify", serde_json::json!({})),
         Operation::Restore { .. } => unreachable!("restore runs offline, above"),

@@ -70,7 +70,7 @@ impl Modify for ServerFaults {
         admin::host_key_create, admin::record_events, admin::search_trace,
         admin::session_events, admin::extraction_run,
         crate::routes::ops::ops_erase, crate::routes::ops::ops_expire, crate::routes::ops::ops_snapshot,
-        crate::routes::ops::ops_verify,
+        crate::routes::ops::ops_verify, crate::routes::ops::ops_retention,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),

@@ -85,6 +85,15 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
     }
 }
 
+/// The operations' configuration from settings.
+pub fn operations_config(settings: &Settings) -> retold_app::OperationsConfig {
+    retold_app::OperationsConfig {
+        transcript_retention: retold_domain::chrono::TimeDelta::days(i64::from(
+            settings.operations.transcript_retention_days,
+        )),
+    }
+}
+
 /// The store configuration from settings.
 pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
     let s = &settings.storage;
@@ -267,6 +276,7 @@ pub fn services(
     );
     let operations = retold_app::OperationsService::new(
         stores,
+        operations_config(settings),
         settings.data_dir().join("snapshots"),
         index.clone(),
         clock.clone(),

@@ -40,7 +40,19 @@ pub struct Settings {
     pub ingestion: IngestionSettings,
     #[validate(nested)]
     pub hosted: HostedSettings,
+    #[validate(nested)]
+    pub operations: OperationsSettings,
     pub telemetry: TelemetrySettings,
+}
+
+/// `operations.*`: what the maintenance operations use (they never run on their own).
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct OperationsSettings {
+    /// `retold ops retention` deletes session turns older than this (0: every turn of an
+    /// extracted session).
+    #[validate(range(max = 36_500))]
+    pub transcript_retention_days: u32,
 }
 
 /// A secret from configuration; `Debug` never shows it.

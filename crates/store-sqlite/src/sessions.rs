@@ -298,3 +298,61 @@ impl ExtractionClaims for SqliteStore {
         Ok(ids)
     }
 }
+
+#[async_trait]
+impl retold_domain::TranscriptRetention for SqliteStore {
+    async fn purge_turns(
+        &self,
+        before: Timestamp,
+        force: bool,
+        dry_run: bool,
+        event: AuditEvent,
+    ) -> DomainResult<retold_domain::RetentionReport> {
+        let before = millis(before);
+        let old = "EXISTS (SELECT 1 FROM session_turns t WHERE t.session_id = s.id AND t.created_at < ?)";
+        let eligible = if force { "1" } else { "s.extraction_finished_at IS NOT NULL" };
+        let count = |sql: String| {
+            let reader = self.reader.clone();
+            async move {
+                let row = reader
+                    .query_one_raw(stmt(&sql, [before.into()]))
+                    .await
+                    .map_err(StoreError::from)?
+                    .ok_or_else(|| corrupt("sessions", "no count"))?;
+                Ok::<u64, StoreError>(
+                    u64::try_from(row.try_get_by_index::<i64>(0).map_err(StoreError::from)?).unwrap_or(0),
+                )
+            }
+        };
+        let sessions = count(format!("SELECT count(*) FROM sessions s WHERE {old} AND {eligible}")).await?;
+        let skipped =
+            count(format!("SELECT count(*) FROM sessions s WHERE {old} AND NOT ({eligible})")).await?;
+        let turns = count(format!(
+            "SELECT count(*) FROM session_turns t JOIN sessions s ON s.id = t.session_id \
+             WHERE t.created_at < ? AND {eligible}"
+        ))
+        .await?;
+        let report = retold_domain::RetentionReport { sessions, turns, skipped_sessions: skipped };
+        if dry_run || turns == 0 {
+            return Ok(report);
+        }
+        let txn = self.begin_write().await?;
+        let deleted = txn
+            .execute_raw(stmt(
+                &format!(
+                    "DELETE FROM session_turns WHERE created_at < ? AND session_id IN \
+                     (SELECT s.id FROM sessions s WHERE {eligible})"
+                ),
+                [before.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected();
+        let mut event = event;
+        event.details.insert("turns".into(), deleted.to_string());
+        event.details.insert("sessions".into(), sessions.to_string());
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(retold_domain::RetentionReport { turns: deleted, ..report })
+    }
+}

@@ -276,3 +276,59 @@ pub(crate) async fn ops_verify(
     let check = state.services.operations.verify().await?;
     Ok(Json(StoreCheckDto::from(&check)))
 }
+
+/// A transcript-retention run.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct RetentionBody {
+    /// Only count what would be deleted.
+    #[serde(default)]
+    pub(crate) dry_run: bool,
+    /// Also sessions whose extraction has not run (their turns are lost to extraction).
+    #[serde(default)]
+    pub(crate) force: bool,
+}
+
+/// The outcome of a retention run.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct RetentionDto {
+    pub(crate) dry_run: bool,
+    pub(crate) force: bool,
+    /// Turns created before this instant were in scope (now − operations.transcript_retention_days).
+    pub(crate) before: chrono::DateTime<chrono::Utc>,
+    /// Sessions that lost (or would lose) turns, and the turns.
+    pub(crate) sessions: u64,
+    pub(crate) turns: u64,
+    /// Sessions with old turns left alone because their extraction has not run.
+    pub(crate) skipped_sessions: u64,
+}
+
+/// Delete session turns older than `operations.transcript_retention_days`, in sessions whose
+/// extraction has run (all with `force`). Records keep their own evidence.
+#[utoipa::path(
+    post, path = "/v1/admin/ops/retention", operation_id = "ops_retention", tag = "operations",
+    request_body = RetentionBody,
+    responses(
+        (status = 200, description = "What was (or, on a dry run, would be) deleted", body = RetentionDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_retention(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Valid(body): Valid<RetentionBody>,
+) -> ApiResult<Json<RetentionDto>> {
+    let outcome = state.services.operations.retention("admin", body.force, body.dry_run).await?;
+    Ok(Json(RetentionDto {
+        dry_run: outcome.dry_run,
+        force: outcome.force,
+        before: outcome.before,
+        sessions: outcome.report.sessions,
+        turns: outcome.report.turns,
+        skipped_sessions: outcome.report.skipped_sessions,
+    }))
+}

@@ -329,3 +329,79 @@ fn rewriting_enabled_without_a_key_refuses_to_start() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn retention_deletes_extracted_transcripts_and_records_keep_their_evidence() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(respond);
+    // 0 days: every turn of an extracted session is past retention.
+    let app = app_with_provider(
+        &provider,
+        "anthropic",
+        "sk-test-key",
+        &[("RETOLD__OPERATIONS__TRANSCRIPT_RETENTION_DAYS", "0")],
+    )
+    .await;
+    let host = app.host_key(&["research-agent"]).await;
+    let extracted = session_with_turns(&app, &host).await;
+    let end = json!({"principal": principal("research-agent", "aditya"), "wait_for_extraction": true});
+    let (status, report) =
+        app.call("POST", &format!("/v1/sessions/{extracted}/end"), Some(&host), Some(end)).await;
+    assert_eq!((status, report["status"].as_str()), (StatusCode::OK, Some("extracted")), "{report}");
+    let written: Vec<String> = report["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["write"]["record_id"].as_str().map(str::to_owned))
+        .collect();
+    let with_evidence: Vec<Value> = {
+        let mut out = Vec::new();
+        for id in &written {
+            out.push(record(&app, &host, id).await);
+        }
+        out.into_iter().filter(|r| r["evidence"].is_string()).collect()
+    };
+    assert!(!with_evidence.is_empty(), "{report}");
+    // A second session is still open: its extraction has not run.
+    let open = session_with_turns(&app, &host).await;
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+
+    let (status, dry) =
+        app.call("POST", "/v1/admin/ops/retention", Some(ADMIN_KEY), Some(json!({"dry_run": true}))).await;
+    assert_eq!(status, StatusCode::OK, "{dry}");
+    assert_eq!(
+        (dry["sessions"].as_u64(), dry["turns"].as_u64(), dry["skipped_sessions"].as_u64()),
+        (Some(1), Some(4), Some(1)),
+        "{dry}"
+    );
+    let (_, run) = app.call("POST", "/v1/admin/ops/retention", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!((run["turns"].as_u64(), run["skipped_sessions"].as_u64()), (Some(4), Some(1)), "{run}");
+
+    // The extracted session's turns are gone (a turn citation no longer verifies); the open
+    // one is untouched; records keep the evidence they quoted.
+    let cite = |sid: &str| {
+        json!({"principal": principal("research-agent", "aditya"), "type": "semantic",
+        "content": "Aditya prefers concise technical explanations.", "scope": "agent:research-agent/aditya",
+        "source_kind": "user_statement", "source_ref": format!("session:{sid}<turn:1>"),
+        "evidence": TURNS[0].1})
+    };
+    let (status, answer) = app.call("POST", "/v1/memory/write", Some(&host), Some(cite(&extracted))).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let cited = record(&app, &host, answer["record_id"].as_str().unwrap()).await;
+    assert_eq!(cited["source_kind"], "agent_inference", "the deleted turn no longer verifies: {cited}");
+    let (status, answer) = app.call("POST", "/v1/memory/write", Some(&host), Some(cite(&open))).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let cited = record(&app, &host, answer["record_id"].as_str().unwrap()).await;
+    assert_eq!(cited["source_kind"], "user_statement", "the open session's turn still verifies: {cited}");
+    for before in &with_evidence {
+        let after = record(&app, &host, before["id"].as_str().unwrap()).await;
+        assert_eq!(after["evidence"], before["evidence"]);
+    }
+    let (_, forced) =
+        app.call("POST", "/v1/admin/ops/retention", Some(ADMIN_KEY), Some(json!({"force": true}))).await;
+    assert_eq!(
+        (forced["turns"].as_u64(), forced["sessions"].as_u64()),
+        (Some(4), Some(1)),
+        "forced: {forced}"
+    );
+}

@@ -182,6 +182,7 @@ fn every_inner_default_is_the_yaml_default() {
     assert_eq!(retold_http::ingest_config(&settings), retold_ingest::IngestConfig::default());
     assert_eq!(retold_http::retrieve_config(&settings), retold_retrieve::RetrieveConfig::default());
     assert_eq!(retold_http::embedder_config(&settings), retold_index::OnnxEmbedderConfig::provisioned());
+    assert_eq!(retold_http::operations_config(&settings), retold_app::OperationsConfig::default());
     let dir = std::path::Path::new("/var/lib/retold");
     assert_eq!(
         retold_http::store_config(&settings, dir),
