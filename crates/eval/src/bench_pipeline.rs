@@ -535,3 +535,59 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+/// `bench ops`: erasure of a scope holding `erase_n` records (time, bytes before and after)
+/// and a snapshot of a store holding `snapshot_n` (time, size), both seeded through the real
+/// write path.
+pub(crate) async fn ops(erase_n: usize, snapshot_n: usize) -> Result<Value> {
+    let dir = tempfile::tempdir()?;
+    let settings = retold_http::Settings::load_with_env(
+        None,
+        [("RETOLD__SERVER__DATA_DIR".to_owned(), dir.path().display().to_string())],
+    )?;
+    let mut rows = Vec::new();
+    for (what, n) in [("snapshot", snapshot_n), ("erase", erase_n)] {
+        let data = dir.path().join(what);
+        eprintln!("bench ops: seeding {n} records for {what}");
+        seed(&data, n, &settings).await?;
+        let store = Arc::new(SqliteStore::open(&retold_http::store_config(&settings, &data)).await?);
+        let stores = retold_app::Stores::from_store(store.clone());
+        let operations = retold_app::OperationsService::new(
+            &stores,
+            retold_app::OperationsConfig::default(),
+            data.join("snapshots"),
+            Arc::new(ExactIndex::new(384)),
+            Arc::new(retold_http::SystemClock),
+            Arc::new(retold_http::UlidIds::new()?),
+        );
+        let started = Instant::now();
+        let row = if what == "snapshot" {
+            let outcome = operations.snapshot().await?;
+            anyhow::ensure!(outcome.check.is_ok(), "the snapshot failed its check: {:?}", outcome.check);
+            let seconds = started.elapsed().as_secs_f64();
+            json!({"operation": "snapshot", "records": n, "seconds": (seconds * 100.0).round() / 100.0,
+                "bytes": outcome.bytes, "store_bytes": store.size_on_disk()})
+        } else {
+            let target = retold_domain::ErasureTarget::Scope(Scope::parse("project:bench")?);
+            let outcome = operations.erase(&target, "bench", false, false).await?;
+            let seconds = started.elapsed().as_secs_f64();
+            anyhow::ensure!(outcome.erased as usize == n, "erased {} of {n}", outcome.erased);
+            json!({"operation": "erase", "records": n, "seconds": (seconds * 100.0).round() / 100.0,
+                "bytes_before": outcome.bytes_before, "bytes_after": outcome.bytes_after})
+        };
+        rows.push(row);
+        drop(operations);
+        drop(stores);
+        Arc::try_unwrap(store).map_err(|_| anyhow::anyhow!("the store is still shared"))?.close().await.ok();
+    }
+    println!("\n| operation | records | seconds | bytes |\n|---|---|---|---|");
+    for row in &rows {
+        let bytes = if row["operation"] == "erase" {
+            format!("{} → {}", row["bytes_before"], row["bytes_after"])
+        } else {
+            format!("{} (store {})", row["bytes"], row["store_bytes"])
+        };
+        println!("| {} | {} | {} | {bytes} |", row["operation"].as_str().unwrap_or(""), row["records"], row["seconds"]);
+    }
+    Ok(json!({"ops": rows}))
+}
