@@ -19,7 +19,8 @@ pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
 pub use crate::operations::{
-    ErasureOutcome, ExpiryOutcome, OperationsConfig, OperationsService, RetentionOutcome, SnapshotOutcome,
+    ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, Resolution,
+    RetentionOutcome, SnapshotOutcome,
 };
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};

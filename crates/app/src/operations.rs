@@ -1,6 +1,7 @@
 //! Operations (seed section 1): maintenance the runtime never does on its own. Each is an
 //! explicit call (an admin endpoint, a `retold ops` subcommand), audited, and safe to re-run.
-//! Today: expiry, transcript retention, erasure with compaction, snapshots and checks.
+//! Today: expiry, transcript retention, erasure with compaction, snapshots and checks, and
+//! due-review flagging into the review queue.
 
 use std::sync::Arc;
 
@@ -8,6 +9,9 @@ use retold_domain::{
     Clock, DomainError, Erasure, ErasureReport, ErasureTarget, EventKind, ExpiryIndex, IdGenerator,
     KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, RetentionReport, Snapshots, Status,
     StoreCheck, TranscriptRetention, VectorIndex, WriteUnit,
+};
+use retold_domain::{
+    DueReviewRules, RecordReader, ReviewAction, ReviewId, ReviewItem, ReviewQueue, ReviewReason,
 };
 
 use crate::sessions::app_event;
@@ -52,16 +56,42 @@ pub struct ExpiryOutcome {
 }
 
 /// What the operations use; the defaults are `config/default.yaml`'s `operations` section.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct OperationsConfig {
     /// Session turns older than this are deleted by [`OperationsService::retention`].
     pub transcript_retention: retold_domain::chrono::TimeDelta,
+    /// Provisional records expiring within this are flagged for review.
+    pub review_expiring_within: retold_domain::chrono::TimeDelta,
+    /// Confirmed records below this confidence …
+    pub review_low_confidence_below: f64,
+    /// … that nothing created or reinforced for this long are flagged for review.
+    pub review_stale_after: retold_domain::chrono::TimeDelta,
 }
 
 impl Default for OperationsConfig {
     fn default() -> Self {
-        Self { transcript_retention: retold_domain::chrono::TimeDelta::days(30) }
+        Self {
+            transcript_retention: retold_domain::chrono::TimeDelta::days(30),
+            review_expiring_within: retold_domain::chrono::TimeDelta::hours(24),
+            review_low_confidence_below: 0.7,
+            review_stale_after: retold_domain::chrono::TimeDelta::days(90),
+        }
     }
+}
+
+/// What a flagging run added to the review queue.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlagOutcome {
+    /// New items, per reason (records already waiting for the same reason are not added twice).
+    pub flagged: Vec<(ReviewReason, u64)>,
+}
+
+/// A resolved review and what it did to its record.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution {
+    pub item: ReviewItem,
+    pub from: Status,
+    pub to: Status,
 }
 
 /// What a retention run did, or (a dry run) would do.
@@ -85,6 +115,8 @@ pub struct OperationsService {
     expiry: Arc<dyn ExpiryIndex>,
     snapshots: Arc<dyn Snapshots>,
     retention: Arc<dyn TranscriptRetention>,
+    reviews: Arc<dyn ReviewQueue>,
+    records: Arc<dyn RecordReader>,
     config: OperationsConfig,
     snapshot_dir: std::path::PathBuf,
     index: Arc<dyn VectorIndex>,
@@ -114,6 +146,8 @@ impl OperationsService {
             expiry: stores.expiry.clone(),
             snapshots: stores.snapshots.clone(),
             retention: stores.retention.clone(),
+            reviews: stores.reviews.clone(),
+            records: stores.records.clone(),
             config,
             snapshot_dir,
             index,
@@ -295,6 +329,126 @@ impl OperationsService {
         );
         let report = self.retention.purge_turns(before, force, dry_run, event).await?;
         Ok(RetentionOutcome { dry_run, force, before, report })
+    }
+
+    /// Flag the records that need a person's look into the review queue: provisional records
+    /// about to expire, provisional records losing a conflict to a record still active, and
+    /// low-confidence confirmed records nothing reinforced for long. Safe to re-run: a record
+    /// already waiting for the same reason is not added again.
+    pub async fn flag_due_reviews(&self, actor: &str) -> Result<FlagOutcome> {
+        let now = self.clock.now();
+        let rules = DueReviewRules {
+            now,
+            expiring_before: now + self.config.review_expiring_within,
+            low_confidence_below: self.config.review_low_confidence_below,
+            stale_before: now - self.config.review_stale_after,
+        };
+        let due = self.reviews.due_for_review(&rules).await?;
+        let items: Vec<ReviewItem> = due
+            .iter()
+            .map(|(record_id, reason)| ReviewItem {
+                id: ReviewId::from_body(&self.ids.next_body()).expect("generated ids are valid"),
+                record_id: record_id.clone(),
+                reason: *reason,
+                flagged_at: now,
+                resolved: None,
+            })
+            .collect();
+        let mut outcome = FlagOutcome::default();
+        for reason in ReviewReason::ALL {
+            outcome.flagged.push((reason, items.iter().filter(|i| i.reason == reason).count() as u64));
+        }
+        let details: Vec<(&str, String)> = std::iter::once(("by", actor.to_owned()))
+            .chain(outcome.flagged.iter().map(|(reason, n)| (reason.as_str(), n.to_string())))
+            .collect();
+        let event =
+            app_event(self.ids.as_ref(), self.clock.as_ref(), EventKind::ReviewFlagged, None, &details);
+        self.reviews.add_reviews(&items, event).await?;
+        Ok(outcome)
+    }
+
+    /// The review queue, newest first.
+    pub async fn reviews(&self, open_only: bool, limit: usize) -> Result<Vec<ReviewItem>> {
+        self.reviews.reviews(open_only, limit).await
+    }
+
+    /// Resolve a review: confirm (confirmed, expiry cleared), expire or forget its record
+    /// through the write path, then close the item. A record already in that status is left
+    /// as it is; a transition that makes no sense (confirming a deleted record) is a conflict.
+    pub async fn resolve_review(
+        &self,
+        id: &ReviewId,
+        action: ReviewAction,
+        actor: &str,
+    ) -> Result<Resolution> {
+        let not_found = || DomainError::NotFound { what: "review", id: id.to_string() };
+        let item = self.reviews.review(id).await?.ok_or_else(not_found)?;
+        if item.resolved.is_some() {
+            return Err(DomainError::Conflict(format!("review {id} is resolved already")));
+        }
+        let record = self
+            .records
+            .get(&item.record_id)
+            .await?
+            .ok_or_else(|| DomainError::NotFound { what: "record", id: item.record_id.to_string() })?;
+        let (to, kind) = match action {
+            ReviewAction::Confirm => (Status::Confirmed, EventKind::RecordConfirmed),
+            ReviewAction::Expire => (Status::Expired, EventKind::RecordExpired),
+            ReviewAction::Forget => (Status::Deleted, EventKind::RecordForgotten),
+        };
+        let from = record.status;
+        let allowed = match to {
+            Status::Confirmed => matches!(from, Status::Provisional | Status::Expired | Status::Confirmed),
+            Status::Expired => matches!(from, Status::Provisional | Status::Confirmed | Status::Expired),
+            _ => from != Status::Superseded || to == Status::Deleted,
+        };
+        if !allowed || (from == Status::Deleted && to != Status::Deleted) {
+            return Err(DomainError::Conflict(format!(
+                "a {} record cannot be {}ed",
+                from.as_str(),
+                action.as_str()
+            )));
+        }
+        let by = format!("review {id} ({actor})");
+        if from != to {
+            let key = if to == Status::Deleted { self.records.key_of(&record.id).await? } else { None };
+            let mut next = record.clone();
+            next.status = to;
+            next.version += 1;
+            if to == Status::Confirmed {
+                next.expires_at = None;
+            }
+            let mut event = app_event(
+                self.ids.as_ref(),
+                self.clock.as_ref(),
+                kind,
+                None,
+                &[("from", from.as_str().to_owned()), ("to", to.as_str().to_owned()), ("by", by.clone())],
+            );
+            event.record_id = Some(record.id.clone());
+            self.writer
+                .apply(WriteUnit {
+                    updates: vec![RecordUpdate { expected_version: record.version, record: next }],
+                    events: vec![event],
+                    ..WriteUnit::default()
+                })
+                .await?;
+            if let Some(key) = key {
+                self.index.mark_dead(key);
+            }
+        }
+        let mut event = app_event(
+            self.ids.as_ref(),
+            self.clock.as_ref(),
+            EventKind::ReviewResolved,
+            None,
+            &[("review_id", id.to_string()), ("action", action.as_str().to_owned()), ("by", by)],
+        );
+        event.record_id = Some(record.id.clone());
+        let now = self.clock.now();
+        self.reviews.resolve_review(id, action, now, event).await?;
+        let item = ReviewItem { resolved: Some((now, action)), ..item };
+        Ok(Resolution { item, from, to })
     }
 
     /// Check the live store: integrity, FTS rows and embeddings against records.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
     EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
-    RecordGraph, RecordReader, RecordWriter, SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer,
-    WriteReceipts,
+    RecordGraph, RecordReader, RecordWriter, ReviewQueue, SearchLogStore, Snapshots, TranscriptRetention,
+    TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -33,6 +33,7 @@ pub trait AllPorts:
     + ExpiryIndex
     + Snapshots
     + TranscriptRetention
+    + ReviewQueue
     + 'static
 {
 }
@@ -60,6 +61,7 @@ impl<T> AllPorts for T where
         + ExpiryIndex
         + Snapshots
         + TranscriptRetention
+        + ReviewQueue
         + 'static
 {
 }
@@ -91,6 +93,7 @@ pub struct Stores {
     pub expiry: Arc<dyn ExpiryIndex>,
     pub snapshots: Arc<dyn Snapshots>,
     pub retention: Arc<dyn TranscriptRetention>,
+    pub reviews: Arc<dyn ReviewQueue>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -119,6 +122,7 @@ impl Stores {
             expiry: store.clone(),
             snapshots: store.clone(),
             retention: store.clone(),
+            reviews: store.clone(),
             idempotency: store,
         }
     }

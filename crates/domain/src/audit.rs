@@ -36,11 +36,15 @@ pub enum EventKind {
     OpsErasure,
     /// Transcript retention deleted old session turns.
     OpsRetention,
+    /// Records due for review were flagged into the review queue.
+    ReviewFlagged,
+    /// A review item was resolved (confirm, expire, forget).
+    ReviewResolved,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 23] = [
+    pub const ALL: [EventKind; 25] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -64,6 +68,8 @@ impl EventKind {
         Self::RecordErased,
         Self::OpsErasure,
         Self::OpsRetention,
+        Self::ReviewFlagged,
+        Self::ReviewResolved,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -92,6 +98,8 @@ impl EventKind {
             Self::RecordErased => "record.erased",
             Self::OpsErasure => "ops.erasure",
             Self::OpsRetention => "ops.retention",
+            Self::ReviewFlagged => "review.flagged",
+            Self::ReviewResolved => "review.resolved",
         }
     }
 

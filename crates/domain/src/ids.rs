@@ -180,3 +180,9 @@ prefixed_id!(
     "search_id",
     "srch_"
 );
+prefixed_id!(
+    /// A review-queue item id, `rev_<ulid>`.
+    ReviewId,
+    "review_id",
+    "rev_"
+);

@@ -23,18 +23,20 @@ pub use crate::entity::{
 };
 pub use crate::error::{BoxError, DomainError, Result};
 pub use crate::ids::{
-    AgentId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, SearchId, SessionId, UserId,
+    AgentId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, ReviewId, SearchId, SessionId,
+    UserId,
 };
 pub use crate::ports::{
     ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
-    CurrentFacts, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord,
-    Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge,
-    EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget, ExpiryIndex,
-    ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard,
-    KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
-    RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, RetentionReport, SearchLogStore,
-    Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt,
-    WriteReceipts, WriteUnit,
+    CurrentFacts, DueReviewRules, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource,
+    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment,
+    EntailmentJudge, EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget,
+    ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey,
+    IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm,
+    NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, RetentionReport,
+    ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck,
+    TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts,
+    WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

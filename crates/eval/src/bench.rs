@@ -56,7 +56,9 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
             "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
-            "index" | "store" | "pipeline" | "http" | "ops" if parsed.what.is_empty() => parsed.what = arg.clone(),
+            "index" | "store" | "pipeline" | "http" | "ops" if parsed.what.is_empty() => {
+                parsed.what = arg.clone()
+            }
             other => bail!(
                 "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|http|ops] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
             ),

@@ -587,7 +587,12 @@ pub(crate) async fn ops(erase_n: usize, snapshot_n: usize) -> Result<Value> {
         } else {
             format!("{} (store {})", row["bytes"], row["store_bytes"])
         };
-        println!("| {} | {} | {} | {bytes} |", row["operation"].as_str().unwrap_or(""), row["records"], row["seconds"]);
+        println!(
+            "| {} | {} | {} | {bytes} |",
+            row["operation"].as_str().unwrap_or(""),
+            row["records"],
+            row["seconds"]
+        );
     }
     Ok(json!({"ops": rows}))
 }

@@ -100,6 +100,9 @@ enum Operation {
         #[arg(long)]
         force: bool,
     },
+    /// Flag records that need a person's look into the review queue (list and resolve them
+    /// with GET /v1/admin/reviews and POST /v1/admin/reviews/{id}/resolve).
+    FlagReviews,
     /// Take a consistent snapshot while writes continue (into the data directory's
     /// snapshots/), then check it.
     Snapshot,
@@ -187,6 +190,7 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
         Operation::Retention { dry_run, force } => {
             ("/v1/admin/ops/retention", serde_json::json!({"dry_run": dry_run, "force": force}))
         }
+        Operation::FlagReviews => ("/v1/admin/ops/flag-reviews", serde_json::json!({})),
         Operation::Snapshot => ("/v1/admin/ops/snapshot", serde_json::json!({})),
         Operation::Verify => ("/v1/admin/ops/verify", serde_json::json!({})),
         Operation::Restore { .. } => unreachable!("restore runs offline, above"),

@@ -70,7 +70,8 @@ impl Modify for ServerFaults {
         admin::host_key_create, admin::record_events, admin::search_trace,
         admin::session_events, admin::extraction_run,
         crate::routes::ops::ops_erase, crate::routes::ops::ops_expire, crate::routes::ops::ops_snapshot,
-        crate::routes::ops::ops_verify, crate::routes::ops::ops_retention,
+        crate::routes::ops::ops_verify, crate::routes::ops::ops_retention, crate::routes::ops::ops_flag_reviews,
+        crate::routes::ops::review_list, crate::routes::ops::review_resolve,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),
@@ -125,6 +126,9 @@ pub mod rules {
     pub const ENTITY_KINDS: &[&str] =
         &["person", "project", "repository", "product", "organization", "other"];
     pub const ROLES: &[&str] = &["user", "assistant", "tool"];
+    pub const REVIEW_ACTIONS: &[&str] = &["confirm", "expire", "forget"];
+    /// A review id: `ReviewId`.
+    pub const REVIEW_ID: &str = r"^rev_[A-Za-z0-9_]{1,124}$";
 }
 
 /// What one rule adds to a property's schema.
@@ -176,6 +180,7 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("ErasureBody", "record_id", Pattern(RECORD_ID)),
         ("ErasureBody", "user_id", Pattern(TOKEN)),
         ("ErasureBody", "scope", Pattern(SCOPE)),
+        ("ResolveBody", "action", Enum(REVIEW_ACTIONS)),
     ]
 };
 
@@ -227,6 +232,7 @@ const PARAMETER_RULES: &[(&str, &str, &str)] = &[
     ("/v1/admin/sessions/{id}/events", "id", rules::SESSION_ID),
     ("/v1/admin/records/{id}/events", "id", rules::RECORD_ID),
     ("/v1/admin/entities/{id}/aliases", "id", rules::ENTITY_ID),
+    ("/v1/admin/reviews/{id}/resolve", "id", rules::REVIEW_ID),
     ("/v1/admin/grants", "agent_id", rules::TOKEN),
     ("*", "Idempotency-Key", rules::IDEMPOTENCY_KEY),
 ];

@@ -87,10 +87,14 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
 
 /// The operations' configuration from settings.
 pub fn operations_config(settings: &Settings) -> retold_app::OperationsConfig {
+    let o = &settings.operations;
     retold_app::OperationsConfig {
-        transcript_retention: retold_domain::chrono::TimeDelta::days(i64::from(
-            settings.operations.transcript_retention_days,
+        transcript_retention: retold_domain::chrono::TimeDelta::days(i64::from(o.transcript_retention_days)),
+        review_expiring_within: retold_domain::chrono::TimeDelta::hours(i64::from(
+            o.review.expiring_within_hours,
         )),
+        review_low_confidence_below: o.review.low_confidence_below,
+        review_stale_after: retold_domain::chrono::TimeDelta::days(i64::from(o.review.stale_after_days)),
     }
 }
 

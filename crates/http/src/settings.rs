@@ -53,6 +53,23 @@ pub struct OperationsSettings {
     /// extracted session).
     #[validate(range(max = 36_500))]
     pub transcript_retention_days: u32,
+    #[validate(nested)]
+    pub review: ReviewSettings,
+}
+
+/// `operations.review.*`: what `retold ops flag-reviews` flags.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSettings {
+    /// Provisional records expiring within this many hours.
+    #[validate(range(min = 1, max = 87_600))]
+    pub expiring_within_hours: u32,
+    /// Confirmed records below this confidence …
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub low_confidence_below: f64,
+    /// … that nothing created or reinforced for this many days (0: at once).
+    #[validate(range(max = 36_500))]
+    pub stale_after_days: u32,
 }
 
 /// A secret from configuration; `Debug` never shows it.

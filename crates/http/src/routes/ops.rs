@@ -332,3 +332,154 @@ pub(crate) async fn ops_retention(
         skipped_sessions: outcome.report.skipped_sessions,
     }))
 }
+
+/// New review-queue items, per reason.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct FlagDto {
+    pub(crate) expiring_provisional: u64,
+    pub(crate) unresolved_conflict: u64,
+    pub(crate) stale_low_confidence: u64,
+    pub(crate) total: u64,
+}
+
+/// Flag the records that need a person's look into the review queue (operations.review.*).
+#[utoipa::path(
+    post, path = "/v1/admin/ops/flag-reviews", operation_id = "ops_flag_reviews", tag = "operations",
+    request_body = EmptyBody,
+    responses(
+        (status = 200, description = "New items per reason (records already waiting for a reason are not added again)", body = FlagDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn ops_flag_reviews(
+    State(state): State<AppState>,
+    _: AdminKey,
+    _body: Valid<EmptyBody>,
+) -> ApiResult<Json<FlagDto>> {
+    let outcome = state.services.operations.flag_due_reviews("admin").await?;
+    let of = |reason: retold_domain::ReviewReason| {
+        outcome.flagged.iter().find(|(r, _)| *r == reason).map_or(0, |(_, n)| *n)
+    };
+    Ok(Json(FlagDto {
+        expiring_provisional: of(retold_domain::ReviewReason::ExpiringProvisional),
+        unresolved_conflict: of(retold_domain::ReviewReason::UnresolvedConflict),
+        stale_low_confidence: of(retold_domain::ReviewReason::StaleLowConfidence),
+        total: outcome.flagged.iter().map(|(_, n)| n).sum(),
+    }))
+}
+
+/// An item of the review queue.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ReviewDto {
+    pub(crate) id: String,
+    pub(crate) record_id: String,
+    /// expiring_provisional, unresolved_conflict or stale_low_confidence.
+    pub(crate) reason: String,
+    pub(crate) flagged_at: chrono::DateTime<chrono::Utc>,
+    pub(crate) resolved_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// confirm, expire or forget.
+    pub(crate) resolution: Option<String>,
+}
+
+fn review_dto(item: &retold_domain::ReviewItem) -> ReviewDto {
+    ReviewDto {
+        id: item.id.to_string(),
+        record_id: item.record_id.to_string(),
+        reason: item.reason.as_str().to_owned(),
+        flagged_at: item.flagged_at,
+        resolved_at: item.resolved.map(|(at, _)| at),
+        resolution: item.resolved.map(|(_, action)| action.as_str().to_owned()),
+    }
+}
+
+/// The review queue.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ReviewListDto {
+    pub(crate) reviews: Vec<ReviewDto>,
+}
+
+/// Which reviews to list.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub(crate) struct ReviewQuery {
+    /// Also resolved items (default: open ones only).
+    #[serde(default)]
+    all: bool,
+    /// Most items (default 100, at most 1000).
+    limit: Option<usize>,
+}
+
+/// List the review queue, newest first.
+#[utoipa::path(
+    get, path = "/v1/admin/reviews", operation_id = "review_list", tag = "operations",
+    params(ReviewQuery),
+    responses(
+        (status = 200, description = "The items", body = ReviewListDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn review_list(
+    State(state): State<AppState>,
+    _: AdminKey,
+    crate::routes::ValidQuery(query): crate::routes::ValidQuery<ReviewQuery>,
+) -> ApiResult<Json<ReviewListDto>> {
+    let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+    let items = state.services.operations.reviews(!query.all, limit).await?;
+    Ok(Json(ReviewListDto { reviews: items.iter().map(review_dto).collect() }))
+}
+
+/// How to resolve a review.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ResolveBody {
+    /// confirm (confirmed, expiry cleared), expire or forget.
+    pub(crate) action: String,
+}
+
+/// A resolved review.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ResolutionDto {
+    pub(crate) review: ReviewDto,
+    /// The record's status before and after.
+    pub(crate) from: String,
+    pub(crate) to: String,
+}
+
+/// Resolve a review item: confirm, expire or forget its record, then close it.
+#[utoipa::path(
+    post, path = "/v1/admin/reviews/{id}/resolve", operation_id = "review_resolve", tag = "operations",
+    params(("id" = String, Path, description = "The review id (`rev_…`)")),
+    request_body = ResolveBody,
+    responses(
+        (status = 200, description = "The resolution", body = ResolutionDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 409, description = "conflict (resolved already, or the record cannot take that action)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn review_resolve(
+    State(state): State<AppState>,
+    _: AdminKey,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    Valid(body): Valid<ResolveBody>,
+) -> ApiResult<Json<ResolutionDto>> {
+    let id = field("id", retold_domain::ReviewId::new(id))?;
+    let action = field("action", retold_domain::ReviewAction::parse(&body.action))?;
+    let resolution = state.services.operations.resolve_review(&id, action, "admin").await?;
+    Ok(Json(ResolutionDto {
+        review: review_dto(&resolution.item),
+        from: resolution.from.as_str().to_owned(),
+        to: resolution.to.as_str().to_owned(),
+    }))
+}

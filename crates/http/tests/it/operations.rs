@@ -343,3 +343,106 @@ fn a_snapshot_taken_under_writes_restores_into_a_whole_store() {
     assert_eq!(check["check"]["ok"], true, "a rewritten snapshot is still whole: {check}");
     server.stop();
 }
+
+#[tokio::test]
+async fn due_records_are_flagged_once_and_resolved_through_the_queue() {
+    let app = app_in(
+        tempfile::tempdir().unwrap(),
+        &[
+            ("RETOLD__OPERATIONS__REVIEW__STALE_AFTER_DAYS", "0"),
+            ("RETOLD__OPERATIONS__REVIEW__LOW_CONFIDENCE_BELOW", "0.95"),
+            ("RETOLD__OPERATIONS__REVIEW__EXPIRING_WITHIN_HOURS", "87600"),
+        ],
+    )
+    .await;
+    let host = app.host_key(&[]).await;
+    let who = principal("rev-agent", "dana");
+    let fact = |content: &str, source: &str| {
+        json!({"principal": who, "type": "semantic", "content": content, "scope": "agent:rev-agent/dana",
+            "subject": {"name": "Dana", "kind": "person"}, "attribute": "office_city", "source_kind": source})
+    };
+    let (_, berlin) = app
+        .call("POST", "/v1/memory/write", Some(&host), Some(fact("Dana works from Berlin.", "system")))
+        .await;
+    let (_, lisbon) = app
+        .call(
+            "POST",
+            "/v1/memory/write",
+            Some(&host),
+            Some(fact("Dana works from Lisbon.", "agent_inference")),
+        )
+        .await;
+    assert_eq!(lisbon["outcome"], "conflicting", "{lisbon}");
+    let (berlin, lisbon) =
+        (berlin["record_id"].as_str().unwrap().to_owned(), lisbon["record_id"].as_str().unwrap().to_owned());
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+
+    let (status, flagged) =
+        app.call("POST", "/v1/admin/ops/flag-reviews", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!(status, StatusCode::OK, "{flagged}");
+    assert_eq!(
+        flagged,
+        json!({"expiring_provisional": 1, "unresolved_conflict": 1, "stale_low_confidence": 1, "total": 3})
+    );
+    let (_, again) = app.call("POST", "/v1/admin/ops/flag-reviews", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!(again["total"], 0, "a record already waiting is not flagged again: {again}");
+
+    let (_, list) = app.call("GET", "/v1/admin/reviews", Some(ADMIN_KEY), None).await;
+    let items = list["reviews"].as_array().unwrap().clone();
+    let item = |record: &str, reason: &str| {
+        items
+            .iter()
+            .find(|i| i["record_id"] == record && i["reason"] == reason)
+            .unwrap_or_else(|| panic!("{reason} for {record}: {list}"))["id"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let (conflict, expiring, stale) = (
+        item(&lisbon, "unresolved_conflict"),
+        item(&lisbon, "expiring_provisional"),
+        item(&berlin, "stale_low_confidence"),
+    );
+    let resolve = |id: &str, action: &str| {
+        let (path, body) = (format!("/v1/admin/reviews/{id}/resolve"), json!({"action": action}));
+        let app = &app;
+        async move { app.call("POST", &path, Some(ADMIN_KEY), Some(body)).await }
+    };
+    let (status, done) = resolve(&conflict, "forget").await;
+    assert_eq!(
+        (status, done["from"].as_str(), done["to"].as_str()),
+        (StatusCode::OK, Some("provisional"), Some("deleted")),
+        "{done}"
+    );
+    assert_eq!(done["review"]["resolution"], "forget");
+    let (status, again) = resolve(&conflict, "forget").await;
+    assert_eq!((status, again["code"].as_str()), (StatusCode::CONFLICT, Some("conflict")), "{again}");
+    let (status, refused) = resolve(&expiring, "confirm").await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (StatusCode::CONFLICT, Some("conflict")),
+        "a deleted record is not confirmed: {refused}"
+    );
+    let (status, kept) = resolve(&stale, "confirm").await;
+    assert_eq!(
+        (status, kept["from"].as_str(), kept["to"].as_str()),
+        (StatusCode::OK, Some("confirmed"), Some("confirmed")),
+        "{kept}"
+    );
+
+    let (_, open) = app.call("GET", "/v1/admin/reviews", Some(ADMIN_KEY), None).await;
+    let open: Vec<&str> =
+        open["reviews"].as_array().unwrap().iter().map(|i| i["id"].as_str().unwrap()).collect();
+    assert_eq!(open, [expiring.as_str()], "only the refused item stays open");
+    let (_, all) = app.call("GET", "/v1/admin/reviews?all=true", Some(ADMIN_KEY), None).await;
+    assert_eq!(all["reviews"].as_array().unwrap().len(), 3);
+    let (_, events) =
+        app.call("GET", &format!("/v1/admin/records/{lisbon}/events"), Some(ADMIN_KEY), None).await;
+    let kinds: Vec<&str> =
+        events["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert!(kinds.ends_with(&["record.forgotten", "review.resolved"]), "{kinds:?}");
+    let (status, _) = resolve("rev_unknown", "forget").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, bad) = resolve(&stale, "archive").await;
+    assert_eq!((status, bad["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("action")), "{bad}");
+}

@@ -10,6 +10,7 @@ mod m20261130_000004_pending_extraction;
 mod m20261201_000001_write_receipts;
 mod m20261201_000002_idempotency_keys;
 mod m20261201_000003_erasure;
+mod m20261201_000004_review_queue;
 
 pub(crate) struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000001_write_receipts::Migration),
             Box::new(m20261201_000002_idempotency_keys::Migration),
             Box::new(m20261201_000003_erasure::Migration),
+            Box::new(m20261201_000004_review_queue::Migration),
         ]
     }
 }
