@@ -124,8 +124,8 @@ impl SqliteStore {
             report.entities = count(
                 txn,
                 &format!(
-                    "UPDATE entities SET canonical_name = '', name_folded = id \
-                     WHERE {condition} AND canonical_name != ''"
+                    "UPDATE entities SET canonical_name = '[erased]', name_folded = id \
+                     WHERE {condition} AND name_folded != id"
                 ),
                 values.clone(),
             )

@@ -82,6 +82,10 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     app.built_store.flush_traces().await;
     assert!(!files_holding(&data, TOKEN.as_bytes()).is_empty(), "the token is on disk before the erasure");
 
+    let (_, before) = app
+        .call("POST", "/v1/memory/get", Some(&host), Some(json!({"principal": dana, "ids": [erased_ids[0]]})))
+        .await;
+    let entity = before["records"][0]["links"][0]["entity_id"].as_str().expect("a mention link").to_owned();
     let dry = json!({"user_id": "dana", "dry_run": true});
     let (status, answer) = app.call("POST", "/v1/admin/ops/erase", Some(ADMIN_KEY), Some(dry)).await;
     assert_eq!(
@@ -126,6 +130,18 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
         events["events"].as_array().unwrap().iter().all(|e| e["details"] == json!({"erased": "true"})),
         "{events}"
     );
+
+    // An erased entity is a tombstone that still answers (found by the fuzzer: a blank name
+    // made it unreadable, a 500).
+    let (status, answer) = app
+        .call(
+            "POST",
+            &format!("/v1/admin/entities/{entity}/aliases"),
+            Some(ADMIN_KEY),
+            Some(json!({"alias": "D. O."})),
+        )
+        .await;
+    assert!(status.is_success(), "{status} {answer}");
 
     // Bob is untouched; a second run erases nothing.
     let search = json!({"principal": bob, "query": "Where does Bob keep the red binder?"});
