@@ -3,6 +3,10 @@
 //! 507 `storage_full` and change nothing; searches and reads keep working; once space is
 //! freed writes succeed again; and afterwards the SQLite file passes its integrity check and
 //! holds exactly the acknowledged records, each with its FTS row and its embedding.
+//!
+//! I/O errors: the same server with an `LD_PRELOAD` shim that fails every write and sync
+//! under its data directory with EIO while a trigger file exists: writes get 503
+//! `storage_unavailable`, reads keep working, writes succeed once the disk recovers.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -171,4 +175,84 @@ fn a_full_disk_refuses_writes_with_507_keeps_reads_and_damages_nothing() {
         store.close().await.unwrap();
     });
     drop(disk);
+}
+
+/// Build the LD_PRELOAD shim that makes writes under a directory fail with EIO while a
+/// trigger file exists (`fixtures/eio_shim.c`), with the C compiler Rust links with.
+fn eio_shim(out: &Path) -> PathBuf {
+    let source = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/fixtures/eio_shim.c");
+    let library = out.join("eio_shim.so");
+    let status = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-o"])
+        .arg(&library)
+        .arg(source)
+        .arg("-ldl")
+        .status()
+        .expect("cc (the C compiler Rust links with) runs");
+    assert!(status.success(), "building the EIO shim");
+    library
+}
+
+#[test]
+fn an_io_error_refuses_writes_with_503_keeps_reads_and_damages_nothing() {
+    let root = tempfile::tempdir().unwrap();
+    let root_path = root.path().canonicalize().unwrap();
+    let library = eio_shim(&root_path);
+    let data = root_path.join("data");
+    let trigger = root_path.join("trigger");
+    let env = [
+        ("LD_PRELOAD", library.to_str().unwrap()),
+        ("RETOLD_FAULT_TRIGGER", trigger.to_str().unwrap()),
+        ("RETOLD_FAULT_DIR", data.to_str().unwrap()),
+    ];
+    let server = crate::e2e::start_with(&data, KEY, &env);
+    retold_hosted::install_tls_provider();
+    let client = Client::builder().timeout(std::time::Duration::from_secs(60)).build().unwrap();
+    let url = |path: &str| format!("{}{path}", server.url);
+    let (status, _) = post(
+        &client,
+        &url("/v1/admin/grants"),
+        KEY,
+        &json!({"agent_id": "disk-agent", "scope": "project:disk", "can_read": true, "can_write": true}),
+    );
+    assert_eq!(status, 201);
+    let (_, key) = post(&client, &url("/v1/admin/host-keys"), KEY, &json!({"name": "eio"}));
+    let host = key["key"].as_str().unwrap().to_owned();
+    let mut acked = Vec::new();
+    for n in 0..5 {
+        let (status, answer) = post(&client, &url("/v1/memory/write"), &host, &write(n));
+        assert_eq!(status, 200, "{answer}");
+        acked.push((answer["record_id"].as_str().unwrap().to_owned(), n));
+    }
+
+    // The disk starts failing: writes are refused with 503 storage_unavailable.
+    std::fs::write(&trigger, b"").unwrap();
+    for n in 100..103 {
+        let (status, answer) = post(&client, &url("/v1/memory/write"), &host, &write(n));
+        assert_eq!((status, answer["code"].as_str()), (503, Some("storage_unavailable")), "{answer}");
+    }
+    // Reads keep working.
+    let principal = json!({"agent_id": "disk-agent", "user_id": "ops"});
+    let (status, answer) =
+        post(&client, &url("/v1/memory/search"), &host, &json!({"principal": principal, "query": "dfull3q"}));
+    assert_eq!(status, 200, "search while the disk fails: {answer}");
+    assert_eq!(answer["results"][0]["record"]["id"], acked[3].0.as_str(), "{answer}");
+    let ids: Vec<&str> = acked.iter().map(|(id, _)| id.as_str()).collect();
+    let (status, answer) =
+        post(&client, &url("/v1/memory/get"), &host, &json!({"principal": principal, "ids": ids}));
+    assert_eq!(status, 200, "get while the disk fails: {answer}");
+
+    // The disk recovers: writes succeed again on the same server.
+    std::fs::remove_file(&trigger).unwrap();
+    let (status, answer) = post(&client, &url("/v1/memory/write"), &host, &write(200));
+    assert_eq!(status, 200, "a write after the disk recovered: {answer}");
+    acked.push((answer["record_id"].as_str().unwrap().to_owned(), 200));
+    server.stop();
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let check = SqliteStore::verify_file(&data.join("retold.db")).await.unwrap();
+        assert!(check.is_ok(), "{check:?}");
+        assert_eq!(check.live as usize, acked.len(), "exactly the acknowledged records: {check:?}");
+    });
 }

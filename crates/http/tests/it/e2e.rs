@@ -25,7 +25,7 @@ pub(crate) fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
     start_with(data_dir, admin_key, &[])
 }
 
-fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &str)]) -> Server {
+pub(crate) fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &str)]) -> Server {
     // `cargo xtask reliability load` measures the release build.
     let binary =
         std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into());
