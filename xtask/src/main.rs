@@ -43,7 +43,7 @@ fn print_help() {
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
          reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
-         bench   [pipeline|index|store|http] [--large] [--out FILE]: speed and memory figures (release build)\n  \
+         bench   [pipeline|index|store|http|ops] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
     );
