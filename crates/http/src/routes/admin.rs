@@ -61,6 +61,7 @@ pub(crate) async fn grant_create(
 /// Filter for listing grants.
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct GrantQuery {
     /// The agent whose grants to list.
     agent_id: String,

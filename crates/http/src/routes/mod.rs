@@ -25,6 +25,29 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
+        // The body is read once here, so that after parsing it can be checked to be an object:
+        // serde also reads a struct from a JSON array (`[]` would be every default).
+        let (parts, body) = request.into_parts();
+        let mut again = axum::http::Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
+        if let Some(headers) = again.headers_mut() {
+            headers.clone_from(&parts.headers);
+        }
+        if let Some(extensions) = again.extensions_mut() {
+            extensions.clone_from(&parts.extensions); // the body limit travels in the extensions
+        }
+        let bytes = axum::body::Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(
+            |rejection| {
+                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                    ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
+                } else {
+                    ApiError::validation("body", rejection.body_text())
+                }
+            },
+        )?;
+        let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+        let request = again
+            .body(axum::body::Body::from(bytes))
+            .map_err(|e| ApiError::validation("body", e.to_string()))?;
         let axum::Json(value) =
             axum::Json::<T>::from_request(request, state).await.map_err(|rejection| match rejection {
                 JsonRejection::JsonDataError(e) => {
@@ -41,6 +64,9 @@ where
                 }
                 other => ApiError::validation("body", other.body_text()),
             })?;
+        if !is_object {
+            return Err(ApiError::validation("body", "the body must be a JSON object"));
+        }
         value.validate()?;
         Ok(Self(value))
     }

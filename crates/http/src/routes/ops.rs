@@ -405,12 +405,14 @@ pub(crate) struct ReviewListDto {
 /// Which reviews to list.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct ReviewQuery {
     /// Also resolved items (default: open ones only).
     #[serde(default)]
     all: bool,
-    /// Most items (default 100, at most 1000).
-    limit: Option<usize>,
+    /// Most items (default 100).
+    #[param(minimum = 1, maximum = 1000)]
+    limit: Option<u32>,
 }
 
 /// List the review queue, newest first.
@@ -430,7 +432,11 @@ pub(crate) async fn review_list(
     _: AdminKey,
     crate::routes::ValidQuery(query): crate::routes::ValidQuery<ReviewQuery>,
 ) -> ApiResult<Json<ReviewListDto>> {
-    let limit = query.limit.unwrap_or(100).clamp(1, 1000);
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::validation("limit", "must be 1 to 1000"));
+    }
+    let limit = limit as usize;
     let items = state.services.operations.reviews(!query.all, limit).await?;
     Ok(Json(ReviewListDto { reviews: items.iter().map(review_dto).collect() }))
 }

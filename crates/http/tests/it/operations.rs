@@ -462,3 +462,27 @@ async fn due_records_are_flagged_once_and_resolved_through_the_queue() {
     let (status, bad) = resolve(&stale, "archive").await;
     assert_eq!((status, bad["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("action")), "{bad}");
 }
+
+#[tokio::test]
+async fn an_operation_body_must_be_an_object_and_queries_take_no_unknown_fields() {
+    // Found by the fuzzer: serde reads a struct of defaults from `[]`, so an expiry ran.
+    let app = crate::app().await;
+    for path in ["/v1/admin/ops/expire", "/v1/admin/ops/verify", "/v1/admin/ops/retention"] {
+        let (status, answer) = app.call("POST", path, Some(ADMIN_KEY), Some(json!([]))).await;
+        assert_eq!(
+            (status, answer["field"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("body")),
+            "{path}: {answer}"
+        );
+    }
+    let (status, answer) = app.call("GET", "/v1/admin/reviews?limit=5000", Some(ADMIN_KEY), None).await;
+    assert_eq!(
+        (status, answer["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("limit")),
+        "{answer}"
+    );
+    let (status, _) = app.call("GET", "/v1/admin/reviews?colour=red", Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let (status, _) = app.call("GET", "/v1/admin/grants?agent_id=a&colour=red", Some(ADMIN_KEY), None).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+}
