@@ -191,26 +191,38 @@ impl OperationsService {
         }
     }
 
+    /// Add to `unit` the change of `record` to `to` (a confirmed record loses its expiry), with
+    /// its `kind` event naming `by`.
+    fn push_status(
+        &self,
+        unit: &mut WriteUnit,
+        record: &retold_domain::MemoryRecord,
+        to: Status,
+        kind: EventKind,
+        by: &str,
+    ) {
+        let mut next = record.clone();
+        next.status = to;
+        next.version += 1;
+        if to == Status::Confirmed {
+            next.expires_at = None;
+        }
+        let details = [
+            ("from", record.status.as_str().to_owned()),
+            ("to", to.as_str().to_owned()),
+            ("by", by.to_owned()),
+        ];
+        let mut event = app_event(self.ids.as_ref(), self.clock.as_ref(), kind, None, &details);
+        event.record_id = Some(record.id.clone());
+        unit.updates.push(RecordUpdate { expected_version: record.version, record: next });
+        unit.events.push(event);
+    }
+
     async fn expire_batch(&self, due: &[KeyedRecord], actor: &str) -> Result<()> {
         let mut unit = WriteUnit::default();
         for keyed in due {
-            let mut next = keyed.record.clone();
-            next.status = Status::Expired;
-            next.version += 1;
-            let mut event = app_event(
-                self.ids.as_ref(),
-                self.clock.as_ref(),
-                EventKind::RecordExpired,
-                None,
-                &[
-                    ("from", keyed.record.status.as_str().to_owned()),
-                    ("to", Status::Expired.as_str().to_owned()),
-                    ("by", format!("ops expire ({actor})")),
-                ],
-            );
-            event.record_id = Some(keyed.record.id.clone());
-            unit.updates.push(RecordUpdate { expected_version: keyed.record.version, record: next });
-            unit.events.push(event);
+            let by = format!("ops expire ({actor})");
+            self.push_status(&mut unit, &keyed.record, Status::Expired, EventKind::RecordExpired, &by);
         }
         self.writer.apply(unit).await.map(|_| ())
     }
@@ -239,19 +251,7 @@ impl OperationsService {
         for batch in live.chunks(BATCH) {
             let mut unit = WriteUnit::default();
             for keyed in batch {
-                let mut next = keyed.record.clone();
-                next.status = Status::Deleted;
-                next.version += 1;
-                let mut event = app_event(
-                    self.ids.as_ref(),
-                    self.clock.as_ref(),
-                    EventKind::RecordErased,
-                    None,
-                    &[("from", keyed.record.status.as_str().to_owned()), ("by", actor.to_owned())],
-                );
-                event.record_id = Some(keyed.record.id.clone());
-                unit.updates.push(RecordUpdate { expected_version: keyed.record.version, record: next });
-                unit.events.push(event);
+                self.push_status(&mut unit, &keyed.record, Status::Deleted, EventKind::RecordErased, actor);
             }
             self.writer.apply(unit).await?;
         }
@@ -412,27 +412,9 @@ impl OperationsService {
         let by = format!("review {id} ({actor})");
         if from != to {
             let key = if to == Status::Deleted { self.records.key_of(&record.id).await? } else { None };
-            let mut next = record.clone();
-            next.status = to;
-            next.version += 1;
-            if to == Status::Confirmed {
-                next.expires_at = None;
-            }
-            let mut event = app_event(
-                self.ids.as_ref(),
-                self.clock.as_ref(),
-                kind,
-                None,
-                &[("from", from.as_str().to_owned()), ("to", to.as_str().to_owned()), ("by", by.clone())],
-            );
-            event.record_id = Some(record.id.clone());
-            self.writer
-                .apply(WriteUnit {
-                    updates: vec![RecordUpdate { expected_version: record.version, record: next }],
-                    events: vec![event],
-                    ..WriteUnit::default()
-                })
-                .await?;
+            let mut unit = WriteUnit::default();
+            self.push_status(&mut unit, &record, to, kind, &by);
+            self.writer.apply(unit).await?;
             if let Some(key) = key {
                 self.index.mark_dead(key);
             }

@@ -13,7 +13,6 @@
 
 use std::future::Future;
 
-use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
@@ -131,24 +130,8 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let (parts, body) = request.into_parts();
-        let (method, path) = (parts.method.clone(), parts.uri.path().to_owned());
-        let mut again = Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
-        if let Some(headers) = again.headers_mut() {
-            headers.clone_from(&parts.headers);
-        }
-        if let Some(extensions) = again.extensions_mut() {
-            // The body limit travels in the extensions.
-            extensions.clone_from(&parts.extensions);
-        }
-        let bytes =
-            Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(|rejection| {
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
-                } else {
-                    ApiError::validation("body", rejection.body_text())
-                }
-            })?;
+        let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+        let (again, bytes) = crate::routes::read_body(request, state).await?;
         let fingerprint = fingerprint(method.as_str(), &path, &bytes);
         let request = again
             .body(axum::body::Body::from(bytes))

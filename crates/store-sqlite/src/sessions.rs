@@ -311,26 +311,22 @@ impl retold_domain::TranscriptRetention for SqliteStore {
         let before = millis(before);
         let old = "EXISTS (SELECT 1 FROM session_turns t WHERE t.session_id = s.id AND t.created_at < ?)";
         let eligible = if force { "1" } else { "s.extraction_finished_at IS NOT NULL" };
-        let count = |sql: String| {
-            let reader = self.reader.clone();
-            async move {
-                let row = reader
-                    .query_one_raw(stmt(&sql, [before.into()]))
-                    .await
-                    .map_err(StoreError::from)?
-                    .ok_or_else(|| corrupt("sessions", "no count"))?;
-                Ok::<u64, StoreError>(
-                    u64::try_from(row.try_get_by_index::<i64>(0).map_err(StoreError::from)?).unwrap_or(0),
-                )
-            }
-        };
-        let sessions = count(format!("SELECT count(*) FROM sessions s WHERE {old} AND {eligible}")).await?;
+        let db = &self.reader;
+        let at = || vec![sea_orm::Value::from(before)];
+        use crate::snapshots::scalar;
+        let sessions =
+            scalar(db, &format!("SELECT count(*) FROM sessions s WHERE {old} AND {eligible}"), at()).await?;
         let skipped =
-            count(format!("SELECT count(*) FROM sessions s WHERE {old} AND NOT ({eligible})")).await?;
-        let turns = count(format!(
-            "SELECT count(*) FROM session_turns t JOIN sessions s ON s.id = t.session_id \
+            scalar(db, &format!("SELECT count(*) FROM sessions s WHERE {old} AND NOT ({eligible})"), at())
+                .await?;
+        let turns = scalar(
+            db,
+            &format!(
+                "SELECT count(*) FROM session_turns t JOIN sessions s ON s.id = t.session_id \
              WHERE t.created_at < ? AND {eligible}"
-        ))
+            ),
+            at(),
+        )
         .await?;
         let report = retold_domain::RetentionReport { sessions, turns, skipped_sessions: skipped };
         if dry_run || turns == 0 {

@@ -12,7 +12,11 @@ use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Value};
 use crate::error::StoreError;
 use crate::store::{SqliteStore, stmt};
 
-async fn scalar(db: &DatabaseConnection, sql: &str, values: Vec<Value>) -> Result<u64, StoreError> {
+pub(crate) async fn scalar(
+    db: &DatabaseConnection,
+    sql: &str,
+    values: Vec<Value>,
+) -> Result<u64, StoreError> {
     let row =
         db.query_one_raw(stmt(sql, values)).await?.ok_or_else(|| crate::error::corrupt("check", "no row"))?;
     let n: i64 = row.try_get_by_index(0)?;

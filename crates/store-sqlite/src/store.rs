@@ -152,11 +152,6 @@ impl SqliteStore {
         self.traces.flush().await;
     }
 
-    /// SQLite's `PRAGMA integrity_check`: `"ok"`, or the problems it found, one per line.
-    pub async fn integrity_check(&self) -> Result<String, StoreError> {
-        Ok(crate::snapshots::check(&self.reader).await?.integrity)
-    }
-
     /// Write the waiting search traces, then close both pools.
     pub async fn close(self) -> Result<(), StoreError> {
         self.traces.flush().await;

@@ -25,25 +25,9 @@ where
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        // The body is read once here, so that after parsing it can be checked to be an object:
+        // The body is read first so that after parsing it can be checked to be an object:
         // serde also reads a struct from a JSON array (`[]` would be every default).
-        let (parts, body) = request.into_parts();
-        let mut again = axum::http::Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
-        if let Some(headers) = again.headers_mut() {
-            headers.clone_from(&parts.headers);
-        }
-        if let Some(extensions) = again.extensions_mut() {
-            extensions.clone_from(&parts.extensions); // the body limit travels in the extensions
-        }
-        let bytes = axum::body::Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(
-            |rejection| {
-                if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
-                } else {
-                    ApiError::validation("body", rejection.body_text())
-                }
-            },
-        )?;
+        let (again, bytes) = read_body(request, state).await?;
         let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
         let request = again
             .body(axum::body::Body::from(bytes))
@@ -70,6 +54,32 @@ where
         value.validate()?;
         Ok(Self(value))
     }
+}
+
+/// Read a request's body (within the body limit) and keep what is needed to build the same
+/// request around it again: method, URI, headers and extensions (the limit travels there).
+pub(crate) async fn read_body(
+    request: Request,
+    state: &AppState,
+) -> Result<(axum::http::request::Builder, axum::body::Bytes), ApiError> {
+    let (parts, body) = request.into_parts();
+    let mut again = axum::http::Request::builder().method(parts.method.clone()).uri(parts.uri.clone());
+    if let Some(headers) = again.headers_mut() {
+        headers.clone_from(&parts.headers);
+    }
+    if let Some(extensions) = again.extensions_mut() {
+        extensions.clone_from(&parts.extensions);
+    }
+    let bytes = axum::body::Bytes::from_request(Request::from_parts(parts, body), state).await.map_err(
+        |rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(ErrorCode::PayloadTooLarge, "the request body is too large")
+            } else {
+                ApiError::validation("body", rejection.body_text())
+            }
+        },
+    )?;
+    Ok((again, bytes))
 }
 
 /// A query string parsed into `T`, with problem+json errors naming the field (axum's own

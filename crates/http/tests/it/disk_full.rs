@@ -139,8 +139,9 @@ fn a_full_disk_refuses_writes_with_507_keeps_reads_and_damages_nothing() {
     // found through its FTS row and with its embedding.
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
+        let check = SqliteStore::verify_file(&data.join("retold.db")).await.unwrap();
+        assert_eq!(check.integrity, "ok", "{check:?}");
         let store = SqliteStore::open(&StoreConfig::new(data.join("retold.db"))).await.unwrap();
-        assert_eq!(store.integrity_check().await.unwrap(), "ok");
         let all = retold_domain::EligibilityIndex::eligible(
             &store,
             &EligibilityFilter {
