@@ -36,10 +36,27 @@ struct Args {
     data: PathBuf,
     out: Option<PathBuf>,
     limit: Option<usize>,
+    /// LongMemEval: which turns are stored (`all`, as a host's transcript holds them, or `user`).
+    turns: Turns,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Turns {
+    All,
+    User,
+}
+
+impl Turns {
+    fn keeps(self, turn: &Value) -> bool {
+        match self {
+            Turns::All => turn["role"] == "user" || turn["role"] == "assistant",
+            Turns::User => turn["role"] == "user",
+        }
+    }
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--turns all|user]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -47,13 +64,26 @@ fn parse(args: &[String]) -> Result<Args> {
         "longmemeval" => "../shared/data/longmemeval-s-dev.json.gz",
         other => bail!("unknown dataset {other:?}; {usage}"),
     };
-    let mut parsed = Args { dataset, data: crate::workspace_root().join(default), out: None, limit: None };
+    let mut parsed = Args {
+        dataset,
+        data: crate::workspace_root().join(default),
+        out: None,
+        limit: None,
+        turns: Turns::All,
+    };
     while let Some(flag) = it.next() {
         let value = it.next().with_context(|| format!("{flag} needs a value; {usage}"))?;
         match flag.as_str() {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
             "--limit" => parsed.limit = Some(value.parse().context("--limit takes a number of questions")?),
+            "--turns" => {
+                parsed.turns = match value.as_str() {
+                    "all" => Turns::All,
+                    "user" => Turns::User,
+                    other => bail!("--turns takes all or user, not {other:?}"),
+                }
+            }
             other => bail!("unknown option {other:?}; {usage}"),
         }
     }
@@ -297,11 +327,15 @@ async fn write_turn_by(
     }
 }
 
-async fn ranked(world: &World, query: &str, channels: Channels, k: usize) -> Result<Vec<RecordId>> {
+/// The ranked ids of one search, and the estimated tokens of its first ten results (what a
+/// search at the default limit returns to the agent).
+async fn ranked(world: &World, query: &str, channels: Channels, k: usize) -> Result<(Vec<RecordId>, f64)> {
     let mut request = SearchRequest::new(query);
     request.limit = Some(k);
     request.channels = channels;
-    Ok(world.retriever.search(&principal(), &request).await?.hits.into_iter().map(|h| h.record.id).collect())
+    let hits = world.retriever.search(&principal(), &request).await?.hits;
+    let tokens = hits.iter().take(10).map(|h| retold_retrieve::estimated_tokens(&h.record)).sum::<usize>();
+    Ok((hits.into_iter().map(|h| h.record.id).collect(), tokens as f64))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,16 +433,40 @@ fn recall_metrics(sums: &mut Sums, retrieved: &[RecordId], evidence: &HashSet<Re
     }
 }
 
+fn cell(value: &Value, metric: &str) -> String {
+    match value[metric].as_f64() {
+        Some(v) if metric.starts_with("tokens") => format!("{v:.0}"),
+        Some(v) => format!("{v:.3}"),
+        None => "-".into(),
+    }
+}
+
 fn print_table(title: &str, columns: &[&str], configs: &BTreeMap<String, Value>, order: &[&str]) {
     println!("\n### {title}\n");
     println!("| config | {} |", columns.join(" | "));
     println!("|---|{}|", columns.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
     for name in order {
         if let Some(overall) = configs.get(*name).map(|c| &c["overall"]) {
-            let cells: Vec<String> = columns
-                .iter()
-                .map(|m| overall[*m].as_f64().map_or("-".into(), |v| format!("{v:.3}")))
-                .collect();
+            let cells: Vec<String> = columns.iter().map(|m| cell(overall, m)).collect();
+            println!("| {name} | {} |", cells.join(" | "));
+        }
+    }
+}
+
+/// One metric per category and configuration.
+fn print_by_category(metric: &str, configs: &BTreeMap<String, Value>, order: &[&str]) {
+    let mut categories: Vec<String> = configs
+        .values()
+        .flat_map(|c| c["by_category"].as_object().into_iter().flat_map(|m| m.keys().cloned()))
+        .collect();
+    categories.sort();
+    categories.dedup();
+    println!("\n{metric} by category\n");
+    println!("| config | {} |", categories.join(" | "));
+    println!("|---|{}|", categories.iter().map(|_| "---").collect::<Vec<_>>().join("|"));
+    for name in order {
+        if let Some(by) = configs.get(*name).map(|c| &c["by_category"]) {
+            let cells: Vec<String> = categories.iter().map(|k| cell(&by[k.as_str()], metric)).collect();
             println!("| {name} | {} |", cells.join(" | "));
         }
     }
@@ -530,16 +588,18 @@ async fn locomo(args: &Args) -> Result<Value> {
                 _ => "other",
             };
             for (config, channels) in CONFIGS {
-                let retrieved = ranked(&w, question, channels, 25).await?;
+                let (retrieved, tokens) = ranked(&w, question, channels, 25).await?;
                 if category == 5 {
                     let sums = adversarial.entry(config.to_owned()).or_default();
                     recall_metrics(sums, &retrieved, &evidence, &ks);
+                    sums.add("tokens@10".into(), tokens);
                     sums.count += 1;
                 } else {
                     let by = per_config.entry(config.to_owned()).or_default();
                     for bucket in ["overall", name] {
                         let sums = by.entry(bucket.to_owned()).or_default();
                         recall_metrics(sums, &retrieved, &evidence, &ks);
+                        sums.add("tokens@10".into(), tokens);
                         sums.count += 1;
                     }
                 }
@@ -569,7 +629,8 @@ async fn locomo(args: &Args) -> Result<Value> {
             json!({"overall": overall, "by_category": by_category, "adversarial": adv}),
         );
     }
-    let columns = ["recall_frac@5", "recall_frac@10", "recall_frac@25", "recall_all@10", "recall_any@10"];
+    let columns =
+        ["recall_frac@5", "recall_frac@10", "recall_frac@25", "recall_all@10", "recall_any@10", "tokens@10"];
     print_table(
         &format!("LoCoMo dev: {questions} questions (categories 1-4)"),
         &columns,
@@ -579,12 +640,9 @@ async fn locomo(args: &Args) -> Result<Value> {
     let base = baseline.get("overall").map(Sums::mean).unwrap_or(Value::Null);
     println!(
         "| plain BM25 baseline | {} |",
-        columns
-            .iter()
-            .map(|m| base[*m].as_f64().map_or("-".into(), |v| format!("{v:.3}")))
-            .collect::<Vec<_>>()
-            .join(" | ")
+        columns.iter().map(|m| cell(&base, m)).collect::<Vec<_>>().join(" | ")
     );
+    print_by_category("recall_frac@10", &configs, &CONFIGS.map(|c| c.0));
     println!(
         "\nskipped: {malformed} questions with malformed evidence ids; adversarial (category 5) reported separately: {adversarial_count}; {:.0}s",
         started.elapsed().as_secs_f64()
@@ -638,15 +696,15 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let embedder = embedder()?;
     let ks = [5usize, 10];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
-    let (mut questions, mut abstention, mut no_user_evidence) = (0usize, 0usize, 0usize);
+    let (mut questions, mut abstention, mut no_evidence) = (0usize, 0usize, 0usize);
     let started = Instant::now();
-    // Warm the cache with every user turn first, in large batches.
+    // Warm the cache with every stored turn first, in large batches.
     let all_texts: Vec<String> = items
         .iter()
         .take(args.limit.unwrap_or(usize::MAX))
         .flat_map(|q| q["haystack_sessions"].as_array().into_iter().flatten())
         .flat_map(|s| s.as_array().into_iter().flatten())
-        .filter(|t| t["role"] == "user")
+        .filter(|t| args.turns.keeps(t))
         .filter_map(|t| t["content"].as_str().map(str::to_owned))
         .filter(|t| !t.trim().is_empty())
         .collect();
@@ -679,7 +737,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let sessions = item["haystack_sessions"].as_array().context("haystack_sessions")?;
         let mut turns: Vec<(String, String, bool, DateTime<Utc>)> = Vec::new(); // session, content, has_answer, at
         for ((sid, at), session) in session_ids.iter().zip(&dates).zip(sessions) {
-            for turn in session.as_array().into_iter().flatten().filter(|t| t["role"] == "user") {
+            for turn in session.as_array().into_iter().flatten().filter(|t| args.turns.keeps(t)) {
                 let content = turn["content"].as_str().unwrap_or("");
                 if content.trim().is_empty() {
                     continue;
@@ -694,7 +752,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         }
         let evidence_turns = turns.iter().filter(|t| t.2).count();
         if evidence_turns == 0 {
-            no_user_evidence += 1;
+            no_evidence += 1;
             continue;
         }
         let now = item["question_date"]
@@ -723,13 +781,14 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .map(|(s, d)| (*d, s.clone()))
             .collect();
         for (config, channels) in CONFIGS {
-            let retrieved = ranked(&w, question, channels, 10).await?;
+            let (retrieved, tokens) = ranked(&w, question, channels, 10).await?;
             let ranked_sessions: Vec<String> =
                 retrieved.iter().filter_map(|id| session_of.get(id).map(|s| s.0.clone())).collect();
             let by = per_config.entry(config.to_owned()).or_default();
             for bucket in ["overall".to_owned(), kind.clone()] {
                 let sums = by.entry(bucket).or_default();
                 sums.count += 1;
+                sums.add("tokens@10".into(), tokens);
                 for &k in &ks {
                     let top: HashSet<&String> = ranked_sessions.iter().take(k).collect();
                     let hit = answer_sessions.iter().filter(|s| top.contains(s)).count();
@@ -778,6 +837,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         "session_ndcg@10",
         "turn_recall_all@10",
         "ku_newer_above_older",
+        "tokens@10",
     ];
     print_table(
         &format!("LongMemEval_S dev: {questions} questions"),
@@ -785,14 +845,17 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         &configs,
         &CONFIGS.map(|c| c.0),
     );
+    print_by_category("session_recall_all@5", &configs, &CONFIGS.map(|c| c.0));
+    print_by_category("turn_recall_all@10", &configs, &CONFIGS.map(|c| c.0));
     println!(
-        "\nskipped: {abstention} abstention questions, {no_user_evidence} without user-side evidence; {:.0}s",
+        "\nskipped: {abstention} abstention questions, {no_evidence} whose evidence is in turns not stored (--turns {}); {:.0}s",
+        if args.turns == Turns::All { "all" } else { "user" },
         started.elapsed().as_secs_f64()
     );
     Ok(envelope(
         "longmemeval",
         questions,
-        json!({"abstention": abstention, "no_user_evidence": no_user_evidence}),
+        json!({"abstention": abstention, "evidence_not_stored": no_evidence, "turns": if args.turns == Turns::All { "all" } else { "user" }}),
         configs,
         Value::Null,
     ))

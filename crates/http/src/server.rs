@@ -70,12 +70,18 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
     let r = &settings.retrieval;
     RetrieveConfig {
         rrf_k: r.rrf_k,
+        fusion_weights: retold_retrieve::FusionWeights {
+            dense: r.fusion.dense,
+            lexical: r.fusion.lexical,
+            entity: r.fusion.entity,
+        },
         per_generator_k: r.per_generator_k,
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,
         dense_floor: r.gate.dense_floor,
         lexical_min_term_share: r.gate.lexical_min_term_share,
+        lexical_enough_terms: r.gate.lexical_enough_terms,
         duplicate_collapse_floor: r.duplicate_collapse_floor,
         entity_max_share: r.entity_max_share,
         episodic_half_life_days: r.freshness.episodic_half_life_days,

@@ -201,6 +201,8 @@ pub struct EmbeddingSettings {
 pub struct RetrievalSettings {
     #[validate(range(min = 1, max = 10_000))]
     pub rrf_k: u32,
+    #[validate(nested)]
+    pub fusion: FusionSettings,
     #[validate(range(min = 1, max = 1_000))]
     pub per_generator_k: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -223,6 +225,18 @@ pub struct RetrievalSettings {
     pub reranker: ModelStageSettings,
 }
 
+/// `retrieval.fusion.*`: each channel's weight in the fusion.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct FusionSettings {
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub dense: f64,
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub lexical: f64,
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub entity: f64,
+}
+
 /// `retrieval.gate.*`
 #[derive(Debug, Clone, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
@@ -231,6 +245,8 @@ pub struct GateSettings {
     pub dense_floor: f64,
     #[validate(range(min = 0.0, max = 1.0))]
     pub lexical_min_term_share: f64,
+    #[validate(range(min = 1, max = 64))]
+    pub lexical_enough_terms: usize,
 }
 
 /// `retrieval.freshness.*`

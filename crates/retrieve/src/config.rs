@@ -7,6 +7,8 @@ use std::time::Duration;
 pub struct RetrieveConfig {
     /// RRF constant: each list adds `1 / (rrf_k + rank)`.
     pub rrf_k: u32,
+    /// Each channel's weight in the fusion (1.0 each is the seed's plain RRF).
+    pub fusion_weights: FusionWeights,
     /// Candidates per channel before fusion.
     pub per_generator_k: usize,
     pub default_limit: usize,
@@ -17,6 +19,9 @@ pub struct RetrieveConfig {
     pub dense_floor: f64,
     /// A lexical-only match needs at least this share of the query's terms.
     pub lexical_min_term_share: f64,
+    /// A lexical-only match of at least this many query terms passes whatever its share (a
+    /// long question's evidence shares two or three of its words, not half).
+    pub lexical_enough_terms: usize,
     /// Survivors with at least this cosine to a higher-ranked survivor are collapsed.
     pub duplicate_collapse_floor: f64,
     /// The entity channel skips an entity linked to more than this share of the eligible
@@ -36,19 +41,45 @@ impl Default for RetrieveConfig {
     /// The shipped defaults (`config/default.yaml`).
     fn default() -> Self {
         Self {
-            rrf_k: 60,
+            rrf_k: 5,
+            fusion_weights: FusionWeights::default(),
             per_generator_k: 50,
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,
             dense_floor: 0.30,
             lexical_min_term_share: 0.5,
+            lexical_enough_terms: 2,
             duplicate_collapse_floor: 0.95,
             entity_max_share: 0.2,
-            episodic_half_life_days: 90.0,
-            episodic_freshness_floor: 0.9,
+            episodic_half_life_days: 30.0,
+            episodic_freshness_floor: 0.8,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
+        }
+    }
+}
+
+/// A weight per channel in the fusion: a channel's list adds `weight / (rrf_k + rank)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FusionWeights {
+    pub dense: f64,
+    pub lexical: f64,
+    pub entity: f64,
+}
+
+impl Default for FusionWeights {
+    fn default() -> Self {
+        Self { dense: 1.0, lexical: 1.0, entity: 1.0 }
+    }
+}
+
+impl FusionWeights {
+    pub fn of(&self, channel: retold_domain::Channel) -> f64 {
+        match channel {
+            retold_domain::Channel::Dense => self.dense,
+            retold_domain::Channel::Lexical => self.lexical,
+            retold_domain::Channel::Entity => self.entity,
         }
     }
 }

@@ -13,8 +13,9 @@ mod request;
 mod retriever;
 mod rewrite;
 
-pub use crate::config::RetrieveConfig;
-pub use crate::fusion::rrf;
+pub use crate::config::{FusionWeights, RetrieveConfig};
+pub use crate::fusion::{rrf, weighted_rrf};
+pub use crate::pipeline::estimated_tokens;
 pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };

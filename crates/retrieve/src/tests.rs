@@ -2,7 +2,7 @@
 
 use retold_domain::RecordId;
 
-use crate::fusion::rrf;
+use crate::fusion::{rrf, weighted_rrf};
 use retold_domain::text::is_identifier;
 
 use crate::query::{lexical_terms, name_phrases};
@@ -22,6 +22,23 @@ fn rrf_reproduces_the_seed_table() {
         .collect();
     let expected = [("A", "0.03252"), ("C", "0.03227"), ("B", "0.01613"), ("D", "0.01587")];
     assert_eq!(rounded, expected.map(|(a, b)| (a.to_owned(), b.to_owned())));
+}
+
+#[test]
+fn weighted_rrf_with_unit_weights_is_the_seeds_rrf_and_a_weight_scales_its_lists_share() {
+    let lexical = vec![id("A"), id("B"), id("C")];
+    let dense = vec![id("C"), id("A"), id("D")];
+    let plain = rrf(&[lexical.clone(), dense.clone()], 60);
+    assert_eq!(weighted_rrf(&[(1.0, &lexical), (1.0, &dense)], 60), plain);
+    // Dense counts twice: C (dense rank 1) now leads A (lexical rank 1), and D passes B.
+    let fused = weighted_rrf(&[(1.0, &lexical), (2.0, &dense)], 60);
+    let order: Vec<&str> = fused.iter().map(|(id, _)| id.as_str().trim_start_matches("mem_")).collect();
+    assert_eq!(order, ["C", "A", "D", "B"]);
+    assert!((fused[0].1 - (1.0 / 63.0 + 2.0 / 61.0)).abs() < 1e-12);
+    // A weight of zero removes a list's influence but keeps its records as candidates.
+    let fused = weighted_rrf(&[(1.0, &lexical), (0.0, &dense)], 60);
+    let order: Vec<&str> = fused.iter().map(|(id, _)| id.as_str().trim_start_matches("mem_")).collect();
+    assert_eq!(order, ["A", "B", "C", "D"]);
 }
 
 #[test]

@@ -36,7 +36,7 @@ pub(crate) struct Candidate {
 }
 
 /// Estimated tokens of a record in a tool result.
-pub(crate) fn tokens(record: &MemoryRecord) -> usize {
+pub fn tokens(record: &MemoryRecord) -> usize {
     record.content.as_str().chars().count().div_ceil(4) + 12
 }
 
@@ -82,12 +82,15 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
         let share = l.matched.len() as f64 / l.query_terms.max(1) as f64;
         if share >= config.lexical_min_term_share {
             Ok("passed lexical term share".to_owned())
+        } else if l.matched.len() >= config.lexical_enough_terms {
+            Ok(format!("passed lexical: {} terms", l.matched.len()))
         } else {
             Err(format!(
-                "lexical-only match of {}/{} terms below the share {:.2}",
+                "lexical-only match of {}/{} terms below the share {:.2} and under {} terms",
                 l.matched.len(),
                 l.query_terms,
-                config.lexical_min_term_share
+                config.lexical_min_term_share,
+                config.lexical_enough_terms
             ))
         }
     } else {

@@ -22,7 +22,9 @@ use tracing::{Instrument, info_span};
 
 pub(crate) use self::channels::ChannelHits;
 pub(crate) use self::control::Candidate;
-use crate::fusion::rrf;
+/// Estimated tokens of a record in a tool result (the token budget's measure).
+pub use self::control::tokens as estimated_tokens;
+use crate::fusion::weighted_rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};
 use crate::retriever::Retriever;
 use crate::rewrite::Rewrite;
@@ -111,7 +113,13 @@ impl Retriever {
             self.channels(&access, &rewritten.query, &eligible, request.channels, &mut timings).await?;
 
         let t = Instant::now();
-        let mut fused = rrf(&hits.lists, self.config.rrf_k);
+        let weighted: Vec<(f64, &[RecordId])> = hits
+            .trace
+            .iter()
+            .zip(&hits.lists)
+            .map(|((channel, _), list)| (self.config.fusion_weights.of(*channel), list.as_slice()))
+            .collect();
+        let mut fused = weighted_rrf(&weighted, self.config.rrf_k);
         break_ties_by_evidence(&mut fused, &hits);
         timings.record(PipelineStage::Fusion, t);
 

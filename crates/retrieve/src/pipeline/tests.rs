@@ -83,8 +83,13 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
         (dense(candidate(3, "c"), 0.31), Ok("passed dense threshold")),
         (dense(candidate(4, "d"), 0.29), Err("dense-only cosine 0.29 below the floor 0.30")),
         (lexical(candidate(5, "e"), 1, 2), Ok("passed lexical term share")),
-        (lexical(candidate(6, "f"), 1, 3), Err("lexical-only match of 1/3 terms below the share 0.50")),
+        (
+            lexical(candidate(6, "f"), 1, 3),
+            Err("lexical-only match of 1/3 terms below the share 0.50 and under 2 terms"),
+        ),
         (candidate(7, "g"), Err("no channel matched")),
+        // A long question's evidence shares two of its seven terms: enough.
+        (lexical(candidate(8, "h"), 2, 7), Ok("passed lexical: 2 terms")),
     ];
     for (c, expected) in &cases {
         let verdict = control::gate_verdict(c, &config);
@@ -94,7 +99,7 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
     let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &mut drops);
     assert_eq!(
         kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
-        ["mem_0001", "mem_0002", "mem_0003", "mem_0005"]
+        ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008"]
     );
     assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 3]);
 }
@@ -113,11 +118,14 @@ fn freshness_lowers_only_old_episodes_and_never_below_the_floor() {
     let by_id = |id: &str| list.iter().find(|c| c.id.as_str() == id).unwrap();
     let (factor, days) = by_id("mem_0001").freshness.unwrap();
     assert_eq!(days, 3650);
-    assert!(factor >= config.episodic_freshness_floor && factor < 0.91, "{factor}");
+    assert!(
+        factor >= config.episodic_freshness_floor && factor < config.episodic_freshness_floor + 0.01,
+        "{factor}"
+    );
     assert!(by_id("mem_0002").freshness.is_none(), "semantic records keep their score");
     assert_eq!(by_id("mem_0003").freshness.unwrap().0, 1.0);
-    // A ten-year-old episode at fused rank 1 (x0.90) falls behind ranks 2 and 3 of the same
-    // RRF range, which differ from it by less than 10%.
+    // A ten-year-old episode at fused rank 1 (x0.80) falls behind ranks 2 and 3 of the same
+    // RRF range, which differ from it by less than 20%.
     assert_eq!(list.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(), ["mem_0002", "mem_0003", "mem_0001"]);
 }
 
