@@ -3,7 +3,8 @@
 //! The seed's tool handlers are the `Ingestor` (write, revise, forget) and the `Retriever`
 //! (search, get); this crate adds the session buffer's use-cases (`SessionService`) and the
 //! host's administration (`AdminService`: grants, entities and aliases, keys, audit history,
-//! traces, extraction runs) and the operations (`OperationsService`: erasure with compaction),
+//! traces, extraction runs) and the operations (`OperationsService`: erasure with compaction;
+//! `ReembedService`: re-embedding and the model switch),
 //! and bundles them as `Services`. An edge (the REST service, later
 //! MCP) authenticates, parses, calls one method and maps the result; the composition root is
 //! the only place that names a concrete store (`Stores::from_store`).
@@ -12,6 +13,7 @@ mod admin;
 mod idempotency;
 mod keys;
 mod operations;
+mod reembed;
 mod sessions;
 mod stores;
 
@@ -22,6 +24,7 @@ pub use crate::operations::{
     ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, Resolution,
     RetentionOutcome, SnapshotOutcome,
 };
+pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
 

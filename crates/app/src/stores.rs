@@ -5,8 +5,8 @@ use std::sync::Arc;
 use retold_domain::{
     ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
     EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
-    RecordGraph, RecordReader, RecordWriter, ReviewQueue, SearchLogStore, Snapshots, TranscriptRetention,
-    TurnBuffer, WriteReceipts,
+    RecordGraph, RecordReader, RecordWriter, Reembedding, ReviewQueue, SearchLogStore, Snapshots,
+    TranscriptRetention, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -34,6 +34,7 @@ pub trait AllPorts:
     + Snapshots
     + TranscriptRetention
     + ReviewQueue
+    + Reembedding
     + 'static
 {
 }
@@ -62,6 +63,7 @@ impl<T> AllPorts for T where
         + Snapshots
         + TranscriptRetention
         + ReviewQueue
+        + Reembedding
         + 'static
 {
 }
@@ -94,6 +96,7 @@ pub struct Stores {
     pub snapshots: Arc<dyn Snapshots>,
     pub retention: Arc<dyn TranscriptRetention>,
     pub reviews: Arc<dyn ReviewQueue>,
+    pub reembedding: Arc<dyn Reembedding>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -123,6 +126,7 @@ impl Stores {
             snapshots: store.clone(),
             retention: store.clone(),
             reviews: store.clone(),
+            reembedding: store.clone(),
             idempotency: store,
         }
     }

@@ -40,11 +40,15 @@ pub enum EventKind {
     ReviewFlagged,
     /// A review item was resolved (confirm, expire, forget).
     ReviewResolved,
+    /// A re-embedding run staged vectors of another embedding model beside the served ones.
+    OpsReembed,
+    /// The store switched its embeddings to the staged model.
+    OpsModelSwitch,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 25] = [
+    pub const ALL: [EventKind; 27] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -70,6 +74,8 @@ impl EventKind {
         Self::OpsRetention,
         Self::ReviewFlagged,
         Self::ReviewResolved,
+        Self::OpsReembed,
+        Self::OpsModelSwitch,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -100,6 +106,8 @@ impl EventKind {
             Self::OpsRetention => "ops.retention",
             Self::ReviewFlagged => "review.flagged",
             Self::ReviewResolved => "review.resolved",
+            Self::OpsReembed => "ops.reembed",
+            Self::OpsModelSwitch => "ops.model_switch",
         }
     }
 

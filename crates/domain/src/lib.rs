@@ -33,10 +33,10 @@ pub use crate::ports::{
     EntailmentJudge, EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget,
     ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey,
     IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm,
-    NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter, Reranker, RetentionReport,
-    ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck,
-    TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts,
-    WriteUnit,
+    NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter, ReembedCounts, ReembedItem,
+    Reembedding, Reranker, RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason,
+    SearchLogStore, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey,
+    WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

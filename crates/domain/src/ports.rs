@@ -719,6 +719,44 @@ pub trait Erasure: Send + Sync {
     async fn compact(&self) -> Result<(u64, u64)>;
 }
 
+/// How far a re-embedding to a target model has come.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReembedCounts {
+    /// Records that need a vector (not deleted, not erased).
+    pub live: u64,
+    /// Of those, records with a staged vector of the target model.
+    pub staged: u64,
+}
+
+/// A live record to embed again: its key, id and content.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReembedItem {
+    pub key: RecordKey,
+    pub id: RecordId,
+    pub content: String,
+}
+
+/// Re-embedding with another model: vectors of the target model are staged beside the served
+/// ones (the service keeps serving its model) until one switch replaces them all.
+#[async_trait]
+pub trait Reembedding: Send + Sync {
+    /// Every model that stored vectors of live records use, and how many each.
+    async fn stored_models(&self) -> Result<Vec<(EmbeddingModelInfo, u64)>>;
+    /// Drop staged vectors of any model but `target` (a run towards another model left them).
+    async fn discard_other_staged(&self, target: &EmbeddingModelInfo) -> Result<u64>;
+    /// Up to `limit` live records, in key order, without a staged vector of `target`.
+    async fn unstaged(&self, target: &EmbeddingModelInfo, limit: usize) -> Result<Vec<ReembedItem>>;
+    /// Stage vectors in one transaction; a record no longer live is skipped. Returns the rows
+    /// written.
+    async fn stage(&self, rows: &[EmbeddingRow]) -> Result<u64>;
+    /// Live records, and how many of them have a staged vector of `target`.
+    async fn reembed_counts(&self, target: &EmbeddingModelInfo) -> Result<ReembedCounts>;
+    /// In one transaction: unless a live record lacks a staged vector of `target` (then
+    /// `DomainError::Conflict` and nothing changes), replace every stored vector with the
+    /// staged ones, clear the staging rows, and record `event`. Returns the vectors switched.
+    async fn switch_embeddings(&self, target: &EmbeddingModelInfo, event: AuditEvent) -> Result<u64>;
+}
+
 /// Records whose time ran out (seed section 3: expiry moves them to `expired`; until then the
 /// eligibility filter already hides them).
 #[async_trait]

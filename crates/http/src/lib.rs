@@ -6,6 +6,7 @@ mod auth;
 mod dto;
 mod error;
 mod idempotency;
+pub mod model_ops;
 mod openapi;
 mod routes;
 mod serve_error;
@@ -18,18 +19,19 @@ mod telemetry;
 pub use crate::app::app;
 pub use crate::auth::hash_key;
 pub use crate::error::{ErrorCode, Problem};
+pub use crate::model_ops::{CalibrationReport, SwitchOutcome};
 pub use crate::openapi::{ApiDoc, document, openapi_json, rules};
 pub use crate::serve_error::ServeError;
 pub use crate::server::{
-    Built, Components, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config,
-    hosted_stages, ingest_config, load_embedder, operations_config, retrieve_config, serve, services,
-    store_config, wire,
+    Built, Components, DataDirLock, Hosted, Wired, build, derive_eligibility, embedder_config, hosted_config,
+    hosted_stages, ingest_config, load_embedder, lock_data_dir, operations_config, retrieve_config, serve,
+    services, store_config, wire,
 };
 pub use crate::settings::{
-    AttributeAliasSettings, AuthSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings, EvidenceSettings,
-    ExtractionSettings, FreshnessSettings, GateSettings, HostedSettings, IngestionSettings, LogFormat,
-    ModelStageSettings, Pooling, ProviderSettings, RetrievalSettings, Secret, ServerSettings, Settings,
-    SettingsError, StorageSettings, Synchronous, TelemetrySettings,
+    AttributeAliasSettings, AuthSettings, CalibrationSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings,
+    EvidenceSettings, ExtractionSettings, FreshnessSettings, GateSettings, HostedSettings, IngestionSettings,
+    LogFormat, ModelStageSettings, ModelThresholds, Pooling, ProviderSettings, RetrievalSettings, Secret,
+    ServerSettings, Settings, SettingsError, StorageSettings, Synchronous, TelemetrySettings,
 };
 pub use crate::state::AppState;
 pub use crate::system::{SystemClock, UlidIds};

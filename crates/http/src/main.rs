@@ -26,7 +26,8 @@ struct Cli {
 enum Command {
     /// Start the service and run until SIGINT or SIGTERM.
     Serve(ServeArgs),
-    /// Run a maintenance operation on a running service, with the admin key.
+    /// Run a maintenance operation: on a running service with the admin key, or offline on the
+    /// store file (reembed, calibrate, switch-model, restore).
     Ops(OpsArgs),
     /// Print the OpenAPI document (JSON) that the service serves at /openapi.json.
     Openapi,
@@ -108,6 +109,45 @@ enum Operation {
     Snapshot,
     /// Check the live store: integrity, and FTS rows and embeddings against records.
     Verify,
+    /// Embed every live record with FILE's embedding model into staged vectors beside the
+    /// served ones (offline, on the store file; the running service keeps serving its model).
+    /// Resumable: an interrupted run keeps what it staged. Then calibrate and switch-model.
+    Reembed {
+        /// A configuration naming the new model (its embedding section) and the data directory.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// Overrides FILE's server.data_dir.
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+        /// Records per model run and per transaction.
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+    },
+    /// Compute the thresholds that depend on the embedding model (dense, duplicate-collapse,
+    /// entailment and same-meaning floors) for FILE's model, from labelled pairs and LoCoMo
+    /// dev; write them into FILE's `calibrations` and into the doc's table.
+    Calibrate {
+        /// The configuration naming the model; its `calibrations` list is rewritten.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// LoCoMo dev data.
+        #[arg(long, value_name = "PATH", default_value = "../shared/data/locomo-dev.json")]
+        locomo: PathBuf,
+        /// The calibration document whose table gets the model's row.
+        #[arg(long, value_name = "PATH", default_value = "docs/calibration.md")]
+        doc: PathBuf,
+    },
+    /// With the service stopped: embed what the last reembed missed, then replace every stored
+    /// vector with the staged vectors of FILE's model in one transaction. Refused without a
+    /// calibration for that model in FILE, and while a service runs on the data directory.
+    SwitchModel {
+        /// The configuration naming the new model; start the service with it afterwards.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// Overrides FILE's server.data_dir.
+        #[arg(long, value_name = "DIR")]
+        data_dir: Option<PathBuf>,
+    },
     /// Restore a snapshot into a new data directory (offline: no service needed), then check it.
     Restore {
         /// The snapshot file.
@@ -174,8 +214,14 @@ impl std::error::Error for OpsError {}
 /// `retold ops …`: one call of the admin API, the answer printed as JSON. Operations run in
 /// the service, which owns the index; the command is its client.
 fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
-    if let Operation::Restore { snapshot, data_dir } = &args.operation {
-        return restore(snapshot, data_dir);
+    match &args.operation {
+        Operation::Restore { snapshot, data_dir } => return restore(snapshot, data_dir),
+        Operation::Reembed { config, data_dir, batch } => {
+            return reembed(config, data_dir.as_deref(), *batch);
+        }
+        Operation::Calibrate { config, locomo, doc } => return calibrate(config, locomo, doc),
+        Operation::SwitchModel { config, data_dir } => return switch_model(config, data_dir.as_deref()),
+        _ => {}
     }
     let key = args
         .admin_key
@@ -193,7 +239,10 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
         Operation::FlagReviews => ("/v1/admin/ops/flag-reviews", serde_json::json!({})),
         Operation::Snapshot => ("/v1/admin/ops/snapshot", serde_json::json!({})),
         Operation::Verify => ("/v1/admin/ops/verify", serde_json::json!({})),
-        Operation::Restore { .. } => unreachable!("restore runs offline, above"),
+        Operation::Restore { .. }
+        | Operation::Reembed { .. }
+        | Operation::Calibrate { .. }
+        | Operation::SwitchModel { .. } => unreachable!("offline operations run above"),
     };
     retold_hosted::install_tls_provider();
     let url = format!("{}{path}", args.url.trim_end_matches('/'));
@@ -216,6 +265,108 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
     if check.get("ok").is_some_and(|ok| ok == false) {
         return Err(Box::new(OpsError("the check failed (see above)".into())));
     }
+    Ok(())
+}
+
+/// A target configuration, with the data directory overridden when asked.
+fn target_settings(
+    config: &std::path::Path,
+    data_dir: Option<&std::path::Path>,
+) -> Result<Settings, ServeError> {
+    let mut settings = Settings::load(Some(config))?;
+    if let Some(dir) = data_dir {
+        settings.server.data_dir = dir.to_string_lossy().into_owned();
+    }
+    Ok(settings)
+}
+
+fn model_json(m: &retold_domain::EmbeddingModelInfo) -> serde_json::Value {
+    serde_json::json!({"name": m.name, "version": m.version, "dims": m.dims})
+}
+
+/// `retold ops reembed`, with a progress bar on a terminal.
+fn reembed(
+    config: &std::path::Path,
+    data_dir: Option<&std::path::Path>,
+    batch: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = target_settings(config, data_dir)?;
+    let bar = indicatif::ProgressBar::new(0).with_style(indicatif::ProgressStyle::with_template(
+        "re-embedding {bar:40} {pos}/{len} records ({per_sec}, {eta} left)",
+    )?);
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let outcome = runtime.block_on(retold_http::model_ops::reembed(&settings, batch, |counts| {
+        bar.set_length(counts.live);
+        bar.set_position(counts.staged);
+    }))?;
+    bar.finish_and_clear();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "target": model_json(&outcome.target),
+            "embedded": outcome.embedded,
+            "already_staged": outcome.already_staged,
+            "discarded": outcome.discarded,
+            "live": outcome.counts.live,
+            "staged": outcome.counts.staged,
+            "seconds": (outcome.seconds * 100.0).round() / 100.0,
+            "records_per_second": if outcome.seconds > 0.0 { (outcome.embedded as f64 / outcome.seconds).round() } else { 0.0 },
+        }))?
+    );
+    Ok(())
+}
+
+/// `retold ops calibrate`.
+fn calibrate(
+    config: &std::path::Path,
+    locomo: &std::path::Path,
+    doc: &std::path::Path,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = Settings::load(Some(config))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let report = runtime.block_on(async {
+        let model = retold_http::model_ops::load_model(&settings).await?;
+        retold_http::model_ops::calibrate(model.as_ref(), locomo)
+            .await
+            .map_err(|e| Box::new(OpsError(e)) as Box<dyn std::error::Error>)
+    })?;
+    retold_http::model_ops::write_calibration(config, &settings.calibrations, &report.calibration)?;
+    retold_http::model_ops::write_calibration_doc(doc, &report)?;
+    let c = &report.calibration;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "model": {"name": c.model, "version": c.version, "dims": c.dims},
+            "dense_floor": c.dense_floor,
+            "duplicate_collapse_floor": c.duplicate_collapse_floor,
+            "entail_floor": c.entail_floor,
+            "same_meaning_floor": c.same_meaning_floor,
+            "locomo_questions": report.questions,
+            "evidence_cosine_p10_p50_p95": report.evidence_cosines,
+            "other_turn_cosine_p10_p50_p95": report.other_cosines,
+            "pairs": report.pairs.iter().map(|p| serde_json::json!({"table": p.table, "label": p.label, "a": p.a, "b": p.b, "score": (p.score * 1000.0).round() / 1000.0})).collect::<Vec<_>>(),
+            "written": [config.display().to_string(), doc.display().to_string()],
+        }))?
+    );
+    Ok(())
+}
+
+/// `retold ops switch-model`.
+fn switch_model(
+    config: &std::path::Path,
+    data_dir: Option<&std::path::Path>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let settings = target_settings(config, data_dir)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let outcome = runtime.block_on(retold_http::model_ops::switch_model(&settings))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&serde_json::json!({
+            "to": model_json(&outcome.to),
+            "switched": outcome.switched,
+            "caught_up": outcome.caught_up,
+        }))?
+    );
     Ok(())
 }
 

@@ -45,6 +45,15 @@ pub enum ServeError {
     /// Query rewriting was asked for but its model cannot be called.
     #[error("retrieval.rewrite.enabled is true, but {0}")]
     RewriteModel(retold_hosted::HostedError),
+    /// A model-dependent threshold has neither a value nor a calibration for the model.
+    #[error("{0}")]
+    Uncalibrated(String),
+    /// The store's vectors come from another embedding model than the configured one.
+    #[error("{0}")]
+    ModelMismatch(String),
+    /// Another process (a running service) holds the data directory.
+    #[error("{0} is locked: a retold service is running on this data directory")]
+    Locked(PathBuf),
     /// Any other I/O failure (key generation, the socket while serving).
     #[error(transparent)]
     Io(#[from] std::io::Error),

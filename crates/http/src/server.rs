@@ -49,16 +49,21 @@ pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
 }
 
 /// The write path's configuration from settings.
+///
+/// # Panics
+/// When the model-dependent thresholds cannot be resolved ([`Settings::thresholds`]); the
+/// service checks that before it builds anything.
 pub fn ingest_config(settings: &Settings) -> IngestConfig {
     let i = &settings.ingestion;
+    let t = settings.thresholds().expect("the model-dependent thresholds were checked at start");
     IngestConfig {
-        entail_floor: i.evidence.entail_floor,
+        entail_floor: t.entail_floor,
         max_entity_attributes: i.max_entity_attributes,
         provisional_ttl: retold_domain::chrono::TimeDelta::milliseconds(
             (i.provisional_ttl_days * 86_400_000.0) as i64,
         ),
         reinforcements_to_confirm: i.reinforcements_to_confirm,
-        same_meaning_floor: i.same_meaning_floor,
+        same_meaning_floor: t.same_meaning_floor,
         attribute_name_floor: i.attribute_alias.name_floor,
         attribute_content_floor: i.attribute_alias.content_floor,
         reinforcement_step: i.reinforcement_step,
@@ -66,8 +71,12 @@ pub fn ingest_config(settings: &Settings) -> IngestConfig {
 }
 
 /// The search pipeline's configuration from settings.
+///
+/// # Panics
+/// When the model-dependent thresholds cannot be resolved ([`Settings::thresholds`]).
 pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
     let r = &settings.retrieval;
+    let t = settings.thresholds().expect("the model-dependent thresholds were checked at start");
     RetrieveConfig {
         rrf_k: r.rrf_k,
         fusion_weights: retold_retrieve::FusionWeights {
@@ -79,10 +88,10 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,
-        dense_floor: r.gate.dense_floor,
+        dense_floor: t.dense_floor,
         lexical_min_term_share: r.gate.lexical_min_term_share,
         lexical_enough_terms: r.gate.lexical_enough_terms,
-        duplicate_collapse_floor: r.duplicate_collapse_floor,
+        duplicate_collapse_floor: t.duplicate_collapse_floor,
         entity_max_share: r.entity_max_share,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
         episodic_freshness_floor: r.freshness.floor,
@@ -340,14 +349,27 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
         .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
     let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
     let stores = Stores::from_store(store.clone());
+    settings.thresholds().map_err(ServeError::Uncalibrated)?;
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
-    let stores = derive_eligibility(stores).await?;
     if report.incompatible > 0 {
-        tracing::warn!(
-            incompatible = report.incompatible,
-            "stored vectors from another embedding model were not loaded"
-        );
+        // Serving would leave those records out of the dense channel without a word.
+        let stored = stores.reembedding.stored_models().await?;
+        let info = embedder.info();
+        return Err(ServeError::ModelMismatch(format!(
+            "the store holds vectors of {}; the configuration names {} v{} ({} dims). Re-embed with \
+             `retold ops reembed --config FILE` and switch with `retold ops switch-model --config FILE`, \
+             or configure the stored model again",
+            stored
+                .iter()
+                .map(|(m, n)| format!("{} v{} ({} dims) for {n} records", m.name, m.version, m.dims))
+                .collect::<Vec<_>>()
+                .join(", "),
+            info.name,
+            info.version,
+            info.dims
+        )));
     }
+    let stores = derive_eligibility(stores).await?;
     let index = Arc::new(index);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
@@ -370,6 +392,25 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     })
 }
 
+/// The lock a running service holds on its data directory, so an offline operation that must
+/// not run beside it (`retold ops switch-model`) can tell. Released when dropped (or when the
+/// process dies: it is an advisory file lock).
+#[derive(Debug)]
+pub struct DataDirLock(#[allow(dead_code)] std::fs::File);
+
+/// Take the data directory's lock, or say who holds it.
+pub fn lock_data_dir(data_dir: &std::path::Path) -> Result<DataDirLock, ServeError> {
+    std::fs::create_dir_all(data_dir)
+        .map_err(|source| ServeError::DataDir { path: data_dir.to_path_buf(), source })?;
+    let path = data_dir.join("retold.lock");
+    let file = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&path)?;
+    match file.try_lock() {
+        Ok(()) => Ok(DataDirLock(file)),
+        Err(std::fs::TryLockError::WouldBlock) => Err(ServeError::Locked(path)),
+        Err(std::fs::TryLockError::Error(e)) => Err(ServeError::Io(e)),
+    }
+}
+
 /// Load the embedder off the async workers.
 pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, ServeError> {
     let config = embedder_config(settings);
@@ -378,6 +419,8 @@ pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, Ser
 
 /// Start the service and run until SIGINT or SIGTERM.
 pub async fn serve(settings: Settings) -> Result<(), ServeError> {
+    settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    let _lock = lock_data_dir(&settings.data_dir())?;
     let embedder = load_embedder(&settings).await?;
     let built = build(&settings, embedder).await?;
     let listener = tokio::net::TcpListener::bind(settings.server.listen)

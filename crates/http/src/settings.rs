@@ -43,6 +43,89 @@ pub struct Settings {
     #[validate(nested)]
     pub operations: OperationsSettings,
     pub telemetry: TelemetrySettings,
+    /// The thresholds that depend on the embedding model, as calibrated per model
+    /// (`retold ops calibrate` writes them). The configured model must have one.
+    #[validate(nested)]
+    pub calibrations: Vec<CalibrationSettings>,
+}
+
+/// `calibrations[]`: one model's calibrated thresholds.
+#[derive(Debug, Clone, Deserialize, serde::Serialize, Validate, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationSettings {
+    #[validate(length(min = 1, max = 200))]
+    pub model: String,
+    #[validate(range(min = 1))]
+    pub version: u32,
+    #[validate(range(min = 1, max = 8192))]
+    pub dims: u32,
+    #[validate(range(min = -1.0, max = 1.0))]
+    pub dense_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub duplicate_collapse_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub entail_floor: f64,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub same_meaning_floor: f64,
+    /// How and when it was made.
+    #[validate(length(max = 500))]
+    pub source: String,
+}
+
+/// The four model-dependent thresholds in force: each set explicitly, or the configured
+/// model's calibration.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ModelThresholds {
+    pub dense_floor: f64,
+    pub duplicate_collapse_floor: f64,
+    pub entail_floor: f64,
+    pub same_meaning_floor: f64,
+}
+
+impl Settings {
+    /// The calibration recorded for the configured embedding model.
+    pub fn calibration(&self) -> Option<&CalibrationSettings> {
+        let e = &self.embedding;
+        self.calibrations.iter().find(|c| c.model == e.model && c.version == e.version && c.dims == e.dims)
+    }
+
+    /// The thresholds in force, or why there are none: a threshold left unset (`null`) comes
+    /// from the configured model's calibration, and a model without one has none.
+    pub fn thresholds(&self) -> Result<ModelThresholds, String> {
+        let calibration = self.calibration();
+        let pick = |explicit: Option<f64>, calibrated: fn(&CalibrationSettings) -> f64, key: &str| {
+            explicit.or_else(|| calibration.map(calibrated)).ok_or_else(|| {
+                let e = &self.embedding;
+                format!(
+                    "{key} depends on the embedding model, and no calibration is recorded for {} v{} ({} dims): \
+                     run `retold ops calibrate --config FILE` for it, or set {key}",
+                    e.model, e.version, e.dims
+                )
+            })
+        };
+        Ok(ModelThresholds {
+            dense_floor: pick(
+                self.retrieval.gate.dense_floor,
+                |c| c.dense_floor,
+                "retrieval.gate.dense_floor",
+            )?,
+            duplicate_collapse_floor: pick(
+                self.retrieval.duplicate_collapse_floor,
+                |c| c.duplicate_collapse_floor,
+                "retrieval.duplicate_collapse_floor",
+            )?,
+            entail_floor: pick(
+                self.ingestion.evidence.entail_floor,
+                |c| c.entail_floor,
+                "ingestion.evidence.entail_floor",
+            )?,
+            same_meaning_floor: pick(
+                self.ingestion.same_meaning_floor,
+                |c| c.same_meaning_floor,
+                "ingestion.same_meaning_floor",
+            )?,
+        })
+    }
 }
 
 /// `operations.*`: what the maintenance operations use (they never run on their own).
@@ -213,8 +296,9 @@ pub struct RetrievalSettings {
     pub token_budget: usize,
     #[validate(nested)]
     pub gate: GateSettings,
+    /// `null`: the configured model's calibration.
     #[validate(range(min = 0.0, max = 1.0))]
-    pub duplicate_collapse_floor: f64,
+    pub duplicate_collapse_floor: Option<f64>,
     #[validate(range(min = 0.0, max = 1.0))]
     pub entity_max_share: f64,
     #[validate(nested)]
@@ -241,8 +325,9 @@ pub struct FusionSettings {
 #[derive(Debug, Clone, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct GateSettings {
+    /// `null`: the configured model's calibration.
     #[validate(range(min = -1.0, max = 1.0))]
-    pub dense_floor: f64,
+    pub dense_floor: Option<f64>,
     #[validate(range(min = 0.0, max = 1.0))]
     pub lexical_min_term_share: f64,
     #[validate(range(min = 1, max = 64))]
@@ -286,8 +371,9 @@ pub struct IngestionSettings {
     pub provisional_ttl_days: f64,
     #[validate(range(min = 1, max = 1_000))]
     pub reinforcements_to_confirm: u32,
+    /// `null`: the configured model's calibration.
     #[validate(range(min = 0.0, max = 1.0))]
-    pub same_meaning_floor: f64,
+    pub same_meaning_floor: Option<f64>,
     #[validate(range(min = 0.0, max = 1.0))]
     pub reinforcement_step: f64,
     #[validate(nested)]
@@ -329,8 +415,9 @@ pub struct AttributeAliasSettings {
 #[derive(Debug, Clone, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct EvidenceSettings {
+    /// `null`: the configured model's calibration.
     #[validate(range(min = 0.0, max = 1.0))]
-    pub entail_floor: f64,
+    pub entail_floor: Option<f64>,
 }
 
 /// Log line format (`telemetry.log_format`; `retold --log-format` overrides it).

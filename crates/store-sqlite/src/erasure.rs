@@ -74,6 +74,8 @@ impl SqliteStore {
         .await?;
         report.embeddings =
             count(txn, &format!("DELETE FROM embeddings WHERE record_id {in_erased}"), vec![]).await?;
+        report.embeddings +=
+            count(txn, &format!("DELETE FROM embeddings_staged WHERE record_id {in_erased}"), vec![]).await?;
         txn.execute_raw(stmt(&format!("DELETE FROM record_entities WHERE record_id {in_erased}"), []))
             .await?;
         report.events = count(

@@ -16,6 +16,7 @@ mod idempotency;
 mod lexical;
 mod migration;
 mod receipts;
+mod reembedding;
 mod reviews;
 mod search_log;
 mod sessions;

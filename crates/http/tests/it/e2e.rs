@@ -26,11 +26,27 @@ pub(crate) fn start(data_dir: &std::path::Path, admin_key: &str) -> Server {
 }
 
 pub(crate) fn start_with(data_dir: &std::path::Path, admin_key: &str, extra_env: &[(&str, &str)]) -> Server {
+    start_configured(data_dir, admin_key, extra_env, None)
+}
+
+/// `start_with`, layering a configuration file over the defaults.
+pub(crate) fn start_configured(
+    data_dir: &std::path::Path,
+    admin_key: &str,
+    extra_env: &[(&str, &str)],
+    config: Option<&std::path::Path>,
+) -> Server {
     // `cargo xtask reliability load` measures the release build.
     let binary =
         std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into());
-    let mut child = Command::new(binary)
-        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+    let mut command = Command::new(binary);
+    if let Some(config) = config {
+        command.arg("serve").arg("--config").arg(config);
+    } else {
+        command.arg("serve");
+    }
+    let mut child = command
+        .args(["--listen", "127.0.0.1:0", "--data-dir"])
         .arg(data_dir)
         .env("RETOLD__AUTH__ADMIN_KEY", admin_key)
         .env("RETOLD__TELEMETRY__LOG_FILTER", "warn")

@@ -14,6 +14,7 @@ mod idempotency;
 mod load;
 mod openapi;
 mod operations;
+mod reembed;
 mod settings;
 mod telemetry;
 

@@ -33,7 +33,10 @@ fn defaults_hold_the_seed_values() {
     assert_eq!(s.embedding.dims, 384);
     assert_eq!(s.embedding.pooling, Pooling::Mean);
     assert_eq!(s.storage.synchronous, Synchronous::Normal);
-    assert!(s.ingestion.evidence.entail_floor > 0.0 && s.ingestion.evidence.entail_floor < 1.0);
+    // The model-dependent thresholds come from the default model's calibration.
+    let t = s.thresholds().unwrap();
+    assert!(t.entail_floor > 0.0 && t.entail_floor < 1.0);
+    assert_eq!(s.calibration().unwrap().model, s.embedding.model);
     assert!(s.ingestion.max_entity_attributes > 0);
     assert!(s.ingestion.reinforcements_to_confirm > 0);
     assert!(!s.ingestion.extraction_model.is_empty() && !s.ingestion.review_model.is_empty());
@@ -71,7 +74,8 @@ fn environment_overrides_the_file() {
     )
     .unwrap();
     assert_eq!(s.retrieval.rrf_k, 90);
-    assert_eq!(s.retrieval.gate.dense_floor, 0.42);
+    assert_eq!(s.retrieval.gate.dense_floor, Some(0.42));
+    assert_eq!(s.thresholds().unwrap().dense_floor, 0.42);
     assert!(s.retrieval.rewrite.enabled);
     assert_eq!(s.server.cors_origins, ["http://a.test", "http://b.test"]);
 }

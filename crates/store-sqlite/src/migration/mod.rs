@@ -11,6 +11,7 @@ mod m20261201_000001_write_receipts;
 mod m20261201_000002_idempotency_keys;
 mod m20261201_000003_erasure;
 mod m20261201_000004_review_queue;
+mod m20261201_000005_staged_embeddings;
 
 pub(crate) struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000002_idempotency_keys::Migration),
             Box::new(m20261201_000003_erasure::Migration),
             Box::new(m20261201_000004_review_queue::Migration),
+            Box::new(m20261201_000005_staged_embeddings::Migration),
         ]
     }
 }

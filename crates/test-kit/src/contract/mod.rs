@@ -751,3 +751,78 @@ pub async fn an_idempotency_key_is_claimed_once_answered_released_and_expires(ba
     assert_eq!(store.claim_key(&k, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
     assert_eq!(store.claim_key(&failed, "f2", t(4), t(5)).await.unwrap(), IdempotencyClaim::Claimed);
 }
+
+/// Contract: see the body.
+pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_switch(
+    backend: Arc<dyn Backend>,
+) {
+    use retold_domain::{EmbeddingModelInfo, ReembedCounts};
+    let store: &dyn Backend = backend.as_ref();
+    let old = EmbeddingModelInfo { name: "minilm".into(), version: 1, dims: 2 };
+    let new = EmbeddingModelInfo { name: "bge".into(), version: 1, dims: 3 };
+    let row = |id: &retold_domain::RecordId, m: &EmbeddingModelInfo, x: f32| EmbeddingRow {
+        record_id: id.clone(),
+        model: m.name.clone(),
+        version: m.version,
+        dims: m.dims,
+        vector: vec![x; m.dims as usize],
+    };
+    let mut ids = Vec::new();
+    for n in 1..=3 {
+        let r = record(n, "project:p", &format!("text {n}"));
+        ids.push(r.id.clone());
+        store
+            .apply(WriteUnit {
+                embeddings: vec![row(&r.id, &old, n as f32)],
+                inserts: vec![r],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.stored_models().await.unwrap(), [(old.clone(), 3)]);
+    assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 3, staged: 0 });
+    let todo = store.unstaged(&new, 2).await.unwrap();
+    assert_eq!(
+        todo.iter().map(|i| (i.key, i.content.as_str())).collect::<Vec<_>>(),
+        [(RecordKey(1), "text 1"), (RecordKey(2), "text 2")]
+    );
+    // Staged vectors of an abandoned target are discarded; the served ones stay.
+    let other = EmbeddingModelInfo { name: "e5".into(), version: 1, dims: 2 };
+    assert_eq!(store.stage(&[row(&ids[0], &other, 9.0)]).await.unwrap(), 1);
+    assert_eq!(store.discard_other_staged(&new).await.unwrap(), 1);
+    assert_eq!(store.stage(&[row(&ids[0], &new, 0.5), row(&ids[1], &new, 0.25)]).await.unwrap(), 2);
+    assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 3, staged: 2 });
+    assert_eq!(
+        store.unstaged(&new, 10).await.unwrap().iter().map(|i| i.key).collect::<Vec<_>>(),
+        [RecordKey(3)]
+    );
+    // Until the switch, the service's model is what is stored.
+    let served = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!((served.keys.len(), served.incompatible), (3, 0));
+    // An incomplete switch is refused and changes nothing.
+    let switch = event("ops.model_switch", None);
+    assert!(matches!(store.switch_embeddings(&new, switch.clone()).await, Err(DomainError::Conflict(_))));
+    assert_eq!(store.compatible_embeddings("minilm", 1, 2).await.unwrap().keys.len(), 3);
+    // A deleted record needs no vector and is never staged.
+    let mut gone = store.get(&ids[2]).await.unwrap().unwrap();
+    gone.status = Status::Deleted;
+    gone.version += 1;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: gone, expected_version: 1 }],
+            events: vec![event("record.forgotten", Some(&ids[2]))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(store.stage(&[row(&ids[2], &new, 1.0)]).await.unwrap(), 0);
+    assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 2, staged: 2 });
+    assert_eq!(store.switch_embeddings(&new, switch).await.unwrap(), 2);
+    let now_served = store.compatible_embeddings("bge", 1, 3).await.unwrap();
+    assert_eq!(now_served.keys, [RecordKey(1), RecordKey(2)]);
+    assert_eq!(now_served.vectors, [0.5, 0.5, 0.5, 0.25, 0.25, 0.25]);
+    assert_eq!(now_served.incompatible, 0);
+    assert_eq!(store.stored_models().await.unwrap(), [(new.clone(), 2)]);
+    assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 2, staged: 0 });
+}

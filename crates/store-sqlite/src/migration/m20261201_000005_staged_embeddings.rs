@@ -1,0 +1,30 @@
+//! Staged embeddings: vectors of another embedding model, written beside the served ones by a
+//! re-embedding run and swapped in by one model switch.
+
+use sea_orm_migration::prelude::*;
+
+#[derive(DeriveMigrationName)]
+pub(crate) struct Migration;
+
+const SCHEMA: &str = r#"
+CREATE TABLE embeddings_staged (
+    record_key  INTEGER PRIMARY KEY REFERENCES records(key),
+    record_id   TEXT NOT NULL UNIQUE REFERENCES records(id),
+    model       TEXT NOT NULL,
+    version     INTEGER NOT NULL,
+    dims        INTEGER NOT NULL CHECK (dims > 0),
+    vector      BLOB NOT NULL CHECK (length(vector) = 4 * dims)
+) STRICT;
+"#;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.get_connection().execute_unprepared(SCHEMA).await?;
+        Ok(())
+    }
+
+    fn use_transaction(&self) -> Option<bool> {
+        Some(true)
+    }
+}
