@@ -580,10 +580,13 @@ pub(crate) async fn ops(erase_n: usize, snapshot_n: usize) -> Result<Value> {
         drop(stores);
         Arc::try_unwrap(store).map_err(|_| anyhow::anyhow!("the store is still shared"))?.close().await.ok();
     }
+    rows.push(reembed(&dir.path().join("reembed"), erase_n, &settings).await?);
     println!("\n| operation | records | seconds | bytes |\n|---|---|---|---|");
     for row in &rows {
         let bytes = if row["operation"] == "erase" {
             format!("{} → {}", row["bytes_before"], row["bytes_after"])
+        } else if row["operation"] == "reembed" {
+            "-".to_owned()
         } else {
             format!("{} (store {})", row["bytes"], row["store_bytes"])
         };
@@ -594,5 +597,48 @@ pub(crate) async fn ops(erase_n: usize, snapshot_n: usize) -> Result<Value> {
             row["seconds"]
         );
     }
+    let r = rows.last().expect("the reembed row");
+    println!(
+        "\nre-embedding {} records: {} records/s through `ReembedService` (staged rows, one transaction per \
+         batch of 256) vs {} texts/s from the raw embedder on the same texts and batches: {:.2}x",
+        r["records"], r["records_per_s"], r["raw_per_s"], r["ratio_to_raw"]
+    );
     Ok(json!({"ops": rows}))
+}
+
+/// Re-embedding a store of `n` records with another model identity over the same files
+/// (CLS pooling), through `ReembedService`, beside the raw embedder on the same texts in the
+/// same batches.
+async fn reembed(data: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<Value> {
+    eprintln!("bench ops: seeding {n} records for reembed");
+    seed(data, n, settings).await?;
+    let mut next = settings.clone();
+    next.embedding.version = 2;
+    next.embedding.pooling = retold_http::Pooling::Cls;
+    let model = retold_http::model_ops::load_model(&next).await?;
+    let store = Arc::new(SqliteStore::open(&retold_http::store_config(settings, data)).await?);
+    let stores = retold_app::Stores::from_store(store.clone());
+    let service = retold_app::ReembedService::new(
+        &stores,
+        Arc::new(retold_http::SystemClock),
+        Arc::new(retold_http::UlidIds::new()?),
+    );
+    let started = Instant::now();
+    let outcome = service.run(model.as_ref(), 256, "bench", |_| {}).await?;
+    let through_service = started.elapsed().as_secs_f64();
+    anyhow::ensure!(outcome.embedded as usize == n, "re-embedded {} of {n}", outcome.embedded);
+    let texts: Vec<String> = (0..n).map(text).collect();
+    let started = Instant::now();
+    for batch in texts.chunks(256) {
+        model.embed(batch).await?;
+    }
+    let raw = started.elapsed().as_secs_f64();
+    drop(service);
+    drop(stores);
+    Arc::try_unwrap(store).map_err(|_| anyhow::anyhow!("the store is still shared"))?.close().await.ok();
+    let per_s = n as f64 / through_service;
+    let raw_per_s = n as f64 / raw;
+    Ok(json!({"operation": "reembed", "records": n, "seconds": (through_service * 100.0).round() / 100.0,
+        "records_per_s": per_s.round(), "raw_seconds": (raw * 100.0).round() / 100.0,
+        "raw_per_s": raw_per_s.round(), "ratio_to_raw": (per_s / raw_per_s * 100.0).round() / 100.0}))
 }
