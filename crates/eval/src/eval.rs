@@ -207,7 +207,12 @@ impl Embedder for CachedEmbedder {
     }
 }
 
+/// A progress line on a terminal; nothing when stderr is a file or a pipe (logs stay readable).
 fn progress(what: &str, done: usize, total: usize) {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return;
+    }
     let width = 30;
     let filled = (done * width).checked_div(total).unwrap_or(width).min(width);
     eprint!("\r{what:>8} [{}{}] {done}/{total}", "#".repeat(filled), ".".repeat(width - filled));

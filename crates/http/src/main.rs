@@ -246,12 +246,21 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     retold_hosted::install_tls_provider();
     let url = format!("{}{path}", args.url.trim_end_matches('/'));
-    let response = reqwest::blocking::Client::new()
+    // Long operations (an erasure with its compaction, a snapshot) show that they are running
+    // on a terminal; the counts come in the JSON answer.
+    let spinner = indicatif::ProgressBar::new_spinner().with_message(format!("{path} running"));
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    // No client timeout: an erasure of a large store compacts for as long as it takes (the
+    // blocking client's default would give up after 30 s while the operation goes on).
+    let response = reqwest::blocking::Client::builder()
+        .timeout(None)
+        .build()?
         .post(&url)
         .bearer_auth(key)
         .json(&body)
         .send()
         .map_err(|e| OpsError(format!("could not reach {url}: {e}")))?;
+    spinner.finish_and_clear();
     let status = response.status();
     let answer: serde_json::Value =
         response.json().map_err(|e| OpsError(format!("{url} answered {status} without JSON: {e}")))?;
