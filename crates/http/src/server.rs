@@ -344,12 +344,13 @@ pub struct Built {
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
 /// store), and the services over them. The only place that names the concrete store.
 pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built, ServeError> {
+    settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    check_reranker(settings)?;
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
         .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
     let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
     let stores = Stores::from_store(store.clone());
-    settings.thresholds().map_err(ServeError::Uncalibrated)?;
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
     if report.incompatible > 0 {
         // Serving would leave those records out of the dense channel without a word.
@@ -392,6 +393,16 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     })
 }
 
+/// `retrieval.reranker.enabled` asks for a model this build cannot load: no cross-encoder ships
+/// in a registry this machine reaches (docs/quality.md), so the switch is refused rather than
+/// silently doing nothing.
+pub fn check_reranker(settings: &Settings) -> Result<(), ServeError> {
+    if settings.retrieval.reranker.enabled {
+        return Err(ServeError::RerankerModel(settings.retrieval.reranker.model.clone()));
+    }
+    Ok(())
+}
+
 /// The lock a running service holds on its data directory, so an offline operation that must
 /// not run beside it (`retold ops switch-model`) can tell. Released when dropped (or when the
 /// process dies: it is an advisory file lock).
@@ -420,6 +431,7 @@ pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, Ser
 /// Start the service and run until SIGINT or SIGTERM.
 pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    check_reranker(&settings)?;
     let _lock = lock_data_dir(&settings.data_dir())?;
     let embedder = load_embedder(&settings).await?;
     let built = build(&settings, embedder).await?;

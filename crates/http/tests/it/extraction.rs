@@ -331,6 +331,18 @@ fn rewriting_enabled_without_a_key_refuses_to_start() {
 }
 
 #[tokio::test]
+async fn the_reranker_enabled_without_a_loadable_model_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let settings = crate::settings(dir.path(), &[("RETOLD__RETRIEVAL__RERANKER__ENABLED", "true")]);
+    let error = retold_http::build(&settings, crate::embedder(&settings)).await.err().expect("refused");
+    assert!(
+        error.to_string().contains("retrieval.reranker.enabled is true, but no reranker model"),
+        "{error}"
+    );
+    assert!(!dir.path().join("retold.db").exists(), "nothing was created");
+}
+
+#[tokio::test]
 async fn retention_deletes_extracted_transcripts_and_records_keep_their_evidence() {
     let provider = FakeProvider::start().await.unwrap();
     provider.respond_with(respond);
