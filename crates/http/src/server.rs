@@ -396,7 +396,7 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
 /// `retrieval.reranker.enabled` asks for a model this build cannot load: no cross-encoder ships
 /// in a registry this machine reaches (docs/quality.md), so the switch is refused rather than
 /// silently doing nothing.
-pub fn check_reranker(settings: &Settings) -> Result<(), ServeError> {
+pub(crate) fn check_reranker(settings: &Settings) -> Result<(), ServeError> {
     if settings.retrieval.reranker.enabled {
         return Err(ServeError::RerankerModel(settings.retrieval.reranker.model.clone()));
     }
