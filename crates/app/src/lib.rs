@@ -9,6 +9,7 @@
 //! MCP) authenticates, parses, calls one method and maps the result; the composition root is
 //! the only place that names a concrete store (`Stores::from_store`).
 
+mod activation;
 mod admin;
 mod idempotency;
 mod keys;
@@ -17,6 +18,7 @@ mod reembed;
 mod sessions;
 mod stores;
 
+pub use crate::activation::{ActivationConfig, ActivationService, Inventory};
 pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
@@ -44,4 +46,6 @@ pub struct Services {
     pub idempotency: IdempotencyService,
     /// Maintenance an administrator runs (erasure).
     pub operations: OperationsService,
+    /// Which records are ambient, session profiles, the category inventory.
+    pub activation: ActivationService,
 }

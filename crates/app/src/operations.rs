@@ -116,6 +116,7 @@ pub struct OperationsService {
     snapshots: Arc<dyn Snapshots>,
     retention: Arc<dyn TranscriptRetention>,
     reviews: Arc<dyn ReviewQueue>,
+    activation: Arc<dyn retold_domain::ActivationStore>,
     records: Arc<dyn RecordReader>,
     config: OperationsConfig,
     snapshot_dir: std::path::PathBuf,
@@ -147,6 +148,7 @@ impl OperationsService {
             snapshots: stores.snapshots.clone(),
             retention: stores.retention.clone(),
             reviews: stores.reviews.clone(),
+            activation: stores.activation.clone(),
             records: stores.records.clone(),
             config,
             snapshot_dir,
@@ -391,11 +393,29 @@ impl OperationsService {
             .get(&item.record_id)
             .await?
             .ok_or_else(|| DomainError::NotFound { what: "record", id: item.record_id.to_string() })?;
+        let activation = item.reason == ReviewReason::Activation;
+        let verdict = match action {
+            ReviewAction::Approve => Some(retold_domain::ReviewVerdict::Approved),
+            ReviewAction::Reject => Some(retold_domain::ReviewVerdict::Rejected),
+            _ => None,
+        };
+        if verdict.is_some() != activation && action != ReviewAction::Forget {
+            return Err(DomainError::Conflict(format!(
+                "a {} review is resolved with {}, not {}",
+                item.reason.as_str(),
+                if activation { "approve, reject or forget" } else { "confirm, expire or forget" },
+                action.as_str()
+            )));
+        }
         let (to, kind) = match action {
             ReviewAction::Confirm => (Status::Confirmed, EventKind::RecordConfirmed),
             ReviewAction::Expire => (Status::Expired, EventKind::RecordExpired),
             ReviewAction::Forget => (Status::Deleted, EventKind::RecordForgotten),
+            ReviewAction::Approve | ReviewAction::Reject => (record.status, EventKind::ReviewResolved),
         };
+        if let Some(verdict) = verdict {
+            self.activation.set_verdict(&record.id, verdict).await?;
+        }
         let from = record.status;
         let allowed = match to {
             Status::Confirmed => matches!(from, Status::Provisional | Status::Expired | Status::Confirmed),

@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use retold_domain::{
-    ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource, EmbeddingSource, EntityReader,
-    EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore, IdempotencyKeys, LexicalIndex,
-    RecordGraph, RecordReader, RecordWriter, Reembedding, ReviewQueue, SearchLogStore, Snapshots,
-    TranscriptRetention, TurnBuffer, WriteReceipts,
+    ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource,
+    EmbeddingSource, EntityReader, EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore,
+    IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding, ReviewQueue,
+    SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -35,6 +35,7 @@ pub trait AllPorts:
     + TranscriptRetention
     + ReviewQueue
     + Reembedding
+    + ActivationStore
     + 'static
 {
 }
@@ -64,6 +65,7 @@ impl<T> AllPorts for T where
         + TranscriptRetention
         + ReviewQueue
         + Reembedding
+        + ActivationStore
         + 'static
 {
 }
@@ -97,6 +99,7 @@ pub struct Stores {
     pub retention: Arc<dyn TranscriptRetention>,
     pub reviews: Arc<dyn ReviewQueue>,
     pub reembedding: Arc<dyn Reembedding>,
+    pub activation: Arc<dyn ActivationStore>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -127,6 +130,7 @@ impl Stores {
             retention: store.clone(),
             reviews: store.clone(),
             reembedding: store.clone(),
+            activation: store.clone(),
             idempotency: store,
         }
     }

@@ -44,11 +44,17 @@ pub enum EventKind {
     OpsReembed,
     /// The store switched its embeddings to the staged model.
     OpsModelSwitch,
+    /// An activation decision about a record was made or changed (category, rule, policy).
+    ActivationDecided,
+    /// A record stopped being a candidate (superseded, forgotten, expired): no longer ambient.
+    ActivationWithdrawn,
+    /// A session's profile was assembled.
+    ProfileAssembled,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 27] = [
+    pub const ALL: [EventKind; 30] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -76,6 +82,9 @@ impl EventKind {
         Self::ReviewResolved,
         Self::OpsReembed,
         Self::OpsModelSwitch,
+        Self::ActivationDecided,
+        Self::ActivationWithdrawn,
+        Self::ProfileAssembled,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -108,6 +117,9 @@ impl EventKind {
             Self::ReviewResolved => "review.resolved",
             Self::OpsReembed => "ops.reembed",
             Self::OpsModelSwitch => "ops.model_switch",
+            Self::ActivationDecided => "activation.decided",
+            Self::ActivationWithdrawn => "activation.withdrawn",
+            Self::ProfileAssembled => "profile.assembled",
         }
     }
 

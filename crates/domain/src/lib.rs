@@ -4,6 +4,7 @@
 //! Pure: no I/O, no serde, no async runtime, no database. Every value type refuses
 //! bad input at construction, so code that holds one may trust it.
 
+mod activation;
 mod audit;
 mod entity;
 mod error;
@@ -17,6 +18,7 @@ mod source;
 pub mod text;
 mod trace;
 
+pub use crate::activation::{ActivationDecision, Ambience, ProfileBlock, ProfileEntry, ReviewVerdict};
 pub use crate::audit::{AuditEvent, EventKind};
 pub use crate::entity::{
     Entity, EntityKind, EntityStatus, LinkRole, MAX_NAME_CHARS, Name, RecordEntityLink, fold_name,
@@ -27,16 +29,16 @@ pub use crate::ids::{
     UserId,
 };
 pub use crate::ports::{
-    ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse, ConflictLink,
-    CurrentFacts, DueReviewRules, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource,
-    EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment,
-    EntailmentJudge, EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget,
-    ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey,
-    IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm,
-    NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter, ReembedCounts, ReembedItem,
-    Reembedding, Reranker, RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason,
-    SearchLogStore, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WriteKey,
-    WriteReceipt, WriteReceipts, WriteUnit,
+    ActivationStore, ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse,
+    ConflictLink, CurrentFacts, DueReviewRules, EligibilityFilter, EligibilityIndex, EligibilityRow,
+    EligibilitySource, EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan,
+    EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader, EntityWriter, Erasure,
+    ErasureReport, ErasureTarget, ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim,
+    IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
+    LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter,
+    ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport, ReviewAction, ReviewItem,
+    ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer,
+    VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

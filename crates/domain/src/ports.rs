@@ -693,6 +693,8 @@ pub struct ErasureReport {
     pub turns: u64,
     /// Entities whose names and aliases were removed (user and scope erasure).
     pub entities: u64,
+    /// Session profiles that quoted an erased record (or, for a user, every profile of theirs).
+    pub profiles: u64,
 }
 
 /// Erasure and compaction: removing content for good, not only hiding it.
@@ -755,6 +757,29 @@ pub trait Reembedding: Send + Sync {
     /// `DomainError::Conflict` and nothing changes), replace every stored vector with the
     /// staged ones, clear the staging rows, and record `event`. Returns the vectors switched.
     async fn switch_embeddings(&self, target: &EmbeddingModelInfo, event: AuditEvent) -> Result<u64>;
+}
+
+/// Activation decisions and session profiles.
+#[async_trait]
+pub trait ActivationStore: Send + Sync {
+    /// The stored decisions about records in `scopes`.
+    async fn decisions_in(&self, scopes: &[Scope]) -> Result<Vec<crate::ActivationDecision>>;
+    /// In one transaction: store `changed` decisions (a changed decision loses an earlier
+    /// verdict), delete the decisions of `withdrawn` records, open `reviews` (one open item
+    /// per record and reason), and append `events`.
+    async fn record_decisions(
+        &self,
+        changed: &[crate::ActivationDecision],
+        withdrawn: &[RecordId],
+        reviews: &[ReviewItem],
+        events: Vec<AuditEvent>,
+    ) -> Result<()>;
+    /// A person's verdict on a record's `review` decision.
+    async fn set_verdict(&self, record: &RecordId, verdict: crate::ReviewVerdict) -> Result<()>;
+    /// Store a session's profile with `event`; a second profile for the same session is a
+    /// `DomainError::Conflict` (a profile never changes).
+    async fn put_profile(&self, profile: &crate::ProfileBlock, event: AuditEvent) -> Result<()>;
+    async fn profile(&self, session: &SessionId) -> Result<Option<crate::ProfileBlock>>;
 }
 
 /// Records whose time ran out (seed section 3: expiry moves them to `expired`; until then the
@@ -849,11 +874,13 @@ pub enum ReviewReason {
     UnresolvedConflict,
     /// A confirmed record of low confidence that nothing reinforced for long.
     StaleLowConfidence,
+    /// A record whose category policy says `review` before it may be ambient (activation).
+    Activation,
 }
 
 impl ReviewReason {
-    pub const ALL: [ReviewReason; 3] =
-        [Self::ExpiringProvisional, Self::UnresolvedConflict, Self::StaleLowConfidence];
+    pub const ALL: [ReviewReason; 4] =
+        [Self::ExpiringProvisional, Self::UnresolvedConflict, Self::StaleLowConfidence, Self::Activation];
 
     /// The stable name.
     pub fn as_str(self) -> &'static str {
@@ -861,6 +888,7 @@ impl ReviewReason {
             Self::ExpiringProvisional => "expiring_provisional",
             Self::UnresolvedConflict => "unresolved_conflict",
             Self::StaleLowConfidence => "stale_low_confidence",
+            Self::Activation => "activation",
         }
     }
 
@@ -882,10 +910,15 @@ pub enum ReviewAction {
     Expire,
     /// Remove it: deleted.
     Forget,
+    /// Activation: it may be ambient (its decision becomes promote).
+    Approve,
+    /// Activation: never ambient (the record itself stays searchable).
+    Reject,
 }
 
 impl ReviewAction {
-    pub const ALL: [ReviewAction; 3] = [Self::Confirm, Self::Expire, Self::Forget];
+    pub const ALL: [ReviewAction; 5] =
+        [Self::Confirm, Self::Expire, Self::Forget, Self::Approve, Self::Reject];
 
     /// The stable name.
     pub fn as_str(self) -> &'static str {
@@ -893,6 +926,8 @@ impl ReviewAction {
             Self::Confirm => "confirm",
             Self::Expire => "expire",
             Self::Forget => "forget",
+            Self::Approve => "approve",
+            Self::Reject => "reject",
         }
     }
 

@@ -504,13 +504,93 @@ pub(crate) struct HostKeyDto {
 pub(crate) struct SessionBody {
     #[validate(nested)]
     pub(crate) principal: PrincipalDto,
+    /// Tags that hold for this session: a conditional record tagged with one of them is in
+    /// its profile (as are records tagged `project:<the principal's project>` or
+    /// `agent:<its agent>`).
+    #[serde(default)]
+    #[validate(length(max = 32))]
+    #[schema(max_items = 32)]
+    pub(crate) tags: Vec<String>,
 }
 
-/// A started session.
+/// A started session and the profile it starts with.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct SessionDto {
     /// The session id to cite in `session:<id><turn:N>`.
     pub(crate) id: String,
+    pub(crate) profile: ProfileDto,
+}
+
+/// One record in a profile and why it is there.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ProfileEntryDto {
+    pub(crate) record_id: String,
+    pub(crate) category: String,
+    /// The policy that made it ambient and the rule that put it in its category.
+    pub(crate) why: String,
+}
+
+/// The immutable profile a session starts with: text for the system prompt, the records it
+/// holds, and a hash of the text.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ProfileDto {
+    pub(crate) session_id: String,
+    pub(crate) created_at: chrono::DateTime<chrono::Utc>,
+    pub(crate) text: String,
+    pub(crate) records: Vec<ProfileEntryDto>,
+    /// Estimated tokens of `text`, within `activation.profile_token_budget`.
+    pub(crate) tokens: u32,
+    /// Ambient records the budget left out (whole records only).
+    pub(crate) cut: u32,
+    /// SHA-256 of `text`, hex.
+    pub(crate) content_hash: String,
+}
+
+impl ProfileDto {
+    pub(crate) fn of(p: &retold_domain::ProfileBlock) -> Self {
+        Self {
+            session_id: p.session_id.to_string(),
+            created_at: p.created_at,
+            text: p.text.clone(),
+            records: p
+                .entries
+                .iter()
+                .map(|e| ProfileEntryDto {
+                    record_id: e.record_id.to_string(),
+                    category: e.category.clone(),
+                    why: e.why.clone(),
+                })
+                .collect(),
+            tokens: p.tokens,
+            cut: p.cut,
+            content_hash: p.content_hash.clone(),
+        }
+    }
+}
+
+/// The principal, for calls that only need who is asking.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PrincipalBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+}
+
+/// A count of records, without their content.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct CountDto {
+    pub(crate) name: String,
+    pub(crate) count: u64,
+}
+
+/// What the principal could search, without content, subjects or ids.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct InventoryDto {
+    /// Semantic records per activation category.
+    pub(crate) categories: Vec<CountDto>,
+    /// Records per memory type.
+    pub(crate) types: Vec<CountDto>,
+    pub(crate) total: u64,
 }
 
 /// A turn to append.

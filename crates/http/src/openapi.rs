@@ -64,7 +64,8 @@ impl Modify for ServerFaults {
     ),
     paths(
         tools::memory_search, tools::memory_get, tools::memory_write, tools::memory_revise, tools::memory_forget,
-        sessions::session_start, sessions::session_append_turn, sessions::session_end,
+        tools::memory_inventory,
+        sessions::session_start, sessions::session_profile, sessions::session_append_turn, sessions::session_end,
         admin::grant_create, admin::grant_list, admin::grant_revoke,
         admin::entity_create, admin::entity_add_alias, admin::entity_merge,
         admin::host_key_create, admin::record_events, admin::search_trace,
@@ -126,7 +127,7 @@ pub mod rules {
     pub const ENTITY_KINDS: &[&str] =
         &["person", "project", "repository", "product", "organization", "other"];
     pub const ROLES: &[&str] = &["user", "assistant", "tool"];
-    pub const REVIEW_ACTIONS: &[&str] = &["confirm", "expire", "forget"];
+    pub const REVIEW_ACTIONS: &[&str] = &["confirm", "expire", "forget", "approve", "reject"];
     /// A review id: `ReviewId`.
     pub const REVIEW_ID: &str = r"^rev_[A-Za-z0-9_]{1,124}$";
 }
@@ -161,6 +162,7 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("WriteBody", "source_ref", Pattern(SOURCE_REF)),
         ("WriteBody", "evidence", Pattern(TEXT)),
         ("WriteBody", "tags", ItemsPattern(TAG)),
+        ("SessionBody", "tags", ItemsPattern(TAG)),
         ("ReviseBody", "id", Pattern(RECORD_ID)),
         ("ReviseBody", "from", Pattern(ENTITY_ID)),
         ("ReviseBody", "into", Pattern(ENTITY_ID)),
@@ -229,6 +231,9 @@ const SCHEMA_RULES: &[(&str, &str)] = &[
 const PARAMETER_RULES: &[(&str, &str, &str)] = &[
     ("/v1/sessions/{id}/turns", "id", rules::SESSION_ID),
     ("/v1/sessions/{id}/end", "id", rules::SESSION_ID),
+    ("/v1/sessions/{id}/profile", "id", rules::SESSION_ID),
+    ("/v1/sessions/{id}/profile", "agent_id", rules::TOKEN),
+    ("/v1/sessions/{id}/profile", "user_id", rules::TOKEN),
     ("/v1/admin/sessions/{id}/events", "id", rules::SESSION_ID),
     ("/v1/admin/records/{id}/events", "id", rules::RECORD_ID),
     ("/v1/admin/entities/{id}/aliases", "id", rules::ENTITY_ID),

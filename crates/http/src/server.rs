@@ -100,6 +100,28 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
     }
 }
 
+/// Activation's category rules and profile budget from settings.
+pub fn activation_config(settings: &Settings) -> retold_app::ActivationConfig {
+    let a = &settings.activation;
+    retold_app::ActivationConfig {
+        categories: a
+            .categories
+            .iter()
+            .map(|c| retold_policy::CategoryRule {
+                name: c.name.clone(),
+                attributes: c.attributes.clone(),
+                tags: c.tags.clone(),
+                ambience: match c.policy {
+                    crate::settings::AmbiencePolicy::Promote => retold_domain::Ambience::Promote,
+                    crate::settings::AmbiencePolicy::Conditional => retold_domain::Ambience::Conditional,
+                    crate::settings::AmbiencePolicy::Review => retold_domain::Ambience::Review,
+                },
+            })
+            .collect(),
+        profile_token_budget: a.profile_token_budget,
+    }
+}
+
 /// The operations' configuration from settings.
 pub fn operations_config(settings: &Settings) -> retold_app::OperationsConfig {
     let o = &settings.operations;
@@ -301,8 +323,15 @@ pub fn services(
         clock.clone(),
         ids.clone(),
     );
+    let activation = retold_app::ActivationService::new(
+        stores,
+        retriever.clone(),
+        activation_config(settings),
+        clock.clone(),
+        ids.clone(),
+    );
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
-    Services { ingestor, retriever, sessions, admin, idempotency, operations }
+    Services { ingestor, retriever, sessions, admin, idempotency, operations, activation }
 }
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start

@@ -42,11 +42,57 @@ pub struct Settings {
     pub hosted: HostedSettings,
     #[validate(nested)]
     pub operations: OperationsSettings,
+    #[validate(nested)]
+    pub activation: ActivationSettings,
     pub telemetry: TelemetrySettings,
     /// The thresholds that depend on the embedding model, as calibrated per model
     /// (`retold ops calibrate` writes them). The configured model must have one.
     #[validate(nested)]
     pub calibrations: Vec<CalibrationSettings>,
+}
+
+/// `activation.*`: which records are ambient, and the profile a session starts with.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct ActivationSettings {
+    /// Tokens the profile may take (whole records only).
+    #[validate(range(min = 20, max = 100_000))]
+    pub profile_token_budget: usize,
+    /// Categories in priority order; a record no rule matches falls in the last.
+    #[validate(length(min = 1, max = 100), nested, custom(function = "distinct_categories"))]
+    pub categories: Vec<CategorySettings>,
+}
+
+fn distinct_categories(categories: &[CategorySettings]) -> Result<(), validator::ValidationError> {
+    let mut names: Vec<&str> = categories.iter().map(|c| c.name.as_str()).collect();
+    names.sort_unstable();
+    if names.windows(2).any(|w| w[0] == w[1]) {
+        return Err(validator::ValidationError::new("duplicate category name"));
+    }
+    Ok(())
+}
+
+/// `activation.categories[]`
+#[derive(Debug, Clone, Deserialize, serde::Serialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct CategorySettings {
+    #[validate(length(min = 1, max = 64))]
+    pub name: String,
+    /// Attribute words (`style` matches `explanation_style`).
+    #[serde(default)]
+    pub attributes: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    pub policy: AmbiencePolicy,
+}
+
+/// `promote`, `conditional` or `review`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AmbiencePolicy {
+    Promote,
+    Conditional,
+    Review,
 }
 
 /// `calibrations[]`: one model's calibrated thresholds.

@@ -2,12 +2,16 @@
 //! rules, source authority and current-fact decisions, lifecycle transitions, evidence rules
 //! and reinforcement. Pure functions over `retold-domain` types; no I/O.
 
+mod activation;
 mod authority;
 mod error;
 mod evidence;
 mod lifecycle;
 mod scopes;
 
+pub use crate::activation::{
+    CategoryRule, SessionContext, candidacy, categorize, condition_holding, conditions,
+};
 pub use crate::authority::{FactDecision, Reinforcement, decide, reinforce};
 pub use crate::error::PolicyError;
 pub use crate::evidence::{EvidenceVerdict, evidence_appears_verbatim, judge_evidence};

@@ -78,6 +78,18 @@ impl SqliteStore {
             count(txn, &format!("DELETE FROM embeddings_staged WHERE record_id {in_erased}"), vec![]).await?;
         txn.execute_raw(stmt(&format!("DELETE FROM record_entities WHERE record_id {in_erased}"), []))
             .await?;
+        txn.execute_raw(stmt(&format!("DELETE FROM activation_decisions WHERE record_id {in_erased}"), []))
+            .await?;
+        // A profile quotes its records' content: one that holds an erased record goes.
+        report.profiles = count(
+            txn,
+            &format!(
+                "DELETE FROM session_profiles WHERE EXISTS (SELECT 1 FROM json_each(session_profiles.entries) j \
+                 WHERE json_extract(j.value, '$.record_id') {in_erased})"
+            ),
+            vec![],
+        )
+        .await?;
         report.events = count(
             txn,
             &format!("UPDATE events SET details = ? WHERE record_id {in_erased} AND details != ?"),
@@ -103,6 +115,12 @@ impl SqliteStore {
             report.turns = count(
                 txn,
                 "DELETE FROM session_turns WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)",
+                vec![user.clone()],
+            )
+            .await?;
+            report.profiles += count(
+                txn,
+                "DELETE FROM session_profiles WHERE session_id IN (SELECT id FROM sessions WHERE user_id = ?)",
                 vec![user.clone()],
             )
             .await?;

@@ -7,6 +7,7 @@
 //! a busy timeout, foreign keys on, one writer connection and a pool of readers. Every write
 //! is one `BEGIN IMMEDIATE` transaction.
 
+mod activation;
 mod api_keys;
 mod convert;
 mod entities;

@@ -47,6 +47,7 @@ pub(crate) struct ErasedDto {
     pub(crate) events: u64,
     pub(crate) turns: u64,
     pub(crate) entities: u64,
+    pub(crate) profiles: u64,
 }
 
 /// The outcome of an erasure.
@@ -122,6 +123,7 @@ pub(crate) async fn ops_erase(
             events: removed.events,
             turns: removed.turns,
             entities: removed.entities,
+            profiles: removed.profiles,
         },
         bytes_before: outcome.bytes_before,
         bytes_after: outcome.bytes_after,
@@ -377,11 +379,11 @@ pub(crate) async fn ops_flag_reviews(
 pub(crate) struct ReviewDto {
     pub(crate) id: String,
     pub(crate) record_id: String,
-    /// expiring_provisional, unresolved_conflict or stale_low_confidence.
+    /// expiring_provisional, unresolved_conflict, stale_low_confidence or activation.
     pub(crate) reason: String,
     pub(crate) flagged_at: chrono::DateTime<chrono::Utc>,
     pub(crate) resolved_at: Option<chrono::DateTime<chrono::Utc>>,
-    /// confirm, expire or forget.
+    /// confirm, expire or forget; approve or reject (activation reviews).
     pub(crate) resolution: Option<String>,
 }
 

@@ -8,7 +8,9 @@ use retold_app::SessionEnd;
 use retold_domain::TurnRole;
 
 use crate::auth::HostKey;
-use crate::dto::{EndSessionBody, ExtractionReportDto, SessionBody, SessionDto, TurnBody, TurnDto, field};
+use crate::dto::{
+    EndSessionBody, ExtractionReportDto, ProfileDto, SessionBody, SessionDto, TurnBody, TurnDto, field,
+};
 use crate::error::ApiResult;
 use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
@@ -19,7 +21,7 @@ use crate::state::AppState;
     post, path = "/v1/sessions", operation_id = "session_start", tag = "sessions",
     request_body = SessionBody,
     responses(
-        (status = 201, description = "The session", body = SessionDto),
+        (status = 201, description = "The session and its profile", body = SessionDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -33,8 +35,64 @@ pub(crate) async fn session_start(
     Valid(body): Valid<SessionBody>,
 ) -> ApiResult<(StatusCode, Json<SessionDto>)> {
     let principal = key.principal(&body.principal)?;
+    let tags: Vec<String> = body
+        .tags
+        .iter()
+        .map(|t| retold_domain::Tag::new(t.clone()).map(|t| t.as_str().to_owned()))
+        .collect::<Result<_, _>>()
+        .map_err(|e| crate::error::ApiError::validation("tags", e.to_string()))?;
     let session = state.services.sessions.start(&principal).await?;
-    Ok((StatusCode::CREATED, Json(SessionDto { id: session.id.to_string() })))
+    let profile = state.services.activation.assemble(&principal, &session, &tags).await?;
+    Ok((
+        StatusCode::CREATED,
+        Json(SessionDto { id: session.id.to_string(), profile: ProfileDto::of(&profile) }),
+    ))
+}
+
+/// Who reads a session's profile.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ProfileQuery {
+    /// The session's agent.
+    agent_id: String,
+    /// The session's user.
+    user_id: String,
+}
+
+/// The profile a session started with, exactly as issued (it never changes).
+#[utoipa::path(
+    get, path = "/v1/sessions/{id}/profile", operation_id = "session_profile", tag = "sessions",
+    params(("id" = String, Path, description = "The session id"), ProfileQuery),
+    responses(
+        (status = 200, description = "The profile", body = ProfileDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (another principal's session answers the same)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn session_profile(
+    State(state): State<AppState>,
+    key: HostKey,
+    Path(id): Path<String>,
+    crate::routes::ValidQuery(query): crate::routes::ValidQuery<ProfileQuery>,
+) -> ApiResult<Json<ProfileDto>> {
+    let principal = key.principal(&crate::dto::PrincipalDto {
+        agent_id: query.agent_id,
+        user_id: query.user_id,
+        project_id: None,
+        session_id: None,
+    })?;
+    let session = state.services.sessions.own(&principal, &id).await?;
+    let profile = state
+        .services
+        .activation
+        .profile(&session.id)
+        .await?
+        .ok_or_else(|| retold_domain::DomainError::NotFound { what: "profile", id: id.clone() })?;
+    Ok(Json(ProfileDto::of(&profile)))
 }
 
 /// Append a numbered user, assistant or tool turn.

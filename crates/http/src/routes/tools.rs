@@ -367,3 +367,33 @@ pub(crate) async fn memory_forget(
     })
     .await)
 }
+
+/// What the principal could search, without content: counts of records per activation
+/// category (semantic records) and per type, over exactly the scopes search reads. An agent
+/// can decide from it whether searching is worth a call.
+#[utoipa::path(
+    post, path = "/v1/memory/inventory", operation_id = "memory_inventory", tag = "memory tools",
+    request_body = crate::dto::PrincipalBody,
+    responses(
+        (status = 200, description = "The counts", body = crate::dto::InventoryDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn memory_inventory(
+    State(state): State<AppState>,
+    key: HostKey,
+    Valid(body): Valid<crate::dto::PrincipalBody>,
+) -> ApiResult<Json<crate::dto::InventoryDto>> {
+    let principal = key.principal(&body.principal)?;
+    let inventory = state.services.activation.inventory(&principal).await?;
+    let count = |(name, count): (String, u64)| crate::dto::CountDto { name, count };
+    Ok(Json(crate::dto::InventoryDto {
+        categories: inventory.categories.into_iter().map(count).collect(),
+        types: inventory.types.into_iter().map(|(t, n)| count((t.as_str().to_owned(), n))).collect(),
+        total: inventory.total,
+    }))
+}

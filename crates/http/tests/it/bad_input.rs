@@ -74,6 +74,7 @@ fn valid_body(operation: &str) -> Value {
         "host_key_create" => json!({"name": "n", "agents": []}),
         "memory_forget" => json!({"principal": p, "id": "mem_x", "reason": "r"}),
         "memory_get" => json!({"principal": p, "ids": ["mem_x"]}),
+        "memory_inventory" => json!({"principal": p}),
         "memory_revise" => json!({"principal": p, "action": "confirm", "id": "mem_x"}),
         "memory_search" => json!({"principal": p, "query": "q"}),
         "memory_write" => json!({

@@ -205,8 +205,12 @@ fn the_binary_extracts_an_ended_session_and_finishes_the_run_before_it_exits() {
     .unwrap();
     let kinds: Vec<&str> =
         events["events"].as_array().unwrap().iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["session.started", "session.ended", "extraction.run"], "{events}");
-    assert_eq!(events["events"][2]["details"]["written"], "3");
+    assert_eq!(
+        kinds,
+        ["session.started", "profile.assembled", "session.ended", "extraction.run"],
+        "{events}"
+    );
+    assert_eq!(events["events"][3]["details"]["written"], "3");
     server.stop();
     assert_eq!(provider.requests().len(), 2, "the restarted service does not extract the session again");
 }

@@ -243,8 +243,8 @@ async fn extracted_once_through(provider_name: &str) {
     assert_eq!(status, StatusCode::OK);
     let events = events["events"].as_array().unwrap();
     let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
-    assert_eq!(kinds, ["session.started", "session.ended", "extraction.run"]);
-    let run = &events[2]["details"];
+    assert_eq!(kinds, ["session.started", "profile.assembled", "session.ended", "extraction.run"]);
+    let run = &events[3]["details"];
     assert_eq!(
         (run["extract_prompt"].as_str(), run["review_prompt"].as_str()),
         (Some("extract_v1"), Some("review_v1"))

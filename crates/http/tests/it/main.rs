@@ -1,6 +1,7 @@
 //! Integration tests of the http crate: configuration, every endpoint through `oneshot`,
 //! the OpenAPI document, and end-to-end runs of the real binary.
 
+mod activation;
 mod api;
 mod authz;
 mod bad_input;

@@ -12,6 +12,7 @@ mod m20261201_000002_idempotency_keys;
 mod m20261201_000003_erasure;
 mod m20261201_000004_review_queue;
 mod m20261201_000005_staged_embeddings;
+mod m20261201_000006_activation;
 
 pub(crate) struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000003_erasure::Migration),
             Box::new(m20261201_000004_review_queue::Migration),
             Box::new(m20261201_000005_staged_embeddings::Migration),
+            Box::new(m20261201_000006_activation::Migration),
         ]
     }
 }
