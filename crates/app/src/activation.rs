@@ -44,6 +44,7 @@ pub struct ActivationService {
     retriever: Retriever,
     eligibility: Arc<dyn EligibilityIndex>,
     records: Arc<dyn RecordReader>,
+    entities: Arc<dyn retold_domain::EntityReader>,
     store: Arc<dyn ActivationStore>,
     config: ActivationConfig,
     clock: Arc<dyn Clock>,
@@ -73,6 +74,7 @@ impl ActivationService {
             retriever,
             eligibility: stores.eligibility.clone(),
             records: stores.records.clone(),
+            entities: stores.entities.clone(),
             store: stores.activation.clone(),
             config,
             clock,
@@ -99,10 +101,14 @@ impl ActivationService {
 
     /// Decide (again) about every candidate record of the principal, store and audit what
     /// changed, open a review for each new `review` decision, and withdraw decisions whose
-    /// record is no longer a candidate. Returns the current decisions with their records.
+    /// record is no longer committed and current. Returns the current decisions with their
+    /// records. Records about the principal: those in its user scope (or its agent's scope of
+    /// that user), and those in any scope it reads whose subject is a person entity that
+    /// records of its user scope are about (the user's own entity).
     pub async fn evaluate(&self, principal: &Principal) -> Result<Vec<(ActivationDecision, MemoryRecord)>> {
         let now = self.clock.now();
-        let scopes = self.about(principal).await?;
+        let mine = self.about(principal).await?;
+        let scopes = self.retriever.access(principal).await?.readable;
         let filter = EligibilityFilter {
             scopes: scopes.clone(),
             statuses: vec![retold_domain::Status::Confirmed],
@@ -112,7 +118,28 @@ impl ActivationService {
             event_to: None,
             include_conflicts: false,
         };
-        let records = self.eligible_records(&filter).await?;
+        let committed = self.eligible_records(&filter).await?;
+        let mut people = Vec::new();
+        for subject in committed.iter().filter(|r| mine.contains(&r.scope)).filter_map(|r| r.key.as_ref()) {
+            let id = &subject.subject_entity_id;
+            if !people.contains(id)
+                && self
+                    .entities
+                    .entity(id)
+                    .await?
+                    .is_some_and(|e| e.kind == retold_domain::EntityKind::Person)
+            {
+                people.push(id.clone());
+            }
+        }
+        let committed_ids: Vec<RecordId> = committed.iter().map(|r| r.id.clone()).collect();
+        let records: Vec<MemoryRecord> = committed
+            .into_iter()
+            .filter(|r| {
+                mine.contains(&r.scope)
+                    || r.key.as_ref().is_some_and(|k| people.contains(&k.subject_entity_id))
+            })
+            .collect();
         let stored: HashMap<RecordId, ActivationDecision> =
             self.store.decisions_in(&scopes).await?.into_iter().map(|d| (d.record_id.clone(), d)).collect();
         let (mut current, mut changed, mut reviews, mut events) =
@@ -150,7 +177,15 @@ impl ActivationService {
             }
             current.push((decision, record));
         }
-        let withdrawn: Vec<RecordId> = stored.keys().filter(|id| !seen.contains(id)).cloned().collect();
+        // A decision is withdrawn when its record is no longer committed and current; a record
+        // that is simply not about this principal keeps the decision another principal's
+        // evaluation made.
+        let withdrawn: Vec<RecordId> = stored
+            .iter()
+            .filter(|(id, _)| !seen.contains(id))
+            .filter(|(id, _)| !committed_ids.contains(id))
+            .map(|(id, _)| id.clone())
+            .collect();
         for id in &withdrawn {
             let mut event = app_event(
                 self.ids.as_ref(),

@@ -162,6 +162,17 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
         ids(&start(&app, &host, aditya.clone(), &["project:retold"]).await["profile"]).contains(&convention)
     );
 
+    // A fact about the user kept in a project scope the agent reads is about the principal
+    // too (its subject is the user's entity); it is not about Bob, who reads the same scope.
+    app.grant("research-agent", "project:retold", true, true).await;
+    let mut shared = fact("aditya", "editor", "Aditya edits in Helix.", "system");
+    shared["scope"] = json!("project:retold");
+    let shared = write(&app, &host, shared).await;
+    assert!(ids(&start(&app, &host, aditya.clone(), &[]).await["profile"]).contains(&shared));
+    assert!(
+        !ids(&start(&app, &host, principal("research-agent", "bob"), &[]).await["profile"]).contains(&shared)
+    );
+
     // A superseded fact leaves the next profile, but not the one already issued.
     let newer = write(&app, &host, fact("aditya", "time_zone", "Aditya's time zone is PST.", "system")).await;
     let fourth = start(&app, &host, aditya.clone(), &[]).await;
@@ -224,7 +235,8 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
         [1, 1, 1, 1],
         "{mine}"
     );
-    assert_eq!(mine["total"], 4, "the superseded time zone is not searchable: {mine}");
+    assert_eq!(count(&mine, "tooling"), 1, "{mine}");
+    assert_eq!(mine["total"], 5, "the superseded time zone is not searchable: {mine}");
     let shown = mine.to_string();
     for secret in ["peanuts", "Aditya", "mem_", "ent_", "time_zone"] {
         assert!(
@@ -232,8 +244,15 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
             "the inventory carries no content, subjects or ids ({secret}): {shown}"
         );
     }
+    // Another user reads only what the agent's grants let it: the shared project record.
     let carol = inventory(principal("research-agent", "carol")).await;
-    assert_eq!((carol["total"].as_u64(), carol["categories"].clone()), (Some(0), json!([])), "{carol}");
+    assert_eq!((carol["total"].as_u64(), count(&carol, "tooling")), (Some(1), 1), "{carol}");
+    let stranger = inventory(principal("other-agent", "carol")).await;
+    assert_eq!(
+        (stranger["total"].as_u64(), stranger["categories"].clone()),
+        (Some(0), json!([])),
+        "{stranger}"
+    );
 
     // Erasing the user erases the profiles that quoted their records.
     let (status, erased) =
