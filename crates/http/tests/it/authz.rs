@@ -187,6 +187,10 @@ fn write_body(agent: &str, user: &str, scope: &str, token: &str, rng: &mut Rng) 
     if rng.chance(40) {
         body["mentions"] = json!([{"name": rng.pick(&NAMES), "kind": "person"}]);
     }
+    if rng.chance(30) {
+        // An identity fact: ambient in its owner's profiles (activation).
+        body["tags"] = json!(["identity"]);
+    }
     body
 }
 
@@ -279,6 +283,7 @@ fn no_call_reads_or_changes_a_record_outside_its_principals_scopes() {
     }
 
     let mut tally: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut profiled = 0usize;
     for case in 0..cases {
         let agent = *rng.pick(&AGENTS);
         let user = *rng.pick(&USERS);
@@ -325,6 +330,20 @@ fn no_call_reads_or_changes_a_record_outside_its_principals_scopes() {
                     "{}: eligible_count counts exactly the readable live records",
                     ctx("search")
                 );
+                if rng.chance(30) {
+                    // The inventory counts exactly what search could read, and names none of it.
+                    let (status, inventory) =
+                        api.post(&api.host, "/v1/memory/inventory", &json!({"principal": who}));
+                    assert_eq!(status, 200, "{}: {inventory}", ctx("inventory"));
+                    assert_eq!(
+                        inventory["total"].as_u64().unwrap() as usize,
+                        model.live_readable(agent, user),
+                        "{}: {inventory}",
+                        ctx("inventory")
+                    );
+                    let text = inventory.to_string();
+                    assert!(!text.contains("mem_") && !text.contains("tok"), "{}: {text}", ctx("inventory"));
+                }
             }
             "get" => {
                 let index = rng.below(model.records.len());
@@ -431,6 +450,18 @@ fn no_call_reads_or_changes_a_record_outside_its_principals_scopes() {
             "session" => {
                 let (status, answer) = api.post(&api.host, "/v1/sessions", &json!({"principal": who}));
                 assert_eq!(status, 201, "{}: {answer}", ctx("session start"));
+                // The profile holds only records the principal reads.
+                profiled += answer["profile"]["records"].as_array().unwrap().len();
+                for entry in answer["profile"]["records"].as_array().unwrap() {
+                    let id = entry["record_id"].as_str().unwrap();
+                    let record = model.records.iter().find(|r| r.id == id).expect("a known record");
+                    assert!(
+                        readable.contains(&record.scope),
+                        "{}: profile holds {id} in {}",
+                        ctx("profile"),
+                        record.scope
+                    );
+                }
                 let id = answer["id"].as_str().unwrap().to_owned();
                 model.sessions.push((id, agent.to_owned(), user.to_owned()));
                 let (sid, owner_agent, owner_user) = rng.pick(&model.sessions).clone();
@@ -508,9 +539,12 @@ fn no_call_reads_or_changes_a_record_outside_its_principals_scopes() {
         );
     }
     eprintln!(
-        "authz: {cases} cases held over {} records and {} grants: {tally:?}",
+        "authz: {cases} cases held over {} records and {} grants: {tally:?}; {profiled} profile entries checked",
         model.records.len(),
         model.grants.len()
     );
+    if tally.get("session").is_some_and(|n| *n >= 50) {
+        assert!(profiled > 0, "no session profile held a record: the profile check checked nothing");
+    }
     server.stop();
 }
