@@ -3,8 +3,8 @@
 //! host-verified evidence; the immutable profile a session starts with; and the content-free
 //! category inventory of what the principal could search.
 //!
-//! Decisions are re-evaluated whenever they are read (a session start, the inventory, an
-//! explicit evaluation): a record superseded, forgotten or expired since is withdrawn, and a
+//! Decisions are re-evaluated whenever a profile is assembled (each session start): a record
+//! superseded, forgotten or expired since is withdrawn, and a
 //! record whose category or policy changed is decided again; only changes are audited.
 
 use std::collections::{BTreeMap, HashMap};
@@ -119,16 +119,25 @@ impl ActivationService {
             include_conflicts: false,
         };
         let committed = self.eligible_records(&filter).await?;
+        // The user's own entity: a person that records of the user's scope are about and whose
+        // name or an alias is the user's id (a user's records also describe other people, whose
+        // facts are not the user's).
+        let user = retold_domain::fold_name(principal.user_id.as_str());
         let mut people = Vec::new();
+        let mut looked = Vec::new();
         for subject in committed.iter().filter(|r| mine.contains(&r.scope)).filter_map(|r| r.key.as_ref()) {
             let id = &subject.subject_entity_id;
-            if !people.contains(id)
-                && self
-                    .entities
-                    .entity(id)
-                    .await?
-                    .is_some_and(|e| e.kind == retold_domain::EntityKind::Person)
-            {
+            if looked.contains(id) {
+                continue;
+            }
+            looked.push(id.clone());
+            let Some(entity) = self.entities.entity(id).await? else { continue };
+            if entity.kind != retold_domain::EntityKind::Person {
+                continue;
+            }
+            let named = entity.canonical_name.folded() == user
+                || self.entities.aliases(id).await?.iter().any(|a| a.folded() == user);
+            if named {
                 people.push(id.clone());
             }
         }
@@ -159,11 +168,22 @@ impl ActivationService {
                 verdict: None,
             };
             seen.push(record.id.clone());
+            // A rejection stands whatever the record's category becomes; an approval holds within
+            // its category.
+            if let Some(old) = stored.get(&record.id) {
+                decision.verdict = match old.verdict {
+                    Some(ReviewVerdict::Rejected) => Some(ReviewVerdict::Rejected),
+                    Some(ReviewVerdict::Approved) if old.category == decision.category => {
+                        Some(ReviewVerdict::Approved)
+                    }
+                    _ => None,
+                };
+            }
             match stored.get(&record.id) {
                 Some(old) if old.same_as(&decision) => decision = old.clone(),
                 _ => {
                     events.push(self.decided_event(&decision, principal));
-                    if decision.ambience == Ambience::Review {
+                    if decision.ambience == Ambience::Review && decision.verdict.is_none() {
                         reviews.push(ReviewItem {
                             id: ReviewId::from_body(&self.ids.next_body()).expect("generated ids are valid"),
                             record_id: record.id.clone(),

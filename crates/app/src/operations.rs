@@ -413,21 +413,23 @@ impl OperationsService {
             ReviewAction::Forget => (Status::Deleted, EventKind::RecordForgotten),
             ReviewAction::Approve | ReviewAction::Reject => (record.status, EventKind::ReviewResolved),
         };
-        if let Some(verdict) = verdict {
-            self.activation.set_verdict(&record.id, verdict).await?;
-        }
         let from = record.status;
         let allowed = match to {
             Status::Confirmed => matches!(from, Status::Provisional | Status::Expired | Status::Confirmed),
             Status::Expired => matches!(from, Status::Provisional | Status::Confirmed | Status::Expired),
             _ => from != Status::Superseded || to == Status::Deleted,
         };
-        if !allowed || (from == Status::Deleted && to != Status::Deleted) {
+        if verdict.is_none() && (!allowed || (from == Status::Deleted && to != Status::Deleted)) {
             return Err(DomainError::Conflict(format!(
                 "a {} record cannot be {}ed",
                 from.as_str(),
                 action.as_str()
             )));
+        }
+        if let Some(verdict) = verdict {
+            // The record's status does not change; a decision withdrawn meanwhile (the record
+            // was superseded, forgotten or expired) closed its review already.
+            self.activation.set_verdict(&record.id, verdict).await?;
         }
         let by = format!("review {id} ({actor})");
         if from != to {

@@ -99,6 +99,21 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
             to.name, to.version, to.dims
         )));
     }
+    let overridden = settings.overridden_thresholds();
+    if !overridden.is_empty() {
+        // A floor set by hand for the old model would stay in force after the switch.
+        return Err(ServeError::Uncalibrated(format!(
+            "the configuration sets model-dependent thresholds that differ from the calibration of {} v{}: {}; \
+             remove them (null uses the calibration) before switching",
+            to.name,
+            to.version,
+            overridden
+                .iter()
+                .map(|(k, set, cal)| format!("{k} = {set} (calibrated {cal})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
     let _lock = lock_data_dir(&settings.data_dir())?;
     let model = load_model(settings).await?;
     let (store, service) = open(settings).await?;
@@ -310,7 +325,9 @@ pub fn write_calibration(
     effective: &[CalibrationSettings],
     calibration: &CalibrationSettings,
 ) -> std::io::Result<()> {
-    let text = std::fs::read_to_string(file).unwrap_or_default();
+    // The file must exist as named (a path without its extension would otherwise be created
+    // beside the file the configuration actually read).
+    let text = std::fs::read_to_string(file)?;
     let mut entries: Vec<CalibrationSettings> = effective
         .iter()
         .filter(|c| {
@@ -326,13 +343,13 @@ pub fn write_calibration(
             inside = true;
             continue;
         }
-        if inside
-            && !line.is_empty()
-            && !line.starts_with(' ')
-            && !line.starts_with('#')
-            && !line.starts_with('-')
-        {
+        // The block is its indented lines and list items; anything at column 0 (a key, a
+        // comment heading the next section) ends it and is kept.
+        if inside && !line.is_empty() && !line.starts_with(' ') && !line.starts_with('-') {
             inside = false;
+        }
+        if line.starts_with("# Written by `retold ops calibrate`") {
+            continue;
         }
         if !inside {
             kept.push(line);
@@ -351,8 +368,8 @@ pub fn write_calibration(
     );
     for c in &entries {
         out.push_str(&format!(
-            "  - model: {}\n    version: {}\n    dims: {}\n    dense_floor: {:.2}\n    duplicate_collapse_floor: {:.2}\n    \
-             entail_floor: {:.2}\n    same_meaning_floor: {:.2}\n    source: {}\n",
+            "  - model: {}\n    version: {}\n    dims: {}\n    dense_floor: {}\n    duplicate_collapse_floor: {}\n    \
+             entail_floor: {}\n    same_meaning_floor: {}\n    source: {}\n",
             quote(&c.model),
             c.version,
             c.dims,
@@ -363,7 +380,22 @@ pub fn write_calibration(
             quote(&c.source)
         ));
     }
-    std::fs::write(file, out)
+    // Written beside the file, checked as a configuration, then moved over it: a failure
+    // leaves the original as it was.
+    let staged = file.with_extension("calibrating.yaml");
+    std::fs::write(&staged, &out)?;
+    let check = Settings::load(Some(&staged)).map_err(|e| {
+        let _ = std::fs::remove_file(&staged);
+        std::io::Error::other(format!(
+            "the rewritten configuration does not load, so {} is unchanged: {e}",
+            file.display()
+        ))
+    })?;
+    if check.calibrations.iter().all(|c| c != calibration) {
+        let _ = std::fs::remove_file(&staged);
+        return Err(std::io::Error::other("the rewritten configuration lost the calibration"));
+    }
+    std::fs::rename(&staged, file)
 }
 
 /// The marker of the recorded-calibrations table in `docs/calibration.md`.
@@ -438,5 +470,47 @@ mod tests {
         assert!(refused.contains("does not separate"), "{refused}");
         assert!(separating_floor(&[pair("yes", 0.4)], "t", "yes", "no").is_err());
         assert_eq!([step(0.2998), step(0.8965), step(0.949)], [0.3, 0.9, 0.95]);
+    }
+
+    #[test]
+    fn writing_a_calibration_keeps_the_rest_of_the_file_and_the_other_entries_exact() {
+        let dir = std::env::temp_dir().join(format!("retold-calibration-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("next.yaml");
+        std::fs::write(
+            &file,
+            "embedding:\n  version: 7\ncalibrations:\n  - model: \"x\"\n    version: 1\n    dims: 3\n    \
+             dense_floor: 0.325\n    duplicate_collapse_floor: 0.95\n    entail_floor: 0.35\n    \
+             same_meaning_floor: 0.9\n    source: \"by hand\"\n# Telemetry\ntelemetry:\n  log_filter: \"warn\"\n",
+        )
+        .unwrap();
+        let before = Settings::load(Some(&file)).unwrap();
+        let new = CalibrationSettings {
+            model: before.embedding.model.clone(),
+            version: 7,
+            dims: before.embedding.dims,
+            dense_floor: 0.3,
+            duplicate_collapse_floor: 0.95,
+            entail_floor: 0.35,
+            same_meaning_floor: 0.9,
+            source: "test".into(),
+        };
+        write_calibration(&file, &before.calibrations, &new).unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(text.contains("# Telemetry\ntelemetry:"), "{text}");
+        let after = Settings::load(Some(&file)).unwrap();
+        assert_eq!(after.telemetry.log_filter, "warn");
+        assert_eq!(after.calibrations.len(), 2, "{text}");
+        assert_eq!(after.calibrations[0].dense_floor, 0.325, "another model's entry is kept exactly");
+        assert_eq!(after.calibration(), Some(&new));
+        // A second run replaces its own entry and header instead of adding them again.
+        write_calibration(&file, &after.calibrations, &new).unwrap();
+        let again = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(again.matches("calibrations:").count(), 1, "{again}");
+        assert_eq!(Settings::load(Some(&file)).unwrap().calibrations.len(), 2);
+        // A missing file is an error, not a new file.
+        assert!(write_calibration(&dir.join("missing.yaml"), &[], &new).is_err());
+        assert!(!dir.join("missing.yaml").exists());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

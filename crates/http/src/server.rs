@@ -460,6 +460,9 @@ pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, Ser
 /// Start the service and run until SIGINT or SIGTERM.
 pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    for (key, set, calibrated) in settings.overridden_thresholds() {
+        tracing::warn!(key, set, calibrated, "a model-dependent threshold overrides the model's calibration");
+    }
     check_reranker(&settings)?;
     let _lock = lock_data_dir(&settings.data_dir())?;
     let embedder = load_embedder(&settings).await?;

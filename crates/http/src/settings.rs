@@ -135,6 +135,25 @@ impl Settings {
         self.calibrations.iter().find(|c| c.model == e.model && c.version == e.version && c.dims == e.dims)
     }
 
+    /// Model-dependent thresholds set explicitly to something other than the configured
+    /// model's calibration: `(key, set, calibrated)`.
+    pub fn overridden_thresholds(&self) -> Vec<(&'static str, f64, f64)> {
+        let Some(c) = self.calibration() else { return Vec::new() };
+        [
+            ("retrieval.gate.dense_floor", self.retrieval.gate.dense_floor, c.dense_floor),
+            (
+                "retrieval.duplicate_collapse_floor",
+                self.retrieval.duplicate_collapse_floor,
+                c.duplicate_collapse_floor,
+            ),
+            ("ingestion.evidence.entail_floor", self.ingestion.evidence.entail_floor, c.entail_floor),
+            ("ingestion.same_meaning_floor", self.ingestion.same_meaning_floor, c.same_meaning_floor),
+        ]
+        .into_iter()
+        .filter_map(|(key, set, calibrated)| set.filter(|v| *v != calibrated).map(|v| (key, v, calibrated)))
+        .collect()
+    }
+
     /// The thresholds in force, or why there are none: a threshold left unset (`null`) comes
     /// from the configured model's calibration, and a model without one has none.
     pub fn thresholds(&self) -> Result<ModelThresholds, String> {

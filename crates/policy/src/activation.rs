@@ -17,23 +17,46 @@ pub struct CategoryRule {
     pub ambience: Ambience,
 }
 
-/// Which category `record` falls in and the rule that matched.
+/// How restrictive a policy is: when several categories match, the most restrictive wins, so
+/// `medication_schedule` (schedule, promote) tagged `health` (review) waits for review.
+fn restrictiveness(ambience: Ambience) -> u8 {
+    match ambience {
+        Ambience::Promote => 0,
+        Ambience::Conditional => 1,
+        Ambience::Review => 2,
+    }
+}
+
+/// Which category `record` falls in and the rule that matched: of every category whose
+/// attribute words or tags match, the one with the most restrictive policy (the first of
+/// those in order); the last category when none matches.
 pub fn categorize<'a>(record: &MemoryRecord, rules: &'a [CategoryRule]) -> (&'a CategoryRule, String) {
     let attribute = record.key.as_ref().map(|k| k.attribute.as_str().to_owned()).unwrap_or_default();
     let words: Vec<&str> = attribute.split('_').filter(|w| !w.is_empty()).collect();
-    for rule in rules {
+    let matched = |rule: &CategoryRule| -> Option<String> {
         for pattern in &rule.attributes {
             let wanted: Vec<&str> = pattern.split('_').filter(|w| !w.is_empty()).collect();
             if !wanted.is_empty() && words.windows(wanted.len()).any(|w| w == wanted.as_slice()) {
-                return (rule, format!("attribute {attribute} ~ {pattern}"));
+                return Some(format!("attribute {attribute} ~ {pattern}"));
             }
         }
-        if let Some(tag) = record.tags.iter().find(|t| rule.tags.iter().any(|r| r == t.as_str())) {
-            return (rule, format!("tag {}", tag.as_str()));
+        record
+            .tags
+            .iter()
+            .find(|t| rule.tags.iter().any(|r| r == t.as_str()))
+            .map(|tag| format!("tag {}", tag.as_str()))
+    };
+    let mut best: Option<(&CategoryRule, String)> = None;
+    for rule in rules {
+        if let Some(why) = matched(rule)
+            && best.as_ref().is_none_or(|(b, _)| restrictiveness(rule.ambience) > restrictiveness(b.ambience))
+        {
+            best = Some((rule, why));
         }
     }
-    let last = rules.last().expect("the configuration has at least the default category");
-    (last, "default".to_owned())
+    best.unwrap_or_else(|| {
+        (rules.last().expect("the configuration has at least the default category"), "default".to_owned())
+    })
 }
 
 /// Why `record` may be ambient, or why not: a confirmed, current, unexpired semantic record

@@ -88,6 +88,14 @@ impl ActivationStore for SqliteStore {
             ))
             .await
             .map_err(StoreError::from)?;
+            // Its open activation review is moot: nobody needs to approve a record that is no
+            // longer a candidate.
+            txn.execute_raw(stmt(
+                "DELETE FROM review_queue WHERE record_id = ? AND reason = 'activation' AND resolved_at IS NULL",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
         }
         for item in reviews {
             txn.execute_raw(stmt(

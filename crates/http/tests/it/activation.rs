@@ -90,12 +90,19 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
     convention["tags"] = json!(["project:retold"]);
     let convention = write(&app, &host, convention).await;
 
+    // A schedule attribute tagged health: the most restrictive matching category wins.
+    let mut medication =
+        fact("aditya", "medication_schedule", "Aditya takes his medication at 8am.", "system");
+    medication["tags"] = json!(["health"]);
+    let medication = write(&app, &host, medication).await;
+
     let second = start(&app, &host, aditya.clone(), &[]).await;
     let profile = &second["profile"];
     assert_eq!(ids(profile), [zone.clone(), style.clone()], "identity before communication: {profile}");
     let text = profile["text"].as_str().unwrap();
     assert!(text.contains("- [communication] Aditya prefers concise technical explanations."), "{text}");
-    assert!(!text.contains("peanuts"), "health waits for review: {text}");
+    assert!(!text.contains("peanuts") && !text.contains("medication"), "health waits for review: {text}");
+    assert!(!ids(profile).contains(&medication));
     let why = &profile["records"][1]["why"];
     assert_eq!(why, "communication: promote (attribute explanation_style ~ style)", "{profile}");
     let bob = start(&app, &host, principal("research-agent", "bob"), &[]).await;
@@ -169,6 +176,16 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
     shared["scope"] = json!("project:retold");
     let shared = write(&app, &host, shared).await;
     assert!(ids(&start(&app, &host, aditya.clone(), &[]).await["profile"]).contains(&shared));
+    // A fact about someone else there is not Aditya's, even when Aditya's records mention them.
+    let mut about_priya =
+        fact("aditya", "manager_style", "Priya manages Aditya's team with weekly syncs.", "system");
+    about_priya["subject"] = json!({"name": "Priya", "kind": "person"});
+    write(&app, &host, about_priya).await;
+    let mut priya = fact("aditya", "editor", "Priya edits in Emacs.", "system");
+    priya["subject"] = json!({"name": "Priya", "kind": "person"});
+    priya["scope"] = json!("project:retold");
+    let priya = write(&app, &host, priya).await;
+    assert!(!ids(&start(&app, &host, aditya.clone(), &[]).await["profile"]).contains(&priya));
     assert!(
         !ids(&start(&app, &host, principal("research-agent", "bob"), &[]).await["profile"]).contains(&shared)
     );
@@ -232,11 +249,11 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
             count(&mine, "health"),
             count(&mine, "project_conventions")
         ],
-        [1, 1, 1, 1],
+        [1, 2, 2, 1],
         "{mine}"
     );
-    assert_eq!(count(&mine, "tooling"), 1, "{mine}");
-    assert_eq!(mine["total"], 5, "the superseded time zone is not searchable: {mine}");
+    assert_eq!(count(&mine, "tooling"), 2, "{mine}");
+    assert_eq!(mine["total"], 8, "the superseded time zone is not searchable: {mine}");
     let shown = mine.to_string();
     for secret in ["peanuts", "Aditya", "mem_", "ent_", "time_zone"] {
         assert!(
@@ -246,7 +263,7 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
     }
     // Another user reads only what the agent's grants let it: the shared project record.
     let carol = inventory(principal("research-agent", "carol")).await;
-    assert_eq!((carol["total"].as_u64(), count(&carol, "tooling")), (Some(1), 1), "{carol}");
+    assert_eq!((carol["total"].as_u64(), count(&carol, "tooling")), (Some(2), 2), "{carol}");
     let stranger = inventory(principal("other-agent", "carol")).await;
     assert_eq!(
         (stranger["total"].as_u64(), stranger["categories"].clone()),

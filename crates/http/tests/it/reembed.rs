@@ -160,6 +160,17 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     assert!(!out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("no calibration is recorded"), "{}", text(&out));
 
+    // A floor set by hand for the old model would survive the switch: refused.
+    let overridden = format!(
+        "{NEXT}retrieval:\n  gate:\n    dense_floor: 0.42\ncalibrations:\n{}{}",
+        calibration_entry(1),
+        calibration_entry(2)
+    );
+    std::fs::write(&next, overridden).unwrap();
+    let out = retold(&["ops", "switch-model", "--config", next.to_str().unwrap()], &data);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("retrieval.gate.dense_floor = 0.42 (calibrated 0.3)"), "{}", text(&out));
+
     // Calibrated, but refused while the service runs on the data directory.
     let calibrated = format!("{NEXT}calibrations:\n{}{}", calibration_entry(1), calibration_entry(2));
     std::fs::write(&next, calibrated).unwrap();
