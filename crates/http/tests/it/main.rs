@@ -59,9 +59,6 @@ pub(crate) struct TestApp {
 }
 
 pub(crate) async fn app_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> TestApp {
-    // Errors the in-process service logs (the cause behind a 5xx answer) show in the output
-    // of the test that failed.
-    let _ = tracing_subscriber::fmt().with_test_writer().with_max_level(tracing::Level::ERROR).try_init();
     let settings = settings(dir.path(), extra);
     let Built { state, store, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
     let tasks = state.services.sessions.tasks().clone();
