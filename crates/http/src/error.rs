@@ -139,7 +139,23 @@ impl From<DomainError> for ApiError {
             }
             DomainError::StorageIo(detail) => {
                 tracing::error!(error = %detail, "storage I/O error");
-                Self::new(ErrorCode::StorageUnavailable, "the store's disk failed; nothing was written")
+                // SQLite's extended result code says which operation failed (a read, a write, a
+                // sync, the shared-memory file), without saying anything about the data.
+                let code = detail
+                    .split_once("(code: ")
+                    .and_then(|(_, rest)| rest.split_once(')'))
+                    .map(|(code, _)| code)
+                    .filter(|code| code.chars().all(|c| c.is_ascii_digit()));
+                match code {
+                    Some(code) => Self::new(
+                        ErrorCode::StorageUnavailable,
+                        format!("the store's disk failed (SQLite result code {code}); nothing was written"),
+                    ),
+                    None => Self::new(
+                        ErrorCode::StorageUnavailable,
+                        "the store's disk failed; nothing was written",
+                    ),
+                }
             }
             DomainError::Backend { component, source } => {
                 tracing::error!(component, error = %source, "backend failure");

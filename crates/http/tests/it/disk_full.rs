@@ -231,6 +231,8 @@ fn an_io_error_refuses_writes_with_503_keeps_reads_and_damages_nothing() {
     for n in 100..103 {
         let (status, answer) = post(&client, &url("/v1/memory/write"), &host, &write(n));
         assert_eq!((status, answer["code"].as_str()), (503, Some("storage_unavailable")), "{answer}");
+        // The detail names SQLite's result code (which operation failed), nothing of the data.
+        assert!(answer["detail"].as_str().unwrap().contains("(SQLite result code "), "{answer}");
     }
     // Reads keep working.
     let principal = json!({"agent_id": "disk-agent", "user_id": "ops"});
