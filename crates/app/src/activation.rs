@@ -7,7 +7,7 @@
 //! superseded, forgotten or expired since is withdrawn, and a
 //! record whose category or policy changed is decided again; only changes are audited.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use retold_domain::{
@@ -55,11 +55,6 @@ impl std::fmt::Debug for ActivationService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ActivationService").field("config", &self.config).finish_non_exhaustive()
     }
-}
-
-/// Estimated tokens of a text (the search budget's measure).
-fn tokens_of(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
 }
 
 impl ActivationService {
@@ -141,7 +136,7 @@ impl ActivationService {
                 people.push(id.clone());
             }
         }
-        let committed_ids: Vec<RecordId> = committed.iter().map(|r| r.id.clone()).collect();
+        let committed_ids: HashSet<RecordId> = committed.iter().map(|r| r.id.clone()).collect();
         let records: Vec<MemoryRecord> = committed
             .into_iter()
             .filter(|r| {
@@ -153,7 +148,6 @@ impl ActivationService {
             self.store.decisions_in(&scopes).await?.into_iter().map(|d| (d.record_id.clone(), d)).collect();
         let (mut current, mut changed, mut reviews, mut events) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut seen = Vec::new();
         for record in records {
             let Ok(basis) = candidacy(&record, now) else { continue };
             let (rule, matched) = categorize(&record, &self.config.categories);
@@ -167,19 +161,14 @@ impl ActivationService {
                 decided_at: now,
                 verdict: None,
             };
-            seen.push(record.id.clone());
+            let old = stored.get(&record.id);
             // A rejection stands whatever the record's category becomes; an approval holds within
             // its category.
-            if let Some(old) = stored.get(&record.id) {
-                decision.verdict = match old.verdict {
-                    Some(ReviewVerdict::Rejected) => Some(ReviewVerdict::Rejected),
-                    Some(ReviewVerdict::Approved) if old.category == decision.category => {
-                        Some(ReviewVerdict::Approved)
-                    }
-                    _ => None,
-                };
-            }
-            match stored.get(&record.id) {
+            decision.verdict = old.and_then(|old| match old.verdict {
+                Some(ReviewVerdict::Approved) if old.category != decision.category => None,
+                verdict => verdict,
+            });
+            match old {
                 Some(old) if old.same_as(&decision) => decision = old.clone(),
                 _ => {
                     events.push(self.decided_event(&decision, principal));
@@ -200,12 +189,8 @@ impl ActivationService {
         // A decision is withdrawn when its record is no longer committed and current; a record
         // that is simply not about this principal keeps the decision another principal's
         // evaluation made.
-        let withdrawn: Vec<RecordId> = stored
-            .iter()
-            .filter(|(id, _)| !seen.contains(id))
-            .filter(|(id, _)| !committed_ids.contains(id))
-            .map(|(id, _)| id.clone())
-            .collect();
+        let withdrawn: Vec<RecordId> =
+            stored.keys().filter(|id| !committed_ids.contains(*id)).cloned().collect();
         for id in &withdrawn {
             let mut event = app_event(
                 self.ids.as_ref(),
@@ -279,11 +264,11 @@ impl ActivationService {
         ambient.sort_by(|a, b| a.0.cmp(&b.0).then(recency(b.2).cmp(&recency(a.2))).then(a.2.id.cmp(&b.2.id)));
         let header = format!("What you know about {} (Retold profile):", principal.user_id);
         let mut text = header.clone();
-        let mut spent = tokens_of(&header);
+        let mut spent = retold_retrieve::text_tokens(&header);
         let (mut entries, mut cut) = (Vec::new(), 0u32);
         for (_, d, r, why) in ambient {
             let line = format!("\n- [{}] {}", d.category, r.content.as_str());
-            let cost = tokens_of(&line);
+            let cost = retold_retrieve::text_tokens(&line);
             if spent + cost > self.config.profile_token_budget {
                 cut += 1;
                 continue;
@@ -294,7 +279,7 @@ impl ActivationService {
         }
         if entries.is_empty() {
             text.push_str("\n(nothing yet)");
-            spent = tokens_of(&text);
+            spent = retold_retrieve::text_tokens(&text);
         }
         let profile = ProfileBlock {
             session_id: session.id.clone(),

@@ -26,7 +26,7 @@ pub use crate::operations::{
     ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, Resolution,
     RetentionOutcome, SnapshotOutcome,
 };
-pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService};
+pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService, uncalibrated};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
 

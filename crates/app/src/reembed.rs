@@ -63,6 +63,15 @@ fn describe(model: &EmbeddingModelInfo) -> String {
     format!("{} v{} ({} dims)", model.name, model.version, model.dims)
 }
 
+/// Why a switch to `model` is refused when it has no calibration.
+pub fn uncalibrated(model: &EmbeddingModelInfo) -> DomainError {
+    DomainError::Conflict(format!(
+        "no calibration is recorded for {}: the dense floor, duplicate-collapse floor, entailment floor \
+         and same-meaning floor depend on the model; run `retold ops calibrate` with this configuration first",
+        describe(model)
+    ))
+}
+
 impl ReembedService {
     pub fn new(stores: &crate::Stores, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
         Self { staging: stores.reembedding.clone(), audit: stores.audit.clone(), clock, ids }
@@ -165,12 +174,7 @@ impl ReembedService {
         actor: &str,
     ) -> Result<u64> {
         let Some(calibration) = calibration.filter(|c| c.model == *target) else {
-            return Err(DomainError::Conflict(format!(
-                "no calibration is recorded for {}: the dense floor, duplicate-collapse floor, \
-                 entailment floor and same-meaning floor depend on the model; run `retold ops calibrate` \
-                 with this configuration first",
-                describe(target)
-            )));
+            return Err(uncalibrated(target));
         };
         let from = self
             .staging

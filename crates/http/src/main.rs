@@ -277,6 +277,11 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The runtime an offline model operation runs on: two workers, like the service.
+fn offline_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()
+}
+
 /// A target configuration, with the data directory overridden when asked.
 fn target_settings(
     config: &std::path::Path,
@@ -303,7 +308,7 @@ fn reembed(
     let bar = indicatif::ProgressBar::new(0).with_style(indicatif::ProgressStyle::with_template(
         "re-embedding {bar:40} {pos}/{len} records ({per_sec}, {eta} left)",
     )?);
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = offline_runtime()?;
     let outcome = runtime.block_on(retold_http::model_ops::reembed(&settings, batch, |counts| {
         bar.set_length(counts.live);
         bar.set_position(counts.staged);
@@ -332,7 +337,7 @@ fn calibrate(
     doc: &std::path::Path,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let settings = Settings::load(Some(config))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = offline_runtime()?;
     let report = runtime.block_on(async {
         let model = retold_http::model_ops::load_model(&settings).await?;
         retold_http::model_ops::calibrate(model.as_ref(), locomo)
@@ -366,7 +371,7 @@ fn switch_model(
     data_dir: Option<&std::path::Path>,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let settings = target_settings(config, data_dir)?;
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let runtime = offline_runtime()?;
     let outcome = runtime.block_on(retold_http::model_ops::switch_model(&settings))?;
     println!(
         "{}",

@@ -4,7 +4,7 @@
 //! service keeps running; the switch swaps them in with the service stopped (it holds the
 //! data directory's lock); calibration scores labelled pairs and LoCoMo dev with the model.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use retold_app::{Calibration, ReembedOutcome, ReembedService, Stores};
@@ -91,13 +91,8 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
     let to = model_of(settings);
     let calibration = settings.calibration().map(calibration_of);
     if calibration.is_none() {
-        // Refused before anything is loaded or locked; the service says the same.
-        return Err(ServeError::Uncalibrated(format!(
-            "no calibration is recorded for {} v{} ({} dims) in `calibrations`: run `retold ops calibrate \
-             --config FILE` first (the dense, duplicate-collapse, entailment and same-meaning floors depend \
-             on the model)",
-            to.name, to.version, to.dims
-        )));
+        // Refused before anything is loaded or locked, as the switch itself would refuse.
+        return Err(ServeError::Startup(retold_app::uncalibrated(&to)));
     }
     let overridden = settings.overridden_thresholds();
     if !overridden.is_empty() {
@@ -445,12 +440,6 @@ pub fn write_calibration_doc(doc: &Path, report: &CalibrationReport) -> std::io:
         ),
     };
     std::fs::write(doc, out)
-}
-
-/// Where `retold ops calibrate` writes by default: the repository's `docs/calibration.md`
-/// when run from a checkout.
-pub fn default_doc() -> PathBuf {
-    PathBuf::from("docs/calibration.md")
 }
 
 #[cfg(test)]

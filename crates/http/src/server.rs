@@ -373,8 +373,10 @@ pub struct Built {
 /// Build every component: the embedder, the store (migrated), the index (rebuilt from the
 /// store), and the services over them. The only place that names the concrete store.
 pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built, ServeError> {
-    settings.thresholds().map_err(ServeError::Uncalibrated)?;
-    check_reranker(settings)?;
+    preflight(settings)?;
+    for (key, set, calibrated) in settings.overridden_thresholds() {
+        tracing::warn!(key, set, calibrated, "a model-dependent threshold overrides the model's calibration");
+    }
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
         .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
@@ -422,6 +424,13 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     })
 }
 
+/// What a configuration must satisfy before anything is opened: the model-dependent
+/// thresholds resolve, and no stage is switched on that cannot run.
+fn preflight(settings: &Settings) -> Result<(), ServeError> {
+    settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    check_reranker(settings)
+}
+
 /// `retrieval.reranker.enabled` asks for a model this build cannot load: no cross-encoder ships
 /// in a registry this machine reaches (docs/quality.md), so the switch is refused rather than
 /// silently doing nothing.
@@ -459,11 +468,9 @@ pub async fn load_embedder(settings: &Settings) -> Result<Arc<OnnxEmbedder>, Ser
 
 /// Start the service and run until SIGINT or SIGTERM.
 pub async fn serve(settings: Settings) -> Result<(), ServeError> {
-    settings.thresholds().map_err(ServeError::Uncalibrated)?;
-    for (key, set, calibrated) in settings.overridden_thresholds() {
-        tracing::warn!(key, set, calibrated, "a model-dependent threshold overrides the model's calibration");
-    }
-    check_reranker(&settings)?;
+    // Refused before the model is loaded or the data directory locked; `build` checks again
+    // for its other callers (tests, tools).
+    preflight(&settings)?;
     let _lock = lock_data_dir(&settings.data_dir())?;
     let embedder = load_embedder(&settings).await?;
     let built = build(&settings, embedder).await?;

@@ -139,57 +139,45 @@ impl Settings {
     /// model's calibration: `(key, set, calibrated)`.
     pub fn overridden_thresholds(&self) -> Vec<(&'static str, f64, f64)> {
         let Some(c) = self.calibration() else { return Vec::new() };
+        self.model_thresholds()
+            .into_iter()
+            .filter_map(|(key, set, calibrated)| {
+                set.filter(|v| *v != calibrated(c)).map(|v| (key, v, calibrated(c)))
+            })
+            .collect()
+    }
+
+    /// The four model-dependent thresholds: key, explicit value, and where the calibration
+    /// holds it (in `ModelThresholds` order).
+    #[allow(clippy::type_complexity)]
+    fn model_thresholds(&self) -> [(&'static str, Option<f64>, fn(&CalibrationSettings) -> f64); 4] {
         [
-            ("retrieval.gate.dense_floor", self.retrieval.gate.dense_floor, c.dense_floor),
-            (
-                "retrieval.duplicate_collapse_floor",
-                self.retrieval.duplicate_collapse_floor,
-                c.duplicate_collapse_floor,
-            ),
-            ("ingestion.evidence.entail_floor", self.ingestion.evidence.entail_floor, c.entail_floor),
-            ("ingestion.same_meaning_floor", self.ingestion.same_meaning_floor, c.same_meaning_floor),
+            ("retrieval.gate.dense_floor", self.retrieval.gate.dense_floor, |c| c.dense_floor),
+            ("retrieval.duplicate_collapse_floor", self.retrieval.duplicate_collapse_floor, |c| {
+                c.duplicate_collapse_floor
+            }),
+            ("ingestion.evidence.entail_floor", self.ingestion.evidence.entail_floor, |c| c.entail_floor),
+            ("ingestion.same_meaning_floor", self.ingestion.same_meaning_floor, |c| c.same_meaning_floor),
         ]
-        .into_iter()
-        .filter_map(|(key, set, calibrated)| set.filter(|v| *v != calibrated).map(|v| (key, v, calibrated)))
-        .collect()
     }
 
     /// The thresholds in force, or why there are none: a threshold left unset (`null`) comes
     /// from the configured model's calibration, and a model without one has none.
     pub fn thresholds(&self) -> Result<ModelThresholds, String> {
         let calibration = self.calibration();
-        let pick = |explicit: Option<f64>, calibrated: fn(&CalibrationSettings) -> f64, key: &str| {
-            explicit.or_else(|| calibration.map(calibrated)).ok_or_else(|| {
+        let mut values = [0.0; 4];
+        for (value, (key, explicit, calibrated)) in values.iter_mut().zip(self.model_thresholds()) {
+            *value = explicit.or_else(|| calibration.map(calibrated)).ok_or_else(|| {
                 let e = &self.embedding;
                 format!(
                     "{key} depends on the embedding model, and no calibration is recorded for {} v{} ({} dims): \
                      run `retold ops calibrate --config FILE` for it, or set {key}",
                     e.model, e.version, e.dims
                 )
-            })
-        };
-        Ok(ModelThresholds {
-            dense_floor: pick(
-                self.retrieval.gate.dense_floor,
-                |c| c.dense_floor,
-                "retrieval.gate.dense_floor",
-            )?,
-            duplicate_collapse_floor: pick(
-                self.retrieval.duplicate_collapse_floor,
-                |c| c.duplicate_collapse_floor,
-                "retrieval.duplicate_collapse_floor",
-            )?,
-            entail_floor: pick(
-                self.ingestion.evidence.entail_floor,
-                |c| c.entail_floor,
-                "ingestion.evidence.entail_floor",
-            )?,
-            same_meaning_floor: pick(
-                self.ingestion.same_meaning_floor,
-                |c| c.same_meaning_floor,
-                "ingestion.same_meaning_floor",
-            )?,
-        })
+            })?;
+        }
+        let [dense_floor, duplicate_collapse_floor, entail_floor, same_meaning_floor] = values;
+        Ok(ModelThresholds { dense_floor, duplicate_collapse_floor, entail_floor, same_meaning_floor })
     }
 }
 

@@ -127,23 +127,11 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
         .cloned()
         .unwrap_or_else(|| panic!("no activation review for the allergy: {queue}"));
     let review_id = item["id"].as_str().unwrap();
-    let (status, refused) = app
-        .call(
-            "POST",
-            &format!("/v1/admin/reviews/{review_id}/resolve"),
-            Some(ADMIN_KEY),
-            Some(json!({"action": "confirm"})),
-        )
-        .await;
+    let path = format!("/v1/admin/reviews/{review_id}/resolve");
+    let resolve = |action: &str| app.call("POST", &path, Some(ADMIN_KEY), Some(json!({"action": action})));
+    let (status, refused) = resolve("confirm").await;
     assert_eq!(status, StatusCode::CONFLICT, "an activation review is approved or rejected: {refused}");
-    let (status, resolved) = app
-        .call(
-            "POST",
-            &format!("/v1/admin/reviews/{review_id}/resolve"),
-            Some(ADMIN_KEY),
-            Some(json!({"action": "approve"})),
-        )
-        .await;
+    let (status, resolved) = resolve("approve").await;
     assert_eq!(status, StatusCode::OK, "{resolved}");
     let third = start(&app, &host, aditya.clone(), &[]).await;
     assert!(ids(&third["profile"]).contains(&allergy), "{third}");

@@ -35,9 +35,14 @@ pub(crate) struct Candidate {
     pub(crate) conflict_with: Option<RecordId>,
 }
 
-/// Estimated tokens of a record in a tool result.
+/// Estimated tokens of a text: four characters a token.
+pub fn text_tokens(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+/// Estimated tokens of a record in a tool result: its text and a per-record overhead.
 pub fn tokens(record: &MemoryRecord) -> usize {
-    record.content.as_str().chars().count().div_ceil(4) + 12
+    text_tokens(record.content.as_str()) + 12
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
