@@ -9,7 +9,7 @@ use ort::session::Session;
 use ort::session::builder::GraphOptimizationLevel;
 use ort::value::Tensor;
 use retold_domain::{DomainError, Embedder, EmbeddingModelInfo, Result};
-use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
 use crate::error::IndexError;
 use crate::vector::normalise;
@@ -35,7 +35,8 @@ pub struct OnnxEmbedderConfig {
     pub max_length: usize,
     /// Texts per ONNX run.
     pub batch_size: usize,
-    /// Concurrent ONNX runs; each session runs on one intra-op thread.
+    /// Concurrent ONNX runs; each session runs on one intra-op thread. Callers waiting for
+    /// a session share its next run.
     pub workers: usize,
     /// Directory holding `model.onnx` and `tokenizer.json`.
     pub model_dir: PathBuf,
@@ -108,13 +109,56 @@ pub struct OnnxEmbedder {
 #[derive(Debug)]
 struct Core {
     config: OnnxEmbedderConfig,
+    /// Truncates; never pads (a run pads its rows to the longest, see [`Core::run`]).
     tokenizer: Tokenizer,
-    /// One session per worker; a worker takes a free one for each batch.
-    sessions: Mutex<Vec<Session>>,
-    /// Wakes a waiting caller when a session is returned.
-    returned: std::sync::Condvar,
+    pad_id: i64,
+    pad_type_id: i64,
+    pool: Mutex<Pool>,
+    /// Wakes waiting callers when a run finishes (their vectors may be ready, or a session
+    /// free).
+    changed: std::sync::Condvar,
     feeds_token_type_ids: bool,
     output_name: String,
+}
+
+/// The sessions and the embedding requests waiting for one. A caller whose request finds a
+/// free session runs it together with the requests queued before and behind it, so
+/// concurrent small requests (search queries) share one ONNX run: each run reads every
+/// weight of the model once, whatever its rows, and a row's vector does not depend on the
+/// rows beside it (`tests/it/onnx.rs` checks bit-equality).
+#[derive(Debug, Default)]
+struct Pool {
+    sessions: Vec<Session>,
+    waiting: std::collections::VecDeque<Job>,
+    done: std::collections::HashMap<u64, std::result::Result<Vec<Vec<f32>>, IndexError>>,
+    next_job: u64,
+}
+
+#[derive(Debug)]
+struct Job {
+    id: u64,
+    encodings: Vec<tokenizers::Encoding>,
+}
+
+impl Pool {
+    /// Take the jobs to run together: FIFO, at most `max_rows` rows, and while padding to
+    /// the longest row at most doubles the tokens computed.
+    fn take_batch(&mut self, max_rows: usize) -> Vec<Job> {
+        let (mut rows, mut longest, mut tokens) = (0usize, 0usize, 0usize);
+        let mut batch = Vec::new();
+        while let Some(next) = self.waiting.front() {
+            let next_rows = next.encodings.len();
+            let next_longest = next.encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+            let next_tokens: usize = next.encodings.iter().map(|e| e.get_ids().len()).sum();
+            let (r, l, t) = (rows + next_rows, longest.max(next_longest), tokens + next_tokens);
+            if !batch.is_empty() && (r > max_rows || r * l > 2 * t) {
+                break;
+            }
+            (rows, longest, tokens) = (r, l, t);
+            batch.extend(self.waiting.pop_front());
+        }
+        batch
+    }
 }
 
 impl OnnxEmbedder {
@@ -140,11 +184,10 @@ impl OnnxEmbedder {
 
         let mut tokenizer = Tokenizer::from_file(&tokenizer_path)
             .map_err(|e| IndexError::Tokenizer(format!("{}: {e}", tokenizer_path.display())))?;
-        // Shipped tokenizer.json files often pad every input to a fixed length; pad each
-        // batch only to its longest member instead.
-        let mut padding = tokenizer.get_padding().cloned().unwrap_or_else(PaddingParams::default);
-        padding.strategy = PaddingStrategy::BatchLongest;
-        tokenizer.with_padding(Some(padding));
+        // Shipped tokenizer.json files often pad every input to a fixed length. Each run pads
+        // its rows to the longest of them instead, with the tokenizer's pad ids.
+        let padding = tokenizer.get_padding().cloned().unwrap_or_else(PaddingParams::default);
+        tokenizer.with_padding(None);
         tokenizer
             .with_truncation(Some(TruncationParams {
                 max_length: config.max_length,
@@ -179,8 +222,10 @@ impl OnnxEmbedder {
         let core = Core {
             config,
             tokenizer,
-            sessions: Mutex::new(sessions),
-            returned: std::sync::Condvar::new(),
+            pad_id: i64::from(padding.pad_id),
+            pad_type_id: i64::from(padding.pad_type_id),
+            pool: Mutex::new(Pool { sessions, ..Pool::default() }),
+            changed: std::sync::Condvar::new(),
             feeds_token_type_ids,
             output_name,
         };
@@ -199,73 +244,108 @@ impl OnnxEmbedder {
         Ok(embedder)
     }
 
-    /// Embed on the calling thread (blocking). Batches by `batch_size`; waits for a free
-    /// session when all workers are busy.
+    /// Embed on the calling thread (blocking). Batches by `batch_size`; when every session
+    /// is busy, waits, and shares the next free session's run with the other waiting callers.
     pub fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
         self.core.embed_blocking(texts)
     }
 }
 
 impl Core {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
+        self.pool.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
         let mut out = Vec::with_capacity(texts.len());
-        for batch in texts.chunks(self.config.batch_size) {
-            let mut session = self.take_session();
-            let result = self.run_batch(&mut session, batch);
-            self.give_back(session);
-            out.extend(result?);
+        for chunk in texts.chunks(self.config.batch_size) {
+            let encodings = self
+                .tokenizer
+                .encode_batch(chunk.iter().map(String::as_str).collect::<Vec<_>>(), true)
+                .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
+            out.extend(self.queue_and_run(encodings)?);
         }
         Ok(out)
     }
 
-    fn take_session(&self) -> Session {
-        let mut free = self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    /// Queue one request, then either run a batch (when a session is free) or wait, until
+    /// this request's vectors are done.
+    fn queue_and_run(
+        &self,
+        encodings: Vec<tokenizers::Encoding>,
+    ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+        let mut pool = self.lock();
+        let id = pool.next_job;
+        pool.next_job += 1;
+        pool.waiting.push_back(Job { id, encodings });
         loop {
-            if let Some(session) = free.pop() {
-                return session;
+            if let Some(result) = pool.done.remove(&id) {
+                return result;
             }
-            free = self.returned.wait(free).unwrap_or_else(std::sync::PoisonError::into_inner);
+            if pool.waiting.is_empty() || pool.sessions.is_empty() {
+                // Ours is in another caller's run, or every session is busy.
+                pool = self.changed.wait(pool).unwrap_or_else(std::sync::PoisonError::into_inner);
+                continue;
+            }
+            let mut session = pool.sessions.pop().expect("checked above");
+            let batch = pool.take_batch(self.config.batch_size);
+            drop(pool);
+            let rows: Vec<&tokenizers::Encoding> = batch.iter().flat_map(|j| &j.encodings).collect();
+            let result = self.run(&mut session, &rows);
+            pool = self.lock();
+            pool.sessions.push(session);
+            match result {
+                Ok(vectors) => {
+                    let mut vectors = vectors.into_iter();
+                    for job in &batch {
+                        let mine = vectors.by_ref().take(job.encodings.len()).collect();
+                        pool.done.insert(job.id, Ok(mine));
+                    }
+                }
+                Err(e) => {
+                    for job in &batch {
+                        pool.done.insert(job.id, Err(e.clone()));
+                    }
+                }
+            }
+            self.changed.notify_all();
         }
     }
 
-    fn give_back(&self, session: Session) {
-        self.sessions.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(session);
-        self.returned.notify_one();
-    }
-
-    fn run_batch(
+    /// One ONNX run over `rows`, each padded to the longest with the tokenizer's pad ids.
+    fn run(
         &self,
         session: &mut Session,
-        batch: &[String],
+        rows: &[&tokenizers::Encoding],
     ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
-        let encodings = self
-            .tokenizer
-            .encode_batch(batch.iter().map(String::as_str).collect::<Vec<_>>(), true)
-            .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
-        let rows = encodings.len();
-        let seq = encodings.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
-        let mut ids = Vec::with_capacity(rows * seq);
-        let mut mask = Vec::with_capacity(rows * seq);
-        let mut types = Vec::with_capacity(rows * seq);
-        for encoding in &encodings {
+        let count = rows.len();
+        let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        let mut ids = Vec::with_capacity(count * seq);
+        let mut mask = Vec::with_capacity(count * seq);
+        let mut types = Vec::with_capacity(count * seq);
+        for encoding in rows {
+            let pad = seq - encoding.get_ids().len();
             ids.extend(encoding.get_ids().iter().map(|&x| i64::from(x)));
+            ids.extend(std::iter::repeat_n(self.pad_id, pad));
             mask.extend(encoding.get_attention_mask().iter().map(|&x| i64::from(x)));
+            mask.extend(std::iter::repeat_n(0, pad));
             types.extend(encoding.get_type_ids().iter().map(|&x| i64::from(x)));
+            types.extend(std::iter::repeat_n(self.pad_type_id, pad));
         }
         let run = |session: &mut Session| -> ort::Result<(Vec<i64>, Vec<f32>)> {
             let mut inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)> = ort::inputs![
-                "input_ids" => Tensor::from_array(([rows, seq], ids))?,
-                "attention_mask" => Tensor::from_array(([rows, seq], mask.clone()))?,
+                "input_ids" => Tensor::from_array(([count, seq], ids))?,
+                "attention_mask" => Tensor::from_array(([count, seq], mask.clone()))?,
             ];
             if self.feeds_token_type_ids {
-                inputs.push(("token_type_ids".into(), Tensor::from_array(([rows, seq], types))?.into()));
+                inputs.push(("token_type_ids".into(), Tensor::from_array(([count, seq], types))?.into()));
             }
             let outputs = session.run(inputs)?;
             let (shape, data) = outputs[self.output_name.as_str()].try_extract_tensor::<f32>()?;
             Ok((shape.to_vec(), data.to_vec()))
         };
         let (shape, data) = run(session).map_err(|e| IndexError::Model(format!("inference failed: {e}")))?;
-        pool(&shape, &data, &mask, rows, seq, self.config.pooling)
+        pool(&shape, &data, &mask, count, seq, self.config.pooling)
     }
 }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 /// Why the embedder or index could not do its work.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum IndexError {
     /// A file the embedder needs is not there.
     #[error("{what} not found at {path}: {fix}")]

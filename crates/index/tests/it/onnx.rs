@@ -112,6 +112,40 @@ async fn the_port_embeds_concurrently_without_blocking_the_runtime() {
     }
 }
 
+/// Concurrent callers share ONNX runs (one session, many waiting requests): a vector must
+/// not depend on the requests it shared a run with, or a query's vector, and so its search
+/// results, would depend on the load.
+#[test]
+fn a_shared_run_gives_every_caller_the_vectors_it_would_get_alone() {
+    let shared = OnnxEmbedder::load(OnnxEmbedderConfig { workers: 1, batch_size: 8, ..config() }).unwrap();
+    let texts: Vec<String> = (0..24)
+        .map(|i| match i % 3 {
+            0 => format!("what happened with topic {i}?"),
+            1 => format!(
+                "a much longer note number {i} about the deploy that failed because the migration was missing"
+            ),
+            _ => format!("hi {i}"),
+        })
+        .collect();
+    let alone: Vec<Vec<f32>> =
+        texts.iter().map(|t| shared.embed_blocking(std::slice::from_ref(t)).unwrap().remove(0)).collect();
+    let together: Vec<(usize, Vec<f32>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..texts.len())
+            .map(|i| {
+                let (shared, text) = (&shared, &texts[i]);
+                s.spawn(move || (i, shared.embed_blocking(std::slice::from_ref(text)).unwrap().remove(0)))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (i, vector) in together {
+        assert_eq!(vector, alone[i], "text {i} got another vector when it shared a run");
+    }
+    // And a batch call answers in order, each vector its own text's.
+    let batch = shared.embed_blocking(&texts).unwrap();
+    assert_eq!(batch, alone);
+}
+
 #[test]
 fn wrong_dims_are_refused_with_the_key_named() {
     embedder(); // ONNX Runtime is loaded once per process; share it.
