@@ -489,7 +489,9 @@ fn git_revision() -> String {
 
 pub(crate) fn embedder() -> Result<Arc<CachedEmbedder>> {
     let settings = retold_http::Settings::load(None)?;
-    let inner = Arc::new(OnnxEmbedder::load(retold_http::embedder_config(&settings))?);
+    // Evaluations embed whole datasets on two threads: one session each.
+    let config = retold_index::OnnxEmbedderConfig { workers: 2, ..retold_http::embedder_config(&settings) };
+    let inner = Arc::new(OnnxEmbedder::load(config)?);
     let dir = retold_index::cache_dir().join("embedding-cache");
     Ok(Arc::new(CachedEmbedder { inner, dir }))
 }

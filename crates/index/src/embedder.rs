@@ -56,7 +56,7 @@ impl OnnxEmbedderConfig {
             pooling: Pooling::Mean,
             max_length: 256,
             batch_size: 32,
-            workers: 2,
+            workers: 1,
             model_dir: retold_provision::default_model_dir(),
             runtime_library: retold_provision::default_runtime_library(),
         }
