@@ -47,6 +47,7 @@ pub struct AdminService {
     records: Arc<dyn RecordReader>,
     turns: Arc<dyn TurnBuffer>,
     search_log: Arc<dyn SearchLogStore>,
+    decisions: Arc<dyn retold_domain::DecisionLog>,
     embedder: Arc<dyn Embedder>,
     index: Arc<dyn VectorIndex>,
     ingestor: Ingestor,
@@ -87,6 +88,7 @@ impl AdminService {
             records: stores.records.clone(),
             turns: stores.turns.clone(),
             search_log: stores.search_log.clone(),
+            decisions: stores.decisions.clone(),
             embedder,
             index,
             ingestor,
@@ -249,6 +251,19 @@ impl AdminService {
     pub async fn session_events(&self, id: &str) -> Result<Vec<AuditEvent>> {
         let session = self.session_id(id).await?;
         self.audit.session_events(&session).await
+    }
+
+    /// One orchestrator decision.
+    pub async fn decision(&self, id: &str) -> Result<retold_domain::TurnMemoryDecision> {
+        let decision_id =
+            retold_domain::DecisionId::new(id.to_owned()).map_err(|_| not_found("decision", id))?;
+        self.decisions.decision(&decision_id).await?.ok_or_else(|| not_found("decision", id))
+    }
+
+    /// A session's orchestrator decisions, oldest first.
+    pub async fn session_decisions(&self, id: &str) -> Result<Vec<retold_domain::TurnMemoryDecision>> {
+        let session = self.session_id(id).await?;
+        self.decisions.decisions_of(&session).await
     }
 
     /// Run extraction now, for one session or for up to `limit` ended sessions nobody has

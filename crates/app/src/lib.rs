@@ -14,6 +14,7 @@ mod admin;
 mod idempotency;
 mod keys;
 mod operations;
+pub mod orchestrator;
 mod reembed;
 mod sessions;
 mod stores;
@@ -26,6 +27,7 @@ pub use crate::operations::{
     ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, Resolution,
     RetentionOutcome, SnapshotOutcome,
 };
+pub use crate::orchestrator::OrchestratorService;
 pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService, uncalibrated};
 pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
 pub use crate::stores::{AllPorts, Stores};
@@ -48,4 +50,6 @@ pub struct Services {
     pub operations: OperationsService,
     /// Which records are ambient, session profiles, the category inventory.
     pub activation: ActivationService,
+    /// The host-issued memory decision for a turn.
+    pub orchestrator: orchestrator::OrchestratorService,
 }

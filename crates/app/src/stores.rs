@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use retold_domain::{
-    ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, EligibilityIndex, EligibilitySource,
+    ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, DecisionLog, EligibilityIndex, EligibilitySource,
     EmbeddingSource, EntityReader, EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore,
     IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding, ReviewQueue,
     SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
@@ -36,6 +36,7 @@ pub trait AllPorts:
     + ReviewQueue
     + Reembedding
     + ActivationStore
+    + DecisionLog
     + 'static
 {
 }
@@ -66,6 +67,7 @@ impl<T> AllPorts for T where
         + ReviewQueue
         + Reembedding
         + ActivationStore
+        + DecisionLog
         + 'static
 {
 }
@@ -100,6 +102,7 @@ pub struct Stores {
     pub reviews: Arc<dyn ReviewQueue>,
     pub reembedding: Arc<dyn Reembedding>,
     pub activation: Arc<dyn ActivationStore>,
+    pub decisions: Arc<dyn DecisionLog>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
 }
 
@@ -131,6 +134,7 @@ impl Stores {
             reviews: store.clone(),
             reembedding: store.clone(),
             activation: store.clone(),
+            decisions: store.clone(),
             idempotency: store,
         }
     }

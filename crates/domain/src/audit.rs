@@ -50,11 +50,13 @@ pub enum EventKind {
     ActivationWithdrawn,
     /// A session's profile was assembled.
     ProfileAssembled,
+    /// The orchestrator decided about a turn (disposition, bundle, admitted records).
+    DecisionMade,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 30] = [
+    pub const ALL: [EventKind; 31] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -85,6 +87,7 @@ impl EventKind {
         Self::ActivationDecided,
         Self::ActivationWithdrawn,
         Self::ProfileAssembled,
+        Self::DecisionMade,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -120,6 +123,7 @@ impl EventKind {
             Self::ActivationDecided => "activation.decided",
             Self::ActivationWithdrawn => "activation.withdrawn",
             Self::ProfileAssembled => "profile.assembled",
+            Self::DecisionMade => "decision.made",
         }
     }
 

@@ -181,6 +181,12 @@ prefixed_id!(
     "srch_"
 );
 prefixed_id!(
+    /// An orchestrator decision id, `dec_<ulid>`.
+    DecisionId,
+    "decision_id",
+    "dec_"
+);
+prefixed_id!(
     /// A review-queue item id, `rev_<ulid>`.
     ReviewId,
     "review_id",

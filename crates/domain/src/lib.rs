@@ -6,6 +6,7 @@
 
 mod activation;
 mod audit;
+mod decision;
 mod entity;
 mod error;
 mod ids;
@@ -20,25 +21,26 @@ mod trace;
 
 pub use crate::activation::{ActivationDecision, Ambience, ProfileBlock, ProfileEntry, ReviewVerdict};
 pub use crate::audit::{AuditEvent, EventKind};
+pub use crate::decision::{DecisionTimings, Disposition, Gap, GapKind, KeptReason, TurnMemoryDecision};
 pub use crate::entity::{
     Entity, EntityKind, EntityStatus, LinkRole, MAX_NAME_CHARS, Name, RecordEntityLink, fold_name,
 };
 pub use crate::error::{BoxError, DomainError, Result};
 pub use crate::ids::{
-    AgentId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, ReviewId, SearchId, SessionId,
-    UserId,
+    AgentId, DecisionId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, ReviewId, SearchId,
+    SessionId, UserId,
 };
 pub use crate::ports::{
     ActivationStore, ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse,
-    ConflictLink, CurrentFacts, DueReviewRules, EligibilityFilter, EligibilityIndex, EligibilityRow,
-    EligibilitySource, EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow, EmbeddingScan,
-    EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader, EntityWriter, Erasure,
-    ErasureReport, ErasureTarget, ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim,
-    IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm,
-    LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate, RecordWriter,
-    ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport, ReviewAction, ReviewItem,
-    ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer,
-    VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
+    ConflictLink, CurrentFacts, DecisionLog, DueReviewRules, EligibilityFilter, EligibilityIndex,
+    EligibilityRow, EligibilitySource, EligibleRecord, Embedder, EmbeddingModelInfo, EmbeddingRow,
+    EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader, EntityWriter,
+    Erasure, ErasureReport, ErasureTarget, ExpiryIndex, ExtractionClaims, GrantStore, IdGenerator,
+    IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit, LexicalIndex,
+    LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
+    RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport, ReviewAction,
+    ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck, TranscriptRetention,
+    TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -695,6 +695,9 @@ pub struct ErasureReport {
     pub entities: u64,
     /// Session profiles that quoted an erased record (or, for a user, every profile of theirs).
     pub profiles: u64,
+    /// Orchestrator decisions that admitted an erased record (or, for a user, every decision
+    /// of theirs).
+    pub decisions: u64,
 }
 
 /// Erasure and compaction: removing content for good, not only hiding it.
@@ -780,6 +783,16 @@ pub trait ActivationStore: Send + Sync {
     /// `DomainError::Conflict` (a profile never changes).
     async fn put_profile(&self, profile: &crate::ProfileBlock, event: AuditEvent) -> Result<()>;
     async fn profile(&self, session: &SessionId) -> Result<Option<crate::ProfileBlock>>;
+}
+
+/// The orchestrator's decisions, one per turn it was asked about.
+#[async_trait]
+pub trait DecisionLog: Send + Sync {
+    /// Store a decision with its audit event, in one transaction.
+    async fn put_decision(&self, decision: &crate::TurnMemoryDecision, event: AuditEvent) -> Result<()>;
+    async fn decision(&self, id: &crate::DecisionId) -> Result<Option<crate::TurnMemoryDecision>>;
+    /// A session's decisions, oldest first.
+    async fn decisions_of(&self, session: &SessionId) -> Result<Vec<crate::TurnMemoryDecision>>;
 }
 
 /// Records whose time ran out (seed section 3: expiry moves them to `expired`; until then the

@@ -359,7 +359,8 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
 
 fn bench_embedder() -> Result<Value> {
     // Two workers: the batch throughput below is what two threads reach with a session each.
-    let embedder = OnnxEmbedder::load(OnnxEmbedderConfig { workers: 2, ..OnnxEmbedderConfig::provisioned() })?;
+    let embedder =
+        OnnxEmbedder::load(OnnxEmbedderConfig { workers: 2, ..OnnxEmbedderConfig::provisioned() })?;
     let mut rng = Rng(42);
     let mut single = Vec::new();
     for n in 0..40 {

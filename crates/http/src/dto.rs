@@ -831,3 +831,139 @@ pub(crate) fn field<T>(name: &str, result: domain::Result<T>) -> Result<T, ApiEr
         other => ApiError::from(other),
     })
 }
+
+/// A turn and the host model's draft answer, for the orchestrator's decision.
+#[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct DecisionBody {
+    #[validate(nested)]
+    pub(crate) principal: PrincipalDto,
+    /// The user's message.
+    #[validate(length(min = 1, max = 20000))]
+    #[schema(min_length = 1, max_length = 20000)]
+    pub(crate) turn: String,
+    /// The draft answer the host's model wrote.
+    #[validate(length(min = 1, max = 20000))]
+    #[schema(min_length = 1, max_length = 20000)]
+    pub(crate) draft: String,
+    /// Milliseconds the decision may take (default `orchestrator.deadline_ms`, at most
+    /// `orchestrator.max_deadline_ms`); past it the draft is kept.
+    #[validate(range(min = 1, max = 120000))]
+    #[schema(minimum = 1, maximum = 120000)]
+    pub(crate) deadline_ms: Option<u64>,
+}
+
+/// A gap the draft has.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct GapDto {
+    /// hedge, placeholder, inventory or planned.
+    pub(crate) kind: String,
+    /// The search query for the gap.
+    pub(crate) query: String,
+    /// What showed the gap.
+    pub(crate) evidence: String,
+}
+
+/// Milliseconds per stage.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct DecisionTimingsDto {
+    pub(crate) plan_ms: f64,
+    pub(crate) retrieve_ms: f64,
+    pub(crate) admit_ms: f64,
+    pub(crate) regenerate_ms: f64,
+    pub(crate) total_ms: f64,
+}
+
+/// A searched record that was not admitted, and why.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct RefusedDto {
+    pub(crate) record_id: String,
+    /// irrelevant, already_stated, in_profile, not_eligible or over_cap.
+    pub(crate) reason: String,
+}
+
+/// One host-issued memory decision for a turn, as stored.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct DecisionDto {
+    pub(crate) id: String,
+    pub(crate) session_id: String,
+    pub(crate) created_at: chrono::DateTime<chrono::Utc>,
+    pub(crate) bundle_id: String,
+    /// draft_kept or regenerated.
+    pub(crate) disposition: String,
+    /// Why the draft was kept: no_gaps, nothing_admitted, unfit_bundle or failed.
+    pub(crate) reason: Option<String>,
+    /// What failed, for reason `failed`.
+    pub(crate) failure: Option<String>,
+    pub(crate) gaps: Vec<GapDto>,
+    /// One search id per gap searched (`GET /v1/admin/search-log/{id}` explains each).
+    pub(crate) searches: Vec<String>,
+    /// Ids of the admitted records.
+    pub(crate) admitted: Vec<String>,
+    pub(crate) timings: DecisionTimingsDto,
+    pub(crate) input_tokens: u64,
+    pub(crate) output_tokens: u64,
+    /// The regenerated answer; only with disposition `regenerated`.
+    pub(crate) answer: Option<String>,
+}
+
+impl DecisionDto {
+    pub(crate) fn of(d: &retold_domain::TurnMemoryDecision) -> Self {
+        let (reason, failure) = match &d.disposition {
+            retold_domain::Disposition::Regenerated => (None, None),
+            retold_domain::Disposition::DraftKept(reason) => (
+                Some(reason.code().to_owned()),
+                match reason {
+                    retold_domain::KeptReason::Failed(why) => Some(why.clone()),
+                    _ => None,
+                },
+            ),
+        };
+        let t = &d.timings;
+        Self {
+            id: d.id.to_string(),
+            session_id: d.session_id.to_string(),
+            created_at: d.created_at,
+            bundle_id: d.bundle_id.clone(),
+            disposition: d.disposition.as_str().to_owned(),
+            reason,
+            failure,
+            gaps: d
+                .gaps
+                .iter()
+                .map(|g| GapDto {
+                    kind: g.kind.as_str().to_owned(),
+                    query: g.query.clone(),
+                    evidence: g.evidence.clone(),
+                })
+                .collect(),
+            searches: d.searches.iter().map(ToString::to_string).collect(),
+            admitted: d.admitted.iter().map(ToString::to_string).collect(),
+            timings: DecisionTimingsDto {
+                plan_ms: t.plan_ms,
+                retrieve_ms: t.retrieve_ms,
+                admit_ms: t.admit_ms,
+                regenerate_ms: t.regenerate_ms,
+                total_ms: t.total_ms,
+            },
+            input_tokens: d.input_tokens,
+            output_tokens: d.output_tokens,
+            answer: d.answer.clone(),
+        }
+    }
+}
+
+/// A decision with the admitted records (the host may use them itself when the draft was
+/// kept) and why each other searched record was not admitted.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct DecisionOutcomeDto {
+    pub(crate) decision: DecisionDto,
+    pub(crate) admitted_records: Vec<RecordDto>,
+    pub(crate) refused: Vec<RefusedDto>,
+}
+
+/// A session's decisions, oldest first.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct DecisionListDto {
+    pub(crate) decisions: Vec<DecisionDto>,
+}

@@ -3,6 +3,7 @@
 
 mod app;
 mod auth;
+pub mod bundles;
 mod dto;
 mod error;
 mod idempotency;
@@ -23,9 +24,9 @@ pub use crate::model_ops::{CalibrationReport, SwitchOutcome};
 pub use crate::openapi::{ApiDoc, document, openapi_json, rules};
 pub use crate::serve_error::ServeError;
 pub use crate::server::{
-    Built, Components, DataDirLock, Hosted, Wired, activation_config, build, derive_eligibility,
-    embedder_config, hosted_config, hosted_stages, ingest_config, load_embedder, lock_data_dir,
-    operations_config, retrieve_config, serve, services, store_config, wire,
+    Built, Components, DataDirLock, Hosted, OrchestratorStage, Wired, activation_config, build,
+    derive_eligibility, embedder_config, hosted_config, hosted_stages, ingest_config, load_embedder,
+    lock_data_dir, operations_config, retrieve_config, serve, services, store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, CalibrationSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings,

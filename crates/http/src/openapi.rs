@@ -66,10 +66,11 @@ impl Modify for ServerFaults {
         tools::memory_search, tools::memory_get, tools::memory_write, tools::memory_revise, tools::memory_forget,
         tools::memory_inventory,
         sessions::session_start, sessions::session_profile, sessions::session_append_turn, sessions::session_end,
+        sessions::session_decide,
         admin::grant_create, admin::grant_list, admin::grant_revoke,
         admin::entity_create, admin::entity_add_alias, admin::entity_merge,
         admin::host_key_create, admin::record_events, admin::search_trace,
-        admin::session_events, admin::extraction_run,
+        admin::session_events, admin::extraction_run, admin::decision_get, admin::session_decisions,
         crate::routes::ops::ops_erase, crate::routes::ops::ops_expire, crate::routes::ops::ops_snapshot,
         crate::routes::ops::ops_verify, crate::routes::ops::ops_retention, crate::routes::ops::ops_flag_reviews,
         crate::routes::ops::review_list, crate::routes::ops::review_resolve,
@@ -99,6 +100,8 @@ pub mod rules {
     pub const RECORD_ID: &str = r"^mem_[A-Za-z0-9_]{1,124}$";
     /// An entity id: `EntityId`.
     pub const ENTITY_ID: &str = r"^ent_[A-Za-z0-9_]{1,124}$";
+    /// An orchestrator decision id: `DecisionId`.
+    pub const DECISION_ID: &str = r"^dec_[A-Za-z0-9_]{1,124}$";
     /// A session id: `SessionId`.
     pub const SESSION_ID: &str = r"^sess_[A-Za-z0-9_]{1,123}$";
     /// A scope, `kind:id` (`Scope::parse`): only agent scopes carry one `/`.
@@ -178,6 +181,8 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("MergeBody", "into", Pattern(ENTITY_ID)),
         ("HostKeyBody", "agents", ItemsPattern(TOKEN)),
         ("TurnBody", "role", Enum(ROLES)),
+        ("DecisionBody", "turn", Pattern(TEXT)),
+        ("DecisionBody", "draft", Pattern(TEXT)),
         ("ExtractionRunBody", "session_id", Pattern(SESSION_ID)),
         ("ErasureBody", "record_id", Pattern(RECORD_ID)),
         ("ErasureBody", "user_id", Pattern(TOKEN)),
@@ -235,6 +240,9 @@ const PARAMETER_RULES: &[(&str, &str, &str)] = &[
     ("/v1/sessions/{id}/profile", "agent_id", rules::TOKEN),
     ("/v1/sessions/{id}/profile", "user_id", rules::TOKEN),
     ("/v1/admin/sessions/{id}/events", "id", rules::SESSION_ID),
+    ("/v1/admin/sessions/{id}/decisions", "id", rules::SESSION_ID),
+    ("/v1/sessions/{id}/decisions", "id", rules::SESSION_ID),
+    ("/v1/admin/decisions/{id}", "id", rules::DECISION_ID),
     ("/v1/admin/records/{id}/events", "id", rules::RECORD_ID),
     ("/v1/admin/entities/{id}/aliases", "id", rules::ENTITY_ID),
     ("/v1/admin/reviews/{id}/resolve", "id", rules::REVIEW_ID),

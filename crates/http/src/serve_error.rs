@@ -57,6 +57,10 @@ pub enum ServeError {
     /// The store's vectors come from another embedding model than the configured one.
     #[error("{0}")]
     ModelMismatch(String),
+    /// The orchestrator's bundle cannot be used (not in the registry, a bad registry, or a
+    /// hosted planner without a key).
+    #[error("{0}")]
+    Orchestrator(String),
     /// Another process (a running service) holds the data directory.
     #[error("{0} is locked: a retold service is running on this data directory")]
     Locked(PathBuf),

@@ -175,6 +175,20 @@ pub struct Hosted {
     pub rewrite: Option<Arc<dyn CompletionClient>>,
     /// For session extraction and candidate review (`ingestion.extraction`).
     pub extraction: Option<Arc<dyn CompletionClient>>,
+    /// The orchestrator's bundle and hosted models (`orchestrator.bundle`); `hosted_stages`
+    /// resolves it, and `services` needs it.
+    pub orchestrator: Option<OrchestratorStage>,
+}
+
+/// The orchestrator's bundle with the clients it can use.
+#[derive(Clone)]
+#[allow(missing_debug_implementations)]
+pub struct OrchestratorStage {
+    pub bundle: retold_app::orchestrator::Bundle,
+    /// The hosted planner's client (a `hosted` gap policy; its key is required to start).
+    pub planner: Option<Arc<dyn CompletionClient>>,
+    /// The regeneration client, or why regeneration is off.
+    pub regenerator: Result<Arc<dyn CompletionClient>, String>,
 }
 
 /// The wired write path, search pipeline and, when on, the extraction runner.
@@ -330,8 +344,42 @@ pub fn services(
         clock.clone(),
         ids.clone(),
     );
+    let stage = hosted.orchestrator.clone().expect("hosted_stages resolves the orchestrator's bundle");
+    let o = &settings.orchestrator;
+    let planner: Arc<dyn retold_app::orchestrator::GapPlanner> =
+        match (&stage.bundle.gap_policy, stage.planner) {
+            (retold_app::orchestrator::GapPolicy::Hosted { model }, Some(client)) => {
+                Arc::new(retold_app::orchestrator::HostedGapPlanner::new(
+                    client,
+                    model.clone(),
+                    std::time::Duration::from_millis(o.deadline_ms),
+                ))
+            }
+            _ => Arc::new(retold_app::orchestrator::HeuristicGapPlanner::new(
+                activation_config(settings).categories,
+            )),
+        };
+    let orchestrator = retold_app::OrchestratorService::new(retold_app::orchestrator::OrchestratorParts {
+        retriever: retriever.clone(),
+        embedder: embedder.clone(),
+        sessions: sessions.clone(),
+        activation: activation.clone(),
+        decisions: stores.decisions.clone(),
+        planner,
+        bundle: stage.bundle,
+        regenerator: stage.regenerator,
+        config: retold_app::orchestrator::OrchestratorConfig {
+            max_gaps: o.max_gaps,
+            results_per_gap: o.results_per_gap,
+            deadline: std::time::Duration::from_millis(o.deadline_ms),
+            max_deadline: std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
+            regenerate_max_tokens: o.regenerate_max_tokens,
+        },
+        clock: clock.clone(),
+        ids: ids.clone(),
+    });
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
-    Services { ingestor, retriever, sessions, admin, idempotency, operations, activation }
+    Services { ingestor, retriever, sessions, admin, idempotency, operations, activation, orchestrator }
 }
 
 /// The hosted stages the settings turn on: a rewrite model without a key refuses to start
@@ -350,13 +398,41 @@ pub fn hosted_stages(settings: &Settings) -> Result<(Hosted, String), ServeError
     } else {
         match config.check_model(&i.extraction_model).and_then(|_| config.check_model(&i.review_model)) {
             Ok(_) => {
-                hosted.extraction = Some(client);
+                hosted.extraction = Some(client.clone());
                 format!("on ({}, reviewed by {})", i.extraction_model, i.review_model)
             }
             Err(e) => format!("off ({e})"),
         }
     };
+    hosted.orchestrator = Some(orchestrator_stage(settings, client.clone())?);
     Ok((hosted, extraction))
+}
+
+/// The configured bundle and the clients it may use: a hosted planner needs its key to
+/// start; regeneration without a key is off, and decisions say so.
+fn orchestrator_stage(
+    settings: &Settings,
+    client: Arc<HostedClient>,
+) -> Result<OrchestratorStage, ServeError> {
+    let bundle = crate::bundles::configured(settings).map_err(ServeError::Orchestrator)?;
+    let config = client.config().clone();
+    let planner = match &bundle.gap_policy {
+        retold_app::orchestrator::GapPolicy::Heuristic => None,
+        retold_app::orchestrator::GapPolicy::Hosted { model } => {
+            config.check_model(model).map_err(|e| {
+                ServeError::Orchestrator(format!("bundle {} plans gaps with {model}, but {e}", bundle.id))
+            })?;
+            Some(client.clone() as Arc<dyn CompletionClient>)
+        }
+    };
+    let regenerator = match &bundle.model {
+        None => Err(format!("bundle {} names no regeneration model", bundle.id)),
+        Some(model) => match config.check_model(model) {
+            Ok(_) => Ok(client as Arc<dyn CompletionClient>),
+            Err(e) => Err(format!("regeneration with {model} is off: {e}")),
+        },
+    };
+    Ok(OrchestratorStage { bundle, planner, regenerator })
 }
 
 /// A fully wired service and, on a first start without a configured key, the admin key it
@@ -428,6 +504,7 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
 /// thresholds resolve, and no stage is switched on that cannot run.
 fn preflight(settings: &Settings) -> Result<(), ServeError> {
     settings.thresholds().map_err(ServeError::Uncalibrated)?;
+    crate::bundles::configured(settings).map_err(ServeError::Orchestrator)?;
     check_reranker(settings)
 }
 

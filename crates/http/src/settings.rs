@@ -44,11 +44,36 @@ pub struct Settings {
     pub operations: OperationsSettings,
     #[validate(nested)]
     pub activation: ActivationSettings,
+    #[validate(nested)]
+    pub orchestrator: OrchestratorSettings,
     pub telemetry: TelemetrySettings,
     /// The thresholds that depend on the embedding model, as calibrated per model
     /// (`retold ops calibrate` writes them). The configured model must have one.
     #[validate(nested)]
     pub calibrations: Vec<CalibrationSettings>,
+}
+
+/// `orchestrator.*`: the host-issued memory decision for a turn.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct OrchestratorSettings {
+    /// The bundle that decides: an id in the registry.
+    #[validate(length(min = 1, max = 64))]
+    pub bundle: String,
+    /// The bundle registry, a JSON file. Empty = the shipped `config/bundles.json`.
+    pub registry: String,
+    #[validate(range(min = 1, max = 10))]
+    pub max_gaps: usize,
+    #[validate(range(min = 1, max = 50))]
+    pub results_per_gap: usize,
+    /// Time for a decision when the request names none.
+    #[validate(range(min = 10, max = 120_000))]
+    pub deadline_ms: u64,
+    /// The most a request may name.
+    #[validate(range(min = 10, max = 120_000))]
+    pub max_deadline_ms: u64,
+    #[validate(range(min = 16, max = 8192))]
+    pub regenerate_max_tokens: u32,
 }
 
 /// `activation.*`: which records are ambient, and the profile a session starts with.

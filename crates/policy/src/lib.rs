@@ -3,6 +3,7 @@
 //! and reinforcement. Pure functions over `retold-domain` types; no I/O.
 
 mod activation;
+mod admission;
 mod authority;
 mod error;
 mod evidence;
@@ -12,6 +13,7 @@ mod scopes;
 pub use crate::activation::{
     CategoryRule, SessionContext, candidacy, categorize, condition_holding, conditions,
 };
+pub use crate::admission::{AdmissionCandidate, AdmissionPolicy, Refusal, admit};
 pub use crate::authority::{FactDecision, Reinforcement, decide, reinforce};
 pub use crate::error::PolicyError;
 pub use crate::evidence::{EvidenceVerdict, evidence_appears_verbatim, judge_evidence};

@@ -90,6 +90,17 @@ impl SqliteStore {
             vec![],
         )
         .await?;
+        // A decision quotes the turn, its gaps and, regenerated, an answer built from its
+        // admitted records: one that admitted an erased record goes.
+        report.decisions = count(
+            txn,
+            &format!(
+                "DELETE FROM turn_decisions WHERE EXISTS (SELECT 1 FROM json_each(turn_decisions.admitted) j \
+                 WHERE j.value {in_erased})"
+            ),
+            vec![],
+        )
+        .await?;
         report.events = count(
             txn,
             &format!("UPDATE events SET details = ? WHERE record_id {in_erased} AND details != ?"),
@@ -124,6 +135,8 @@ impl SqliteStore {
                 vec![user.clone()],
             )
             .await?;
+            report.decisions +=
+                count(txn, "DELETE FROM turn_decisions WHERE user_id = ?", vec![user.clone()]).await?;
             // Session events carry the session id in their details; extraction events may
             // describe what the turns said.
             report.events += count(

@@ -10,6 +10,7 @@
 mod activation;
 mod api_keys;
 mod convert;
+mod decisions;
 mod entities;
 mod erasure;
 mod error;

@@ -337,3 +337,48 @@ pub(crate) async fn search_trace(
         .map_err(|e| ApiError::from(retold_domain::DomainError::backend("search_log", e)))?;
     Ok(Json(value))
 }
+
+/// One orchestrator decision: disposition and reason, gaps, searches, admitted records,
+/// per-stage timings, tokens, bundle, and the regenerated answer when there is one.
+#[utoipa::path(
+    get, path = "/v1/admin/decisions/{id}", operation_id = "decision_get", tag = "admin",
+    params(("id" = String, Path, description = "The decision id")),
+    responses(
+        (status = 200, description = "The decision", body = crate::dto::DecisionDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn decision_get(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Path(id): Path<String>,
+) -> ApiResult<Json<crate::dto::DecisionDto>> {
+    let decision = state.services.admin.decision(&id).await?;
+    Ok(Json(crate::dto::DecisionDto::of(&decision)))
+}
+
+/// A session's orchestrator decisions, oldest first.
+#[utoipa::path(
+    get, path = "/v1/admin/sessions/{id}/decisions", operation_id = "session_decisions", tag = "admin",
+    params(("id" = String, Path, description = "The session id")),
+    responses(
+        (status = 200, description = "The decisions", body = crate::dto::DecisionListDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn session_decisions(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Path(id): Path<String>,
+) -> ApiResult<Json<crate::dto::DecisionListDto>> {
+    let decisions = state.services.admin.session_decisions(&id).await?;
+    Ok(Json(crate::dto::DecisionListDto {
+        decisions: decisions.iter().map(crate::dto::DecisionDto::of).collect(),
+    }))
+}

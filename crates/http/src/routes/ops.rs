@@ -48,6 +48,8 @@ pub(crate) struct ErasedDto {
     pub(crate) turns: u64,
     pub(crate) entities: u64,
     pub(crate) profiles: u64,
+    /// Orchestrator decisions that admitted an erased record (or were the user's).
+    pub(crate) decisions: u64,
 }
 
 /// The outcome of an erasure.
@@ -124,6 +126,7 @@ pub(crate) async fn ops_erase(
             turns: removed.turns,
             entities: removed.entities,
             profiles: removed.profiles,
+            decisions: removed.decisions,
         },
         bytes_before: outcome.bytes_before,
         bytes_after: outcome.bytes_after,

@@ -9,7 +9,8 @@ use retold_domain::TurnRole;
 
 use crate::auth::HostKey;
 use crate::dto::{
-    EndSessionBody, ExtractionReportDto, ProfileDto, SessionBody, SessionDto, TurnBody, TurnDto, field,
+    DecisionBody, DecisionDto, DecisionOutcomeDto, EndSessionBody, ExtractionReportDto, ProfileDto,
+    RefusedDto, SessionBody, SessionDto, TurnBody, TurnDto, field,
 };
 use crate::error::ApiResult;
 use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
@@ -170,5 +171,59 @@ pub(crate) async fn session_end(
         (SessionEnd::Background | SessionEnd::ExtractionOff { .. }, _) => {
             Ok(StatusCode::NO_CONTENT.into_response())
         }
+    }
+}
+
+/// Ask whether memory would change the draft answer of a turn: gaps are planned, searched
+/// and admitted against the draft and the session's profile; a bundle with a recorded
+/// fitness result regenerates the answer, and any failure keeps the draft with the reason.
+/// The decision is stored (`GET /v1/admin/decisions/{id}`).
+#[utoipa::path(
+    post, path = "/v1/sessions/{id}/decisions", operation_id = "session_decide", tag = "sessions",
+    params(("id" = String, Path, description = "The session id")),
+    request_body = DecisionBody,
+    responses(
+        (status = 200, description = "The decision, the admitted records and the refusals", body = DecisionOutcomeDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found (another principal's session answers the same)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn session_decide(
+    State(state): State<AppState>,
+    key: HostKey,
+    Path(id): Path<String>,
+    Valid(body): Valid<DecisionBody>,
+) -> ApiResult<Json<DecisionOutcomeDto>> {
+    let principal = key.principal(&body.principal)?;
+    let request = retold_app::orchestrator::DecisionRequest {
+        turn: body.turn,
+        draft: body.draft,
+        deadline: body.deadline_ms.map(std::time::Duration::from_millis),
+    };
+    let outcome = state.services.orchestrator.decide(&principal, &id, &request).await?;
+    Ok(Json(DecisionOutcomeDto {
+        decision: DecisionDto::of(&outcome.decision),
+        admitted_records: outcome.admitted.iter().map(crate::dto::RecordDto::from).collect(),
+        refused: outcome
+            .refused
+            .iter()
+            .map(|(id, why)| RefusedDto { record_id: id.to_string(), reason: refusal_code(why).to_owned() })
+            .collect(),
+    }))
+}
+
+fn refusal_code(refusal: &retold_policy::Refusal) -> &'static str {
+    use retold_policy::Refusal::*;
+    match refusal {
+        Irrelevant => "irrelevant",
+        AlreadyStated => "already_stated",
+        InProfile => "in_profile",
+        NotEligible => "not_eligible",
+        Duplicate => "duplicate",
+        OverCap => "over_cap",
     }
 }

@@ -82,6 +82,7 @@ fn valid_body(operation: &str) -> Value {
         }),
         "session_start" | "session_end" => json!({"principal": p}),
         "session_append_turn" => json!({"principal": p, "role": "user", "content": "c"}),
+        "session_decide" => json!({"principal": p, "turn": "t", "draft": "d"}),
         "ops_erase" => json!({"record_id": "mem_x", "dry_run": true}),
         "ops_expire" | "ops_retention" => json!({"dry_run": true}),
         "ops_snapshot" | "ops_verify" | "ops_flag_reviews" => json!({}),

@@ -15,6 +15,7 @@ mod idempotency;
 mod load;
 mod openapi;
 mod operations;
+mod orchestrator;
 mod reembed;
 mod settings;
 mod telemetry;

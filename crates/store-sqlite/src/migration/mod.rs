@@ -13,6 +13,7 @@ mod m20261201_000003_erasure;
 mod m20261201_000004_review_queue;
 mod m20261201_000005_staged_embeddings;
 mod m20261201_000006_activation;
+mod m20261201_000007_decisions;
 
 pub(crate) struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000004_review_queue::Migration),
             Box::new(m20261201_000005_staged_embeddings::Migration),
             Box::new(m20261201_000006_activation::Migration),
+            Box::new(m20261201_000007_decisions::Migration),
         ]
     }
 }
