@@ -148,6 +148,58 @@ async fn searches(
     Ok((latencies, stages, eligible))
 }
 
+/// Per-stage p50/p95 ms of one orchestrator decision per query (the first five not
+/// counted), with the shipped bundle, a hedging draft and no regeneration.
+async fn decision_stages(
+    w: &crate::eval::World,
+    who: &retold_domain::Principal,
+    queries: &[String],
+    embedder: Arc<dyn Embedder>,
+) -> Result<Value> {
+    let settings = retold_http::Settings::load(None)?;
+    let pipeline = retold_app::orchestrator::DecisionPipeline {
+        retriever: w.retriever.clone(),
+        embedder,
+        planner: Arc::new(retold_app::orchestrator::HeuristicGapPlanner::new(
+            retold_http::activation_config(&settings).categories,
+        )),
+        bundle: retold_http::bundles::configured(&settings).map_err(anyhow::Error::msg)?,
+        regenerator: Err("benchmark".into()),
+        config: retold_http::orchestrator_config(&settings),
+        clock: Arc::new(retold_http::SystemClock),
+    };
+    let inventory = retold_app::Inventory { categories: Vec::new(), types: Vec::new(), total: 0 };
+    let mut stages: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    for (i, q) in queries.iter().enumerate() {
+        let request = retold_app::orchestrator::DecisionRequest {
+            turn: q.clone(),
+            draft: format!("I'm not sure, I don't have notes on that ({i})."),
+            deadline: Some(Duration::from_secs(30)),
+        };
+        let decided = pipeline.run(who, None, &inventory, &request).await?;
+        anyhow::ensure!(decided.searches.len() == 1, "a hedging draft has one gap");
+        if i >= 5 {
+            let t = decided.timings;
+            for (k, v) in [
+                ("plan_ms", t.plan_ms),
+                ("retrieve_ms", t.retrieve_ms),
+                ("admit_ms", t.admit_ms),
+                ("total_ms", t.total_ms),
+            ] {
+                stages.entry(k).or_default().push(v);
+            }
+        }
+    }
+    Ok(stages
+        .into_iter()
+        .map(|(k, v)| {
+            let [p50, p95] = quantiles(v, [0.5, 0.95]);
+            (k.to_owned(), json!({"p50": p50, "p95": p95}))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into())
+}
+
 /// The order stages run in, for the tables.
 const STAGES: &[&str] = &[
     "eligibility",
@@ -255,6 +307,9 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
             scans.push(t.elapsed());
             anyhow::ensure!(!top.is_empty(), "the plain scan found nothing");
         }
+        // The orchestrator's added latency: a decision per query with a hedging draft (one
+        // gap, one search, admission with a real embedding of the draft and the results).
+        let decisions = decision_stages(&w, &everyone, &queries, model.clone() as Arc<dyn Embedder>).await?;
         let (sp, tp, wp) = (pct(full), pct(tenth), pct(writes));
         let (ep, pp) = (pct(embeds), pct(scans));
         let bound = ep.0 + pp.0;
@@ -286,6 +341,14 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
             if real_vectors { "model" } else { "random" },
             sp.0, sp.1, tp.0, tp.1, ep.0, pp.0, sp.0 / bound, wp.0, wp.1, warm.0 / 1e3, warm.1 / 1e3,
         ));
+        let d = |k: &str| decisions[k]["p50"].as_f64().unwrap_or(0.0);
+        println!(
+            "\n{n} records, one orchestrator decision (hedging draft) p50 ms: plan {:.2}, retrieve {:.2}, admit {:.2}, total {:.2}",
+            d("plan_ms"),
+            d("retrieve_ms"),
+            d("admit_ms"),
+            d("total_ms")
+        );
         println!("\n{n} records, full eligibility: stage p50 / p95 ms");
         println!("| {} |", STAGES.join(" | "));
         println!("|{}", "---|".repeat(STAGES.len()));
@@ -308,6 +371,7 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
                 "ingest_per_s": ingest_per_s.round(), "embedder_per_s": embedder_per_s.round(),
                 "cold_start_s": (cold * 1000.0).round() / 1000.0,
                 "warm_start_s": {"p50": (warm.0 / 1e3 * 1000.0).round() / 1000.0, "p95": (warm.1 / 1e3 * 1000.0).round() / 1000.0},
+                "decision_ms": decisions,
                 "bench_process_rss_mb": rss, "record_vectors": if real_vectors { "model" } else { "random normalised" },
                 "stage_ms": STAGES.iter().map(|s| (s.to_string(), ms(stage(s)))).collect::<serde_json::Map<_, _>>(),
                 "stage_ms_10pct_eligible": STAGES.iter().map(|s| (s.to_string(), ms(tenth_stage(s)))).collect::<serde_json::Map<_, _>>(),

@@ -38,6 +38,10 @@ struct Args {
     limit: Option<usize>,
     /// LongMemEval: which turns are stored (`all`, as a host's transcript holds them, or `user`).
     turns: Turns,
+    /// Orchestrator: the bundle to measure (default `orchestrator.bundle`), and whether to
+    /// record the result in the registry.
+    bundle: Option<String>,
+    record: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,11 +60,11 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--turns all|user]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
-        "locomo" => "../shared/data/locomo-dev.json",
+        "locomo" | "orchestrator" => "../shared/data/locomo-dev.json",
         "longmemeval" => "../shared/data/longmemeval-s-dev.json.gz",
         other => bail!("unknown dataset {other:?}; {usage}"),
     };
@@ -70,12 +74,19 @@ fn parse(args: &[String]) -> Result<Args> {
         out: None,
         limit: None,
         turns: Turns::All,
+        bundle: None,
+        record: false,
     };
     while let Some(flag) = it.next() {
+        if flag == "--record" {
+            parsed.record = true;
+            continue;
+        }
         let value = it.next().with_context(|| format!("{flag} needs a value; {usage}"))?;
         match flag.as_str() {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
+            "--bundle" => parsed.bundle = Some(value.clone()),
             "--limit" => parsed.limit = Some(value.parse().context("--limit takes a number of questions")?),
             "--turns" => {
                 parsed.turns = match value.as_str() {
@@ -104,6 +115,10 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let report = runtime.block_on(async {
         match args.dataset.as_str() {
             "locomo" => locomo(&args).await,
+            "orchestrator" => {
+                crate::orchestrator::orchestrator(&args.data, args.limit, args.bundle.as_deref(), args.record)
+                    .await
+            }
             _ => longmemeval(&args).await,
         }
     })?;
@@ -208,7 +223,7 @@ impl Embedder for CachedEmbedder {
 }
 
 /// A progress line on a terminal; nothing when stderr is a file or a pipe (logs stay readable).
-fn progress(what: &str, done: usize, total: usize) {
+pub(crate) fn progress(what: &str, done: usize, total: usize) {
     use std::io::IsTerminal as _;
     if !std::io::stderr().is_terminal() {
         return;
@@ -477,7 +492,7 @@ fn print_by_category(metric: &str, configs: &BTreeMap<String, Value>, order: &[&
     }
 }
 
-fn git_revision() -> String {
+pub(crate) fn git_revision() -> String {
     std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
         .current_dir(crate::workspace_root())
@@ -524,6 +539,30 @@ fn locomo_date(text: &str) -> Option<DateTime<Utc>> {
     Some(Utc.from_utc_datetime(&parsed))
 }
 
+/// A LoCoMo conversation's turns: (dia_id, speaker, content, at).
+pub(crate) fn locomo_turns(
+    sample: &str,
+    conv: &Value,
+) -> Result<Vec<(String, String, String, DateTime<Utc>)>> {
+    let mut turns = Vec::new();
+    for n in 1.. {
+        let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else { break };
+        // A date that does not parse is an error: falling back to "now" would silently
+        // change every freshness decision.
+        let stamp = conv[format!("session_{n}_date_time")].as_str().unwrap_or("");
+        let at = locomo_date(stamp).with_context(|| format!("{sample}: session_{n} date {stamp:?}"))?;
+        for turn in session {
+            let speaker = turn["speaker"].as_str().unwrap_or("someone").to_owned();
+            let mut content = format!("{speaker}: {}", turn["text"].as_str().unwrap_or(""));
+            if let Some(caption) = turn["blip_caption"].as_str() {
+                content.push_str(&format!(" [shared an image: {caption}]"));
+            }
+            turns.push((turn["dia_id"].as_str().unwrap_or("").to_owned(), speaker, content, at));
+        }
+    }
+    Ok(turns)
+}
+
 async fn locomo(args: &Args) -> Result<Value> {
     let data: Value = serde_json::from_str(
         &std::fs::read_to_string(&args.data).with_context(|| args.data.display().to_string())?,
@@ -540,23 +579,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         let sample = conversation["sample_id"].as_str().unwrap_or("conv").to_owned();
         let scope =
             Scope::parse(&format!("project:locomo-{}", sample.replace(|c: char| !c.is_alphanumeric(), "-")))?;
-        let conv = &conversation["conversation"];
-        let mut turns: Vec<(String, String, String, DateTime<Utc>)> = Vec::new(); // dia_id, speaker, content, at
-        for n in 1.. {
-            let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else { break };
-            // A date that does not parse is an error: falling back to "now" would silently
-            // change every freshness decision.
-            let stamp = conv[format!("session_{n}_date_time")].as_str().unwrap_or("");
-            let at = locomo_date(stamp).with_context(|| format!("{sample}: session_{n} date {stamp:?}"))?;
-            for turn in session {
-                let speaker = turn["speaker"].as_str().unwrap_or("someone").to_owned();
-                let mut content = format!("{speaker}: {}", turn["text"].as_str().unwrap_or(""));
-                if let Some(caption) = turn["blip_caption"].as_str() {
-                    content.push_str(&format!(" [shared an image: {caption}]"));
-                }
-                turns.push((turn["dia_id"].as_str().unwrap_or("").to_owned(), speaker, content, at));
-            }
-        }
+        let turns = locomo_turns(&sample, &conversation["conversation"])?;
         let texts: Vec<String> = turns.iter().map(|t| t.2.clone()).collect();
         embedder.warm(&texts)?;
         let now = turns.iter().map(|t| t.3).max().unwrap_or_else(Utc::now)

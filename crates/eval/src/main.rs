@@ -1,7 +1,7 @@
 //! `retold-eval`: retrieval quality and speed of the real components, as markdown tables and
 //! JSON (`--out FILE`).
 //!
-//! - `eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]`
+//! - `eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--bundle ID] [--record]`
 //! - `bench [pipeline|index|store|http] [--large] [--n N,..] [--dims D,..] [--clients C]
 //!   [--seconds S] [--out FILE]`
 //!
@@ -11,10 +11,11 @@
 mod bench;
 mod bench_pipeline;
 mod eval;
+mod orchestrator;
 
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: retold-eval eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]\n       \
+const USAGE: &str = "usage: retold-eval eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--bundle ID] [--record]\n       \
      retold-eval bench [pipeline|index|store|http] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]";
 
 fn main() -> ExitCode {

@@ -289,6 +289,18 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
     Wired { ingestor, retriever, extraction }
 }
 
+/// `orchestrator.*` as the orchestrator's bounds.
+pub fn orchestrator_config(settings: &Settings) -> retold_app::orchestrator::OrchestratorConfig {
+    let o = &settings.orchestrator;
+    retold_app::orchestrator::OrchestratorConfig {
+        max_gaps: o.max_gaps,
+        results_per_gap: o.results_per_gap,
+        deadline: std::time::Duration::from_millis(o.deadline_ms),
+        max_deadline: std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
+        regenerate_max_tokens: o.regenerate_max_tokens,
+    }
+}
+
 /// The store's ports with the eligibility filter answered from an `EligibilityTable` rebuilt
 /// from the store, kept current by wrapping the two writers every record change goes through.
 pub async fn derive_eligibility(mut stores: Stores) -> retold_domain::Result<Stores> {
@@ -359,25 +371,22 @@ pub fn services(
                 activation_config(settings).categories,
             )),
         };
-    let orchestrator = retold_app::OrchestratorService::new(retold_app::orchestrator::OrchestratorParts {
+    let pipeline = retold_app::orchestrator::DecisionPipeline {
         retriever: retriever.clone(),
         embedder: embedder.clone(),
-        sessions: sessions.clone(),
-        activation: activation.clone(),
-        decisions: stores.decisions.clone(),
         planner,
         bundle: stage.bundle,
         regenerator: stage.regenerator,
-        config: retold_app::orchestrator::OrchestratorConfig {
-            max_gaps: o.max_gaps,
-            results_per_gap: o.results_per_gap,
-            deadline: std::time::Duration::from_millis(o.deadline_ms),
-            max_deadline: std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
-            regenerate_max_tokens: o.regenerate_max_tokens,
-        },
+        config: orchestrator_config(settings),
         clock: clock.clone(),
-        ids: ids.clone(),
-    });
+    };
+    let orchestrator = retold_app::OrchestratorService::new(
+        pipeline,
+        sessions.clone(),
+        activation.clone(),
+        stores.decisions.clone(),
+        ids.clone(),
+    );
     let admin = AdminService::new(stores, embedder, index, ingestor.clone(), sessions.clone(), clock, ids);
     Services { ingestor, retriever, sessions, admin, idempotency, operations, activation, orchestrator }
 }

@@ -54,4 +54,15 @@ impl Retriever {
     pub async fn access(&self, principal: &Principal) -> Result<ScopeAccess> {
         Ok(resolve_scopes(principal, &self.ports.grants.grants_for(&principal.agent_id).await?))
     }
+
+    /// The served vectors of records a search returned (`None` for one the index does not
+    /// hold), so a caller compares them without embedding the records again.
+    pub async fn stored_vectors(&self, ids: &[retold_domain::RecordId]) -> Result<Vec<Option<Vec<f32>>>> {
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let key = self.ports.records.key_of(id).await?;
+            out.push(key.and_then(|k| self.ports.index.vector(k)));
+        }
+        Ok(out)
+    }
 }

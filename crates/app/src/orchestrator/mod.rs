@@ -80,48 +80,39 @@ pub struct Decided {
     pub answer: Option<String>,
 }
 
-/// The orchestrator over the search path, the embedder (for the already-stated check), the
-/// session and activation services, the decision log and, when a key allows it, the hosted
-/// model that regenerates.
+/// The decision pipeline: plan, search, admit, regenerate, over the search path, the
+/// embedder (for the already-stated check) and, when a key allows it, the hosted model that
+/// regenerates. Stores nothing (the evaluation runs it alone).
 #[derive(Clone)]
-pub struct OrchestratorService {
-    retriever: Retriever,
-    embedder: Arc<dyn Embedder>,
-    sessions: SessionService,
-    activation: ActivationService,
-    decisions: Arc<dyn DecisionLog>,
-    planner: Arc<dyn GapPlanner>,
-    bundle: Bundle,
-    /// Why regeneration cannot run (no model, no key), when it cannot.
-    regenerator: std::result::Result<Arc<dyn CompletionClient>, String>,
-    config: OrchestratorConfig,
-    clock: Arc<dyn Clock>,
-    ids: Arc<dyn IdGenerator>,
+pub struct DecisionPipeline {
+    pub retriever: Retriever,
+    pub embedder: Arc<dyn Embedder>,
+    pub planner: Arc<dyn GapPlanner>,
+    pub bundle: Bundle,
+    /// The regeneration client, or why regeneration cannot run (no model, no key).
+    pub regenerator: std::result::Result<Arc<dyn CompletionClient>, String>,
+    pub config: OrchestratorConfig,
+    pub clock: Arc<dyn Clock>,
 }
 
-impl std::fmt::Debug for OrchestratorService {
+impl std::fmt::Debug for DecisionPipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OrchestratorService")
+        f.debug_struct("DecisionPipeline")
             .field("bundle", &self.bundle.id)
             .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
-/// The parts an orchestrator is built from.
-#[allow(missing_debug_implementations)]
-pub struct OrchestratorParts {
-    pub retriever: Retriever,
-    pub embedder: Arc<dyn Embedder>,
-    pub sessions: SessionService,
-    pub activation: ActivationService,
-    pub decisions: Arc<dyn DecisionLog>,
-    pub planner: Arc<dyn GapPlanner>,
-    pub bundle: Bundle,
-    pub regenerator: std::result::Result<Arc<dyn CompletionClient>, String>,
-    pub config: OrchestratorConfig,
-    pub clock: Arc<dyn Clock>,
-    pub ids: Arc<dyn IdGenerator>,
+/// The orchestrator: the pipeline for a principal's session, with its profile and inventory,
+/// and every decision stored and audited.
+#[derive(Clone)]
+pub struct OrchestratorService {
+    pipeline: DecisionPipeline,
+    sessions: SessionService,
+    activation: ActivationService,
+    decisions: Arc<dyn DecisionLog>,
+    ids: Arc<dyn IdGenerator>,
 }
 
 fn ms(since: Instant) -> f64 {
@@ -153,39 +144,26 @@ fn contains_tokens(haystack: &[String], needle: &[String]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
+impl std::fmt::Debug for OrchestratorService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OrchestratorService").field("pipeline", &self.pipeline).finish_non_exhaustive()
+    }
+}
+
 impl OrchestratorService {
-    pub fn new(parts: OrchestratorParts) -> Self {
-        let OrchestratorParts {
-            retriever,
-            embedder,
-            sessions,
-            activation,
-            decisions,
-            planner,
-            bundle,
-            regenerator,
-            config,
-            clock,
-            ids,
-        } = parts;
-        Self {
-            retriever,
-            embedder,
-            sessions,
-            activation,
-            decisions,
-            planner,
-            bundle,
-            regenerator,
-            config,
-            clock,
-            ids,
-        }
+    pub fn new(
+        pipeline: DecisionPipeline,
+        sessions: SessionService,
+        activation: ActivationService,
+        decisions: Arc<dyn DecisionLog>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self { pipeline, sessions, activation, decisions, ids }
     }
 
     /// The bundle that decides.
     pub fn bundle(&self) -> &Bundle {
-        &self.bundle
+        &self.pipeline.bundle
     }
 
     /// Decide about one turn of the principal's session, store the decision, and return it
@@ -207,7 +185,7 @@ impl OrchestratorService {
         let session = self.sessions.own(principal, session_id).await?;
         let profile = self.activation.profile(&session.id).await?;
         let inventory = self.activation.inventory(principal).await?;
-        let decided = self.run(principal, profile.as_ref(), &inventory, request).await?;
+        let decided = self.pipeline.run(principal, profile.as_ref(), &inventory, request).await?;
         let decision = TurnMemoryDecision {
             id: DecisionId::from_body(&self.ids.next_body())?,
             session_id: session.id.clone(),
@@ -215,10 +193,10 @@ impl OrchestratorService {
             user_id: principal.user_id.clone(),
             // Stored to the millisecond: the answer says what a later read returns.
             created_at: retold_domain::chrono::DateTime::from_timestamp_millis(
-                self.clock.now().timestamp_millis(),
+                self.pipeline.clock.now().timestamp_millis(),
             )
-            .unwrap_or_else(|| self.clock.now()),
-            bundle_id: self.bundle.id.clone(),
+            .unwrap_or_else(|| self.pipeline.clock.now()),
+            bundle_id: self.pipeline.bundle.id.clone(),
             disposition: decided.disposition.clone(),
             gaps: decided.gaps.clone(),
             searches: decided.searches.clone(),
@@ -234,7 +212,7 @@ impl OrchestratorService {
         };
         let event = app_event(
             self.ids.as_ref(),
-            self.clock.as_ref(),
+            self.pipeline.clock.as_ref(),
             EventKind::DecisionMade,
             Some(principal),
             &[
@@ -249,7 +227,9 @@ impl OrchestratorService {
         self.decisions.put_decision(&decision, event).await?;
         Ok(DecisionOutcome { decision, admitted: decided.admitted, refused: decided.refused })
     }
+}
 
+impl DecisionPipeline {
     /// The pipeline without storing: plan, search, admit, regenerate. Errors of the store
     /// are errors; every failure of a stage is a kept draft with its reason.
     pub async fn run(
@@ -333,17 +313,29 @@ impl OrchestratorService {
         // Draft-relative admission.
         let t = Instant::now();
         let stated = statements(&request.draft, profile.map(|p| p.text.as_str()));
-        let mut texts: Vec<String> = stated.clone();
-        texts.extend(hits.iter().map(|h| h.record.content.as_str().to_owned()));
-        let vectors = if hits.is_empty() { Vec::new() } else { self.embedder.embed(&texts).await? };
-        let (stated_vectors, hit_vectors) = vectors.split_at(stated.len().min(vectors.len()));
+        // The records' served vectors; only a record the index lacks is embedded here.
+        let ids: Vec<RecordId> = hits.iter().map(|h| h.record.id.clone()).collect();
+        let served = if hits.is_empty() { Vec::new() } else { self.retriever.stored_vectors(&ids).await? };
+        let mut texts: Vec<String> = if hits.is_empty() { Vec::new() } else { stated.clone() };
+        texts.extend(
+            hits.iter()
+                .zip(&served)
+                .filter(|(_, v)| v.is_none())
+                .map(|(h, _)| h.record.content.as_str().to_owned()),
+        );
+        let mut embedded =
+            if texts.is_empty() { Vec::new() } else { self.embedder.embed(&texts).await? }.into_iter();
+        let stated_vectors: Vec<Vec<f32>> =
+            embedded.by_ref().take(if hits.is_empty() { 0 } else { stated.len() }).collect();
+        let hit_vectors: Vec<Vec<f32>> =
+            served.into_iter().map(|v| v.unwrap_or_else(|| embedded.next().unwrap_or_default())).collect();
         let mut said: Vec<String> = unicode61_tokens(&request.draft);
         if let Some(p) = profile {
             said.extend(unicode61_tokens(&p.text));
         }
         let candidates: Vec<AdmissionCandidate<'_>> = hits
             .iter()
-            .zip(hit_vectors)
+            .zip(&hit_vectors)
             .map(|(hit, vector)| AdmissionCandidate {
                 record: &hit.record,
                 dense_cosine: hit.dense.as_ref().map(|d| d.cosine),
