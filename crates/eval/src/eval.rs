@@ -539,11 +539,11 @@ fn locomo_date(text: &str) -> Option<DateTime<Utc>> {
     Some(Utc.from_utc_datetime(&parsed))
 }
 
-/// A LoCoMo conversation's turns: (dia_id, speaker, content, at).
-pub(crate) fn locomo_turns(
-    sample: &str,
-    conv: &Value,
-) -> Result<Vec<(String, String, String, DateTime<Utc>)>> {
+/// One LoCoMo turn: (dia_id, speaker, content, at).
+pub(crate) type LocomoTurn = (String, String, String, DateTime<Utc>);
+
+/// A LoCoMo conversation's turns.
+pub(crate) fn locomo_turns(sample: &str, conv: &Value) -> Result<Vec<LocomoTurn>> {
     let mut turns = Vec::new();
     for n in 1.. {
         let Some(session) = conv.get(format!("session_{n}")).and_then(Value::as_array) else { break };
