@@ -98,6 +98,17 @@ pub(crate) async fn orchestrator(
         serde_json::from_str(&std::fs::read_to_string(data).with_context(|| data.display().to_string())?)?;
     let conversations = conversations.as_array().context("LoCoMo data is a list of conversations")?;
     let embedder = crate::eval::embedder()?;
+    let (hosted, _) = retold_http::hosted_stages(&settings)?;
+    let answer_client = match hosted.orchestrator.map(|stage| stage.regenerator) {
+        Some(Ok(client)) if bundle.model.is_some() => Some(client),
+        Some(Err(why)) => {
+            eprintln!("answer level: not run ({why})");
+            None
+        }
+        _ => None,
+    };
+    // bucket → (decisions, sum of regenerated answers' token F1, sum of drafts' F1, regenerated)
+    let mut answers: BTreeMap<String, (usize, f64, f64, usize)> = BTreeMap::new();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
     let (mut plan_ms, mut retrieve_ms, mut admit_ms, mut total_ms) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -128,6 +139,18 @@ pub(crate) async fn orchestrator(
             config: retold_http::orchestrator_config(&settings),
             clock: Arc::new(retold_test_kit::ManualClock::new(now)),
         };
+        // The answer level: the same decisions regenerated through the bundle's model, when its
+        // provider key is given (the bundle counts as fit here: its fitness is what is measured).
+        let answering = answer_client.clone().map(|client| {
+            let mut fit = bundle.clone();
+            fit.fitness = vec![Fitness {
+                fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
+                passed: true,
+                helpful_rate: 1.0,
+                ..placeholder_fitness()
+            }];
+            DecisionPipeline { bundle: fit, regenerator: Ok(client), ..pipeline.clone() }
+        });
         let inventory = retold_app::Inventory { categories: Vec::new(), types: Vec::new(), total: 0 };
         let qa = conversation["qa"].as_array().context("qa")?;
         for (qi, q) in qa.iter().enumerate().take(limit.unwrap_or(usize::MAX)) {
@@ -168,6 +191,22 @@ pub(crate) async fn orchestrator(
                 t.helpful += usize::from(hits > 0);
                 t.harmful += usize::from(hits == 0 && !admitted.is_empty());
                 t.no_gaps += usize::from(decided.disposition == Disposition::DraftKept(KeptReason::NoGaps));
+            }
+            if let Some(answering) = &answering {
+                let gold = match &q["answer"] {
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                let answered = answering.run(&crate::eval::principal(), None, &inventory, &lacking).await?;
+                let f1 = answered.answer.as_deref().map_or(0.0, |a| token_f1(a, &gold));
+                let draft_f1 = token_f1(&lacking.draft, &gold);
+                for bucket in ["overall", name] {
+                    let t = answers.entry(bucket.to_owned()).or_default();
+                    t.0 += 1;
+                    t.1 += f1;
+                    t.2 += draft_f1;
+                    t.3 += usize::from(answered.answer.is_some());
+                }
             }
             plan_ms.push(decided.timings.plan_ms);
             retrieve_ms.push(decided.timings.retrieve_ms);
@@ -240,12 +279,26 @@ pub(crate) async fn orchestrator(
         l("total_ms")
     );
     println!(
-        "fit: {} (helpful {} > harmful {} is the rule); answer level: needs a provider key, not run offline; {:.0}s",
+        "fit: {} (helpful {} > harmful {} is the rule); {:.0}s",
         if passed { "yes" } else { "no" },
         overall.helpful,
         overall.harmful,
         started.elapsed().as_secs_f64()
     );
+    let answer_level = answers.get("overall").map(|&(n, f1, draft_f1, regenerated)| {
+        println!("\nAnswer level, through {}: token F1 against the gold answer", bundle.model.as_deref().unwrap_or(""));
+        println!("| bucket | decisions | regenerated | answer F1 | draft F1 |\n|---|---|---|---|---|");
+        for bucket in order {
+            if let Some(&(n, f1, d, r)) = answers.get(bucket) {
+                println!("| {bucket} | {n} | {r} | {:.3} | {:.3} |", f1 / n as f64, d / n as f64);
+            }
+        }
+        json!({"decisions": n, "regenerated": regenerated, "answer_f1": f1 / n as f64, "draft_f1": draft_f1 / n as f64,
+               "passed": f1 > draft_f1})
+    });
+    if answer_level.is_none() {
+        println!("answer level: not run (give the bundle model's provider key to run it)");
+    }
     let dataset = format!("locomo-dev ({} questions, categories 1-4, hedging drafts)", overall.decisions);
     if record {
         let path = match settings.orchestrator.registry.trim() {
@@ -257,17 +310,85 @@ pub(crate) async fn orchestrator(
             level: "retrieval".into(),
             date: Utc::now().format("%Y-%m-%d").to_string(),
             revision: crate::eval::git_revision(),
-            fingerprint: bundle.fingerprint(),
+            fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
             helpful_rate: results["helpful_rate"].as_f64().unwrap_or(0.0),
             harmful_rate: results["harmful_rate"].as_f64().unwrap_or(0.0),
             evidence_recall: results["evidence_recall"].as_f64().unwrap_or(0.0),
             passed,
         };
         retold_http::bundles::record_fitness(&path, &bundle.id, &fitness).map_err(anyhow::Error::msg)?;
+        if let Some(a) = &answer_level {
+            let answer = Fitness {
+                level: "answer".into(),
+                helpful_rate: a["answer_f1"].as_f64().unwrap_or(0.0),
+                harmful_rate: a["draft_f1"].as_f64().unwrap_or(0.0),
+                passed: a["passed"].as_bool().unwrap_or(false),
+                ..fitness
+            };
+            retold_http::bundles::record_fitness(&path, &bundle.id, &answer).map_err(anyhow::Error::msg)?;
+        }
         println!("recorded in {} (rebuild the service to ship it)", path.display());
     }
     let buckets: serde_json::Map<String, Value> = by.iter().map(|(k, t)| (k.clone(), t.json())).collect();
-    Ok(json!({"dataset": dataset, "bundle": bundle.id, "fingerprint": bundle.fingerprint(), "passed": passed,
-              "results": buckets, "latency": latency, "git_revision": crate::eval::git_revision(),
-              "date": DateTime::<Utc>::from(std::time::SystemTime::now()).to_rfc3339()}))
+    Ok(
+        json!({"dataset": dataset, "bundle": bundle.id, "fingerprint": bundle.fingerprint(&retold_http::orchestrator_config(&settings)), "passed": passed,
+              "results": buckets, "answer_level": answer_level, "latency": latency, "git_revision": crate::eval::git_revision(),
+              "date": DateTime::<Utc>::from(std::time::SystemTime::now()).to_rfc3339()}),
+    )
+}
+
+fn placeholder_fitness() -> Fitness {
+    Fitness {
+        dataset: String::new(),
+        level: "answer".into(),
+        date: String::new(),
+        revision: String::new(),
+        fingerprint: String::new(),
+        helpful_rate: 0.0,
+        harmful_rate: 0.0,
+        evidence_recall: 0.0,
+        passed: false,
+    }
+}
+
+/// SQuAD-style token F1 of `answer` against `gold` (lowercased letters and digits).
+fn token_f1(answer: &str, gold: &str) -> f64 {
+    let tokens = |t: &str| -> Vec<String> {
+        t.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let (a, g) = (tokens(answer), tokens(gold));
+    if a.is_empty() || g.is_empty() {
+        return 0.0;
+    }
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for w in &g {
+        *left.entry(w).or_default() += 1;
+    }
+    let mut common = 0usize;
+    for w in &a {
+        if let Some(n) = left.get_mut(w.as_str()).filter(|n| **n > 0) {
+            *n -= 1;
+            common += 1;
+        }
+    }
+    if common == 0 {
+        return 0.0;
+    }
+    let (p, r) = (common as f64 / a.len() as f64, common as f64 / g.len() as f64);
+    2.0 * p * r / (p + r)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn token_f1_counts_shared_words_once_each() {
+        assert_eq!(super::token_f1("Paris", "paris"), 1.0);
+        assert_eq!(super::token_f1("I don't know", "7 May 2023"), 0.0);
+        let f = super::token_f1("she went to Paris in May", "Paris, May");
+        assert!((f - 2.0 * (2.0 / 6.0) * 1.0 / (2.0 / 6.0 + 1.0)).abs() < 1e-9, "{f}");
+    }
 }

@@ -850,7 +850,8 @@ pub(crate) struct DecisionBody {
     /// `orchestrator.max_deadline_ms`); past it the draft is kept.
     #[validate(range(min = 1, max = 120000))]
     #[schema(minimum = 1, maximum = 120000)]
-    pub(crate) deadline_ms: Option<u64>,
+    #[serde(default, deserialize_with = "whole_number")]
+    pub(crate) deadline_ms: Option<usize>,
 }
 
 /// A gap the draft has.

@@ -314,6 +314,7 @@ pub async fn derive_eligibility(mut stores: Stores) -> retold_domain::Result<Sto
 
 /// Every service over `components`: the write path and search (`wire`), sessions,
 /// administration and idempotency. `extraction_status` says why extraction is on or off.
+/// `hosted` must come from [`hosted_stages`], which resolves the orchestrator's bundle.
 pub fn services(
     components: &Components,
     settings: &Settings,
@@ -361,10 +362,11 @@ pub fn services(
     let planner: Arc<dyn retold_app::orchestrator::GapPlanner> =
         match (&stage.bundle.gap_policy, stage.planner) {
             (retold_app::orchestrator::GapPolicy::Hosted { model }, Some(client)) => {
+                // The decision's own deadline bounds planning; this only caps a single call.
                 Arc::new(retold_app::orchestrator::HostedGapPlanner::new(
                     client,
                     model.clone(),
-                    std::time::Duration::from_millis(o.deadline_ms),
+                    std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
                 ))
             }
             _ => Arc::new(retold_app::orchestrator::HeuristicGapPlanner::new(

@@ -291,7 +291,11 @@ impl Core {
             let batch = pool.take_batch(self.config.batch_size);
             drop(pool);
             let rows: Vec<&tokenizers::Encoding> = batch.iter().flat_map(|j| &j.encodings).collect();
-            let result = self.run(&mut session, &rows);
+            // A panic inside the run must not strand the session or the batch's callers (they
+            // would wait for ever, and with one worker so would every later caller).
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.run(&mut session, &rows)))
+                    .unwrap_or_else(|_| Err(IndexError::Model("inference panicked".into())));
             pool = self.lock();
             pool.sessions.push(session);
             match result {

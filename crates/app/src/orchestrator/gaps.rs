@@ -13,7 +13,7 @@ use retold_policy::CategoryRule;
 use crate::activation::Inventory;
 
 /// The gaps prompt, version `gaps_v1`.
-const GAPS_V1: &str = include_str!("../prompts/gaps_v1.md");
+pub(super) const GAPS_V1: &str = include_str!("../prompts/gaps_v1.md");
 /// Longest gap query accepted, in characters (a longer turn is cut to this).
 pub const MAX_QUERY_CHARS: usize = 300;
 

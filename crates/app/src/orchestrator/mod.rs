@@ -27,7 +27,7 @@ use crate::activation::{ActivationService, Inventory};
 use crate::sessions::{SessionService, app_event};
 
 /// The regeneration prompt, version `regenerate_v1`.
-const REGENERATE_V1: &str = include_str!("../prompts/regenerate_v1.md");
+pub(crate) const REGENERATE_V1: &str = include_str!("../prompts/regenerate_v1.md");
 /// Longest turn or draft accepted, in characters.
 pub const MAX_TEXT_CHARS: usize = 20_000;
 
@@ -123,6 +123,9 @@ fn cosine(a: &[f32], b: &[f32]) -> f32 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
+/// Statements compared by embedding, at most (a longer draft is still checked verbatim).
+const MAX_STATEMENTS: usize = 64;
+
 /// The draft's sentences and the profile's lines: what the answer already states.
 fn statements(draft: &str, profile: Option<&str>) -> Vec<String> {
     let mut out: Vec<String> = draft
@@ -136,6 +139,7 @@ fn statements(draft: &str, profile: Option<&str>) -> Vec<String> {
             profile.lines().map(|l| l.trim().trim_start_matches("- ").to_owned()).filter(|l| !l.is_empty()),
         );
     }
+    out.truncate(MAX_STATEMENTS);
     out
 }
 
@@ -175,17 +179,23 @@ impl OrchestratorService {
         request: &DecisionRequest,
     ) -> Result<DecisionOutcome> {
         for (field, text) in [("turn", &request.turn), ("draft", &request.draft)] {
-            if text.trim().is_empty() || text.chars().count() > MAX_TEXT_CHARS {
+            if text.trim().is_empty() || text.chars().count() > MAX_TEXT_CHARS || text.contains('\0') {
                 return Err(DomainError::Invalid {
                     field,
-                    reason: format!("must be 1 to {MAX_TEXT_CHARS} characters and not blank"),
+                    reason: format!("must be 1 to {MAX_TEXT_CHARS} characters, not blank, without NUL"),
                 });
             }
         }
+        let started = Instant::now();
         let session = self.sessions.own(principal, session_id).await?;
         let profile = self.activation.profile(&session.id).await?;
         let inventory = self.activation.inventory(principal).await?;
-        let decided = self.pipeline.run(principal, profile.as_ref(), &inventory, request).await?;
+        // The deadline covers the whole decision, these reads included.
+        let config = &self.pipeline.config;
+        let deadline = request.deadline.unwrap_or(config.deadline).min(config.max_deadline);
+        let request =
+            DecisionRequest { deadline: Some(deadline.saturating_sub(started.elapsed())), ..request.clone() };
+        let decided = self.pipeline.run(principal, profile.as_ref(), &inventory, &request).await?;
         let decision = TurnMemoryDecision {
             id: DecisionId::from_body(&self.ids.next_body())?,
             session_id: session.id.clone(),
@@ -323,8 +333,22 @@ impl DecisionPipeline {
                 .filter(|(_, v)| v.is_none())
                 .map(|(h, _)| h.record.content.as_str().to_owned()),
         );
-        let mut embedded =
-            if texts.is_empty() { Vec::new() } else { self.embedder.embed(&texts).await? }.into_iter();
+        let embedded = if texts.is_empty() {
+            Ok(Vec::new())
+        } else {
+            match tokio::time::timeout(left(), self.embedder.embed(&texts)).await {
+                Err(_) => Err(format!("admission ran past the {} ms deadline", deadline.as_millis())),
+                Ok(Err(e)) => Err(format!("admission: embedding the draft: {e}")),
+                Ok(Ok(vectors)) => Ok(vectors),
+            }
+        };
+        let mut embedded = match embedded {
+            Ok(vectors) => vectors.into_iter(),
+            Err(why) => {
+                decided.timings.admit_ms = ms(t);
+                return Ok(finish(decided, Disposition::DraftKept(KeptReason::Failed(why))));
+            }
+        };
         let stated_vectors: Vec<Vec<f32>> =
             embedded.by_ref().take(if hits.is_empty() { 0 } else { stated.len() }).collect();
         let hit_vectors: Vec<Vec<f32>> =
@@ -348,18 +372,26 @@ impl DecisionPipeline {
         let in_profile: HashSet<RecordId> =
             profile.map(|p| p.entries.iter().map(|e| e.record_id.clone()).collect()).unwrap_or_default();
         let verdicts = admit(&self.bundle.admission, &candidates, &readable, &in_profile, self.clock.now());
+        let mut refused_ids = HashSet::new();
         for ((id, verdict), hit) in verdicts.into_iter().zip(&hits) {
             match verdict {
                 Ok(()) => decided.admitted.push(hit.record.clone()),
                 Err(Refusal::Duplicate) => {}
-                Err(refusal) => decided.refused.push((id, refusal)),
+                // A record refused for one gap is listed once.
+                Err(refusal) => {
+                    if refused_ids.insert(id.clone()) {
+                        decided.refused.push((id, refusal));
+                    }
+                }
             }
         }
+        let admitted_ids: HashSet<&RecordId> = decided.admitted.iter().map(|r| &r.id).collect();
+        decided.refused.retain(|(id, _)| !admitted_ids.contains(id));
         decided.timings.admit_ms = ms(t);
         if decided.admitted.is_empty() {
             return Ok(finish(decided, Disposition::DraftKept(KeptReason::NothingAdmitted)));
         }
-        if self.bundle.fit().is_none() {
+        if self.bundle.fit(&self.config).is_none() {
             return Ok(finish(decided, Disposition::DraftKept(KeptReason::UnfitBundle)));
         }
 

@@ -45,8 +45,9 @@ pub struct Bundle {
 }
 
 impl Bundle {
-    /// SHA-256 of everything that decides what the bundle does, hex.
-    pub fn fingerprint(&self) -> String {
+    /// SHA-256 of everything that decides what the bundle does, hex: its planner, admission
+    /// and model, the decision's bounds (`config`), and the prompt texts.
+    pub fn fingerprint(&self, config: &super::OrchestratorConfig) -> String {
         let planner = match &self.gap_policy {
             GapPolicy::Heuristic => "heuristic".to_owned(),
             GapPolicy::Hosted { model } => format!("hosted:{model}"),
@@ -60,12 +61,22 @@ impl Bundle {
             a.max_admitted,
             self.model.as_deref().unwrap_or("")
         );
+        let text = format!(
+            "{text};max_gaps={};results_per_gap={};gaps_prompt={};regenerate_prompt={}",
+            config.max_gaps,
+            config.results_per_gap,
+            super::gaps::GAPS_V1,
+            super::REGENERATE_V1
+        );
         format!("{:x}", Sha256::digest(text.as_bytes()))
     }
 
-    /// The passing fitness result recorded for this exact definition, if any.
-    pub fn fit(&self) -> Option<&Fitness> {
-        let fingerprint = self.fingerprint();
-        self.fitness.iter().find(|f| f.passed && f.fingerprint == fingerprint)
+    /// The passing fitness result recorded for this exact definition, if any: passed, and
+    /// helping more often than harming.
+    pub fn fit(&self, config: &super::OrchestratorConfig) -> Option<&Fitness> {
+        let fingerprint = self.fingerprint(config);
+        self.fitness
+            .iter()
+            .find(|f| f.passed && f.helpful_rate > f.harmful_rate && f.fingerprint == fingerprint)
     }
 }

@@ -202,7 +202,7 @@ pub(crate) async fn session_decide(
     let request = retold_app::orchestrator::DecisionRequest {
         turn: body.turn,
         draft: body.draft,
-        deadline: body.deadline_ms.map(std::time::Duration::from_millis),
+        deadline: body.deadline_ms.map(|ms| std::time::Duration::from_millis(ms as u64)),
     };
     let outcome = state.services.orchestrator.decide(&principal, &id, &request).await?;
     Ok(Json(DecisionOutcomeDto {

@@ -35,7 +35,7 @@ fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
             level: "retrieval".into(),
             date: "2026-12-01".into(),
             revision: "test".into(),
-            fingerprint: bundle.fingerprint(),
+            fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
             helpful_rate: 0.6,
             harmful_rate: 0.1,
             evidence_recall: 0.5,
@@ -121,7 +121,6 @@ async fn a_gap_a_stored_preference_answers_is_planned_searched_admitted_and_rege
     assert_eq!(d["searches"].as_array().unwrap().len(), 2, "one search per gap");
     assert_eq!(d["admitted"], json!([record]));
     assert_eq!(outcome["admitted_records"][0]["content"], EDITOR);
-    assert!(d["timings"]["total_ms"].as_f64().unwrap() >= d["timings"]["retrieve_ms"].as_f64().unwrap());
     assert!(d["input_tokens"].as_u64().unwrap() > 0, "the regeneration's tokens are counted: {d}");
 
     // The model was given the admitted record, once.
