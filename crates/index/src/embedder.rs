@@ -119,6 +119,8 @@ struct Core {
     changed: std::sync::Condvar,
     feeds_token_type_ids: bool,
     output_name: String,
+    /// ONNX runs so far.
+    runs: std::sync::atomic::AtomicU64,
 }
 
 /// The sessions and the embedding requests waiting for one. A caller whose request finds a
@@ -228,6 +230,7 @@ impl OnnxEmbedder {
             changed: std::sync::Condvar::new(),
             feeds_token_type_ids,
             output_name,
+            runs: std::sync::atomic::AtomicU64::new(0),
         };
         let embedder = Self { info, core: std::sync::Arc::new(core) };
         // Check the configured dims against what the model really produces.
@@ -248,6 +251,11 @@ impl OnnxEmbedder {
     /// is busy, waits, and shares the next free session's run with the other waiting callers.
     pub fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
         self.core.embed_blocking(texts)
+    }
+
+    /// ONNX runs so far (callers that shared a run count once).
+    pub fn runs(&self) -> u64 {
+        self.core.runs.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -322,6 +330,7 @@ impl Core {
         session: &mut Session,
         rows: &[&tokenizers::Encoding],
     ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
+        self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let count = rows.len();
         let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(count * seq);

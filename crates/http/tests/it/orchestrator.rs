@@ -425,3 +425,107 @@ async fn a_decision_never_admits_a_record_the_principal_cannot_read() {
     }
     assert!(admitted_total > 5, "the property ran on real admissions: {admitted_total}");
 }
+
+/// A registry with one hosted-planner bundle, `planned-v1`, recorded as fit.
+fn hosted_registry(dir: &std::path::Path) -> std::path::PathBuf {
+    let path = dir.join("bundles.json");
+    std::fs::write(
+        &path,
+        json!({"bundles": [{"id": "planned-v1", "gap_policy": "hosted", "planner_model": "claude-haiku-4-5-20251001",
+            "admission": {"score_floor": 0.4, "lexical_terms": 2, "stated_floor": null, "max_admitted": 5},
+            "model": "claude-haiku-4-5-20251001", "fitness": []}]})
+        .to_string(),
+    )
+    .unwrap();
+    let settings = crate::settings(
+        dir,
+        &[
+            ("RETOLD__ORCHESTRATOR__REGISTRY", path.to_str().unwrap()),
+            ("RETOLD__ORCHESTRATOR__BUNDLE", "planned-v1"),
+        ],
+    );
+    let bundle = retold_http::bundles::configured(&settings).unwrap();
+    let fitness = retold_app::orchestrator::Fitness {
+        dataset: "test".into(),
+        level: "retrieval".into(),
+        date: "2026-12-01".into(),
+        revision: "test".into(),
+        fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
+        helpful_rate: 0.6,
+        harmful_rate: 0.1,
+        evidence_recall: 0.5,
+        passed: true,
+    };
+    retold_http::bundles::record_fitness(&path, "planned-v1", &fitness).unwrap();
+    path
+}
+
+#[tokio::test]
+async fn a_hosted_planner_names_the_gaps_a_confident_draft_hides_and_a_malformed_plan_keeps_the_draft() {
+    for malformed in [false, true] {
+        let provider = FakeProvider::start().await.unwrap();
+        provider.respond_with(move |request: &Captured| match request.schema_name() {
+            Some("gaps_v1") if malformed => {
+                Reply::structured(request, json!({"gaps": [{"query": "", "evidence": "x"}]}))
+            }
+            Some("gaps_v1") => Reply::structured(
+                request,
+                json!({"gaps": [{"query": "the user's preferred editor", "evidence": "I'll configure Vim"}]}),
+            ),
+            Some("regenerate_v1") => {
+                Reply::structured(request, json!({"answer": "I'll configure Helix.", "refusal": ""}))
+            }
+            other => Reply::error(400, &format!("unexpected schema {other:?}")),
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let path = hosted_registry(dir.path());
+        let url = provider.base_url();
+        let app = app_in(
+            dir,
+            &[
+                ("RETOLD__ORCHESTRATOR__REGISTRY", path.to_str().unwrap()),
+                ("RETOLD__ORCHESTRATOR__BUNDLE", "planned-v1"),
+                ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", url.as_str()),
+                ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "test-key"),
+            ],
+        )
+        .await;
+        let (host, record, session) = jo(&app).await;
+        // A confident draft: the offline planner would find no hedge or placeholder in it.
+        let d =
+            decide(&app, &host, &session, TURN, "I'll configure Vim for you.", json!({})).await["decision"]
+                .clone();
+        if malformed {
+            assert_eq!(d["reason"], "failed", "{d}");
+            assert!(d["failure"].as_str().unwrap().contains("planner: malformed"), "{d}");
+            assert_eq!(d["searches"], json!([]));
+            continue;
+        }
+        assert_eq!(d["disposition"], "regenerated", "{d}");
+        assert_eq!(
+            d["gaps"],
+            json!([{"kind": "planned", "query": "the user's preferred editor", "evidence": "I'll configure Vim"}])
+        );
+        assert_eq!(d["admitted"], json!([record]));
+        let schemas: Vec<String> =
+            provider.requests().iter().map(|r| r.schema_name().unwrap_or_default().to_owned()).collect();
+        assert_eq!(schemas, ["gaps_v1", "regenerate_v1"]);
+        assert_eq!(d["input_tokens"], 240, "planner and regeneration tokens add up: {d}");
+    }
+}
+
+#[test]
+fn a_hosted_planner_without_its_key_refuses_to_start_and_an_unknown_bundle_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = hosted_registry(dir.path());
+    let registry = path.to_str().unwrap();
+    let keyless = crate::settings(
+        dir.path(),
+        &[("RETOLD__ORCHESTRATOR__REGISTRY", registry), ("RETOLD__ORCHESTRATOR__BUNDLE", "planned-v1")],
+    );
+    let error = retold_http::hosted_stages(&keyless).err().expect("refused").to_string();
+    assert!(error.contains("planned-v1") && error.contains("ANTHROPIC_API_KEY"), "{error}");
+    let unknown = crate::settings(dir.path(), &[("RETOLD__ORCHESTRATOR__BUNDLE", "nope")]);
+    let error = retold_http::hosted_stages(&unknown).err().expect("refused").to_string();
+    assert!(error.contains("\"nope\" is not in the bundle registry"), "{error}");
+}

@@ -129,15 +129,22 @@ fn a_shared_run_gives_every_caller_the_vectors_it_would_get_alone() {
         .collect();
     let alone: Vec<Vec<f32>> =
         texts.iter().map(|t| shared.embed_blocking(std::slice::from_ref(t)).unwrap().remove(0)).collect();
+    let runs_before = shared.runs();
+    let start = std::sync::Barrier::new(texts.len());
     let together: Vec<(usize, Vec<f32>)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..texts.len())
             .map(|i| {
-                let (shared, text) = (&shared, &texts[i]);
-                s.spawn(move || (i, shared.embed_blocking(std::slice::from_ref(text)).unwrap().remove(0)))
+                let (shared, text, start) = (&shared, &texts[i], &start);
+                s.spawn(move || {
+                    start.wait();
+                    (i, shared.embed_blocking(std::slice::from_ref(text)).unwrap().remove(0))
+                })
             })
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
+    let runs = shared.runs() - runs_before;
+    assert!(runs < texts.len() as u64, "{} callers ran alone ({runs} runs): nothing was shared", texts.len());
     for (i, vector) in together {
         assert_eq!(vector, alone[i], "text {i} got another vector when it shared a run");
     }
