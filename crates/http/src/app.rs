@@ -83,6 +83,13 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
         .route("/health", get(health))
         .fallback(not_found)
         .with_state(state);
+    // MCP's streamable HTTP transport: each tool call is the REST request of the same name,
+    // sent to the routes above with the caller's own key.
+    let rest = api.clone().layer(DefaultBodyLimit::max(server.body_limit_bytes));
+    let mcp = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
+        .expect("the OpenAPI document holds every tool's body schema")
+        .service(tokio_util::sync::CancellationToken::new());
+    let api = api.nest_service("/mcp", mcp);
 
     let cors = if server.cors_origins.is_empty() {
         CorsLayer::new()

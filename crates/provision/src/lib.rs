@@ -108,11 +108,15 @@ pub struct PythonTool {
 }
 
 /// Every Python tool the tests need.
-pub const PYTHON_TOOLS: &[PythonTool] = &[PythonTool {
-    name: "schemathesis",
-    requirements: "scripts/requirements/schemathesis.txt",
-    executable: "st",
-}];
+pub const PYTHON_TOOLS: &[PythonTool] = &[
+    PythonTool {
+        name: "schemathesis",
+        requirements: "scripts/requirements/schemathesis.txt",
+        executable: "st",
+    },
+    // The official MCP client (`mcp` 2.3.0), for the MCP tests.
+    PythonTool { name: "mcp", requirements: "scripts/requirements/mcp.txt", executable: "python" },
+];
 
 impl PythonTool {
     /// The tool's virtual environment.

@@ -13,6 +13,7 @@ mod extraction;
 mod fuzz;
 mod idempotency;
 mod load;
+mod mcp;
 mod openapi;
 mod operations;
 mod orchestrator;

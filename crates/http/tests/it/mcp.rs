@@ -1,0 +1,81 @@
+//! MCP over streamable HTTP on the real `retold serve`, driven by the official Python MCP
+//! client (`mcp`, installed by `cargo xtask setup`): the five tools with the REST bodies'
+//! schemas, a round trip, and refusals as tool errors carrying the stable codes.
+
+use serde_json::{Value, json};
+
+use crate::e2e;
+
+const ADMIN: &str = "mcp-admin-key";
+
+#[test]
+fn the_official_mcp_client_lists_the_five_tools_and_runs_a_round_trip_with_rest_s_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = e2e::start(dir.path(), ADMIN);
+    let key = server.host_key(ADMIN);
+    let grant = e2e::curl(&[
+        "-H",
+        &format!("Authorization: Bearer {ADMIN}"),
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        &json!({"agent_id": "assistant", "scope": "user:jo", "can_read": true, "can_write": true})
+            .to_string(),
+        &format!("{}/v1/admin/grants", server.url),
+    ]);
+    assert!(grant.contains("grt_"), "{grant}");
+    let python = retold_provision::python_tool("mcp").executable();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/mcp_round_trip.py");
+    let output = std::process::Command::new(&python)
+        .arg(&script)
+        .arg(&server.url)
+        .arg(&key)
+        .output()
+        .unwrap_or_else(|e| panic!("{} runs ({e}): run `cargo xtask setup`", python.display()));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let seen: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
+
+    // The five tools, each with its REST body's schema minus the principal (from the headers).
+    let tools = seen["tools"].as_object().unwrap();
+    let mut names: Vec<&str> = tools.keys().map(String::as_str).collect();
+    names.sort_unstable();
+    assert_eq!(names, ["memory_forget", "memory_get", "memory_revise", "memory_search", "memory_write"]);
+    let document = retold_http::document();
+    for (tool, body) in
+        [("memory_search", "SearchBody"), ("memory_write", "WriteBody"), ("memory_get", "GetBody")]
+    {
+        let rest = &document["components"]["schemas"][body];
+        let mcp = &tools[tool];
+        let rest_fields: Vec<&String> =
+            rest["properties"].as_object().unwrap().keys().filter(|k| *k != "principal").collect();
+        let mcp_fields: Vec<&String> = mcp["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(mcp_fields, rest_fields, "{tool} takes {body}'s fields");
+        assert!(!mcp["required"].as_array().unwrap().iter().any(|r| r == "principal"));
+        for field in mcp_fields {
+            let (rest_field, mcp_field) = (&rest["properties"][field], &mcp["properties"][field]);
+            // Same schema; a reference points into the tool's own $defs.
+            let rewritten = rest_field.to_string().replace("#/components/schemas/", "#/$defs/");
+            assert_eq!(mcp_field.to_string(), rewritten, "{tool}.{field}");
+        }
+    }
+
+    // The round trip.
+    assert!(!seen["write"]["is_error"].as_bool().unwrap(), "{}", seen["write"]);
+    let record = seen["write"]["structured"]["record_id"].as_str().unwrap();
+    let search = &seen["search"];
+    assert!(!search["is_error"].as_bool().unwrap(), "{search}");
+    assert_eq!(search["structured"]["results"][0]["record"]["id"], record, "{search}");
+    let explanation = search["structured"]["results"][0]["explanation"].as_str().unwrap();
+    assert!(!explanation.is_empty() && search["text"].as_str().unwrap().contains(explanation), "{search}");
+    assert_eq!(seen["get"]["structured"]["records"][0]["record"]["id"], record);
+    assert!(!seen["revise"]["is_error"].as_bool().unwrap(), "{}", seen["revise"]);
+    assert!(!seen["forget"]["is_error"].as_bool().unwrap(), "{}", seen["forget"]);
+
+    // Refusals are tool errors with REST's stable codes.
+    let violation = &seen["violation"];
+    assert!(violation["is_error"].as_bool().unwrap(), "{violation}");
+    assert_eq!(violation["structured"]["code"], "scope_not_writable", "{violation}");
+    assert!(violation["text"].as_str().unwrap().starts_with("scope_not_writable"), "{violation}");
+    assert_eq!(seen["invalid"]["structured"]["code"], "validation_failed", "{}", seen["invalid"]);
+    server.stop();
+}
