@@ -26,8 +26,8 @@ pub use crate::serve_error::ServeError;
 pub use crate::server::{
     Built, Components, DataDirLock, Hosted, OrchestratorStage, Wired, activation_config, build,
     derive_eligibility, embedder_config, hosted_config, hosted_stages, ingest_config, load_embedder,
-    lock_data_dir, operations_config, orchestrator_config, retrieve_config, serve, services, store_config,
-    wire,
+    lock_data_dir, operations_config, orchestrator_config, retrieve_config, serve, serve_mcp_stdio, services,
+    store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, CalibrationSettings, DEFAULT_YAML, ENV_PREFIX, EmbeddingSettings,

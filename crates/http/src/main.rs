@@ -29,6 +29,9 @@ enum Command {
     /// Run a maintenance operation: on a running service with the admin key, or offline on the
     /// store file (reembed, calibrate, switch-model, restore).
     Ops(OpsArgs),
+    /// Serve the five memory tools over MCP's stdio transport for one principal, on the
+    /// embedded store (for desktop MCP clients; `serve` offers MCP over HTTP at /mcp).
+    Mcp(McpArgs),
     /// Print the OpenAPI document (JSON) that the service serves at /openapi.json.
     Openapi,
     /// Print the version.
@@ -45,6 +48,29 @@ struct ServeArgs {
     data_dir: Option<PathBuf>,
     /// A YAML file layered over the embedded defaults; RETOLD__SECTION__KEY variables
     /// override both.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+struct McpArgs {
+    /// The agent every call acts as.
+    #[arg(long = "agent", env = "RETOLD_AGENT_ID", value_name = "AGENT")]
+    agent_id: String,
+    /// The user every call acts for.
+    #[arg(long = "user", env = "RETOLD_USER_ID", value_name = "USER")]
+    user_id: String,
+    /// The project, if any.
+    #[arg(long = "project", env = "RETOLD_PROJECT_ID", value_name = "PROJECT")]
+    project_id: Option<String>,
+    /// A host key allowed to act as the agent; without one, a key is created on the first
+    /// start and kept in the data directory.
+    #[arg(long, env = "RETOLD_HOST_KEY", hide_env_values = true)]
+    key: Option<String>,
+    /// Data directory holding the SQLite file (overrides server.data_dir).
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// A YAML file layered over the embedded defaults.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
 }
@@ -181,6 +207,7 @@ fn main() -> ExitCode {
     let result: Result<(), Box<dyn std::error::Error>> = match cli.command {
         Command::Serve(args) => run_serve(args, cli.log_format).map_err(Into::into),
         Command::Ops(args) => run_ops(args),
+        Command::Mcp(args) => run_mcp(args).map_err(Into::into),
         Command::Openapi => {
             println!("{}", retold_http::openapi_json());
             Ok(())
@@ -414,6 +441,23 @@ fn restore(snapshot: &std::path::Path, data_dir: &std::path::Path) -> Result<(),
         return Err(Box::new(OpsError("the restored store failed its check (see above)".into())));
     }
     Ok(())
+}
+
+/// `retold mcp`: logs go to stderr as JSON (stdout carries the protocol).
+fn run_mcp(args: McpArgs) -> Result<(), ServeError> {
+    let mut settings = Settings::load(args.config.as_deref())?;
+    if let Some(dir) = args.data_dir {
+        settings.server.data_dir = dir.to_string_lossy().into_owned();
+    }
+    let _telemetry = init_telemetry(&settings.telemetry)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(retold_http::serve_mcp_stdio(
+        settings,
+        &args.agent_id,
+        &args.user_id,
+        args.project_id.as_deref(),
+        args.key,
+    ))
 }
 
 fn run_serve(args: ServeArgs, log_format: Option<LogFormatArg>) -> Result<(), ServeError> {

@@ -601,6 +601,68 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     Ok(())
 }
 
+/// `retold mcp`: the five tools over MCP's stdio transport for one principal, on the
+/// embedded store (the process owns the data directory, as `serve` does). Without `key`, a
+/// host key for `agent_id` is created on the first start and kept in
+/// `<data_dir>/mcp-stdio-<agent>.key` (owner-only) for the next ones. Nothing but the
+/// protocol is written to stdout.
+pub async fn serve_mcp_stdio(
+    settings: Settings,
+    agent_id: &str,
+    user_id: &str,
+    project_id: Option<&str>,
+    key: Option<String>,
+) -> Result<(), ServeError> {
+    preflight(&settings)?;
+    let data_dir = settings.data_dir();
+    let _lock = lock_data_dir(&data_dir)?;
+    let embedder = load_embedder(&settings).await?;
+    let built = build(&settings, embedder).await?;
+    if let Some(admin) = &built.new_admin_key {
+        // stdout carries the protocol.
+        eprintln!("retold created the first admin key (shown once, stored hashed): {admin}");
+    }
+    let key = match key {
+        Some(key) => key,
+        None => {
+            let agent = retold_domain::AgentId::new(agent_id.to_owned())?;
+            let file = data_dir.join(format!("mcp-stdio-{agent}.key"));
+            match std::fs::read_to_string(&file) {
+                Ok(key) if !key.trim().is_empty() => key.trim().to_owned(),
+                _ => {
+                    let created = built
+                        .state
+                        .services
+                        .admin
+                        .create_host_key(format!("retold mcp (stdio) for {agent}"), vec![agent])
+                        .await?;
+                    write_owner_only(&file, &created.secret)?;
+                    tracing::info!(file = %file.display(), "created a host key for the stdio MCP server");
+                    created.secret
+                }
+            }
+        }
+    };
+    let store = built.store.clone();
+    let rest = crate::app::app(built.state, &settings.server);
+    let tools = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
+        .map_err(ServeError::Orchestrator)?;
+    let served = tools.serve_stdio(&key, agent_id, user_id, project_id).await;
+    SqliteStore::clone(&store).close().await?;
+    served.map_err(|e| ServeError::Io(std::io::Error::other(format!("MCP over stdio: {e}"))))
+}
+
+fn write_owner_only(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    options.mode(0o600);
+    options.open(path)?.write_all(text.as_bytes())
+}
+
 /// Extract ended sessions nobody has claimed (ended while extraction was off, or before a
 /// restart), now and then every `every`.
 async fn sweep(

@@ -1,6 +1,6 @@
 //! The Model Context Protocol door: the five memory tools (`memory_search`, `memory_get`,
 //! `memory_write`, `memory_revise`, `memory_forget`) over MCP's streamable HTTP transport,
-//! mounted at `/mcp` on `retold serve`.
+//! mounted at `/mcp` on `retold serve`, and over stdio (`retold mcp`, one principal).
 //!
 //! A tool call becomes the REST request of the same name, sent in process to the REST router
 //! with the caller's own host key, so authentication, validation, scopes and error codes are
@@ -70,6 +70,8 @@ const TOOLS: [(&str, &str, &str, &str); 5] = [
 pub struct MemoryTools {
     rest: Router,
     tools: Arc<Vec<Tool>>,
+    /// The key and principal headers of a stdio server (no HTTP request carries them).
+    fixed: Option<Arc<Vec<(String, String)>>>,
 }
 
 impl std::fmt::Debug for MemoryTools {
@@ -159,7 +161,31 @@ impl MemoryTools {
                 Ok(Tool::new(*name, *description, Arc::new(input_schema(document, schema)?)))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Self { rest, tools: Arc::new(tools) })
+        Ok(Self { rest, tools: Arc::new(tools), fixed: None })
+    }
+
+    /// Serve one principal over stdio until the client closes it: every call carries `key`
+    /// and this principal, as the headers of an HTTP call would.
+    pub async fn serve_stdio(
+        mut self,
+        key: &str,
+        agent_id: &str,
+        user_id: &str,
+        project_id: Option<&str>,
+    ) -> Result<(), String> {
+        let mut headers = vec![
+            ("authorization".to_owned(), format!("Bearer {key}")),
+            ("x-retold-agent-id".to_owned(), agent_id.to_owned()),
+            ("x-retold-user-id".to_owned(), user_id.to_owned()),
+        ];
+        if let Some(project) = project_id {
+            headers.push(("x-retold-project-id".to_owned(), project.to_owned()));
+        }
+        self.fixed = Some(Arc::new(headers));
+        let running =
+            rmcp::ServiceExt::serve(self, rmcp::transport::stdio()).await.map_err(|e| e.to_string())?;
+        running.waiting().await.map_err(|e| e.to_string())?;
+        Ok(())
     }
 
     /// The streamable HTTP service to mount (`Router::nest_service("/mcp", …)`).
@@ -179,8 +205,10 @@ impl MemoryTools {
         let Some((_, path, _, _)) = TOOLS.iter().find(|(n, ..)| *n == name) else {
             return failure(json!({"code": "not_found", "detail": format!("no tool {name:?}")}));
         };
-        let header =
-            |h: &str| parts.and_then(|p| p.headers.get(h)).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let header = |h: &str| match &self.fixed {
+            Some(fixed) => fixed.iter().find(|(n, _)| n == h).map(|(_, v)| v.clone()),
+            None => parts.and_then(|p| p.headers.get(h)).and_then(|v| v.to_str().ok()).map(str::to_owned),
+        };
         let Some(authorization) = header("authorization") else {
             return failure(
                 json!({"code": "unauthorized", "detail": "send the host key as Authorization: Bearer <key>"}),

@@ -8,8 +8,21 @@ use crate::e2e;
 
 const ADMIN: &str = "mcp-admin-key";
 
+/// Run the round-trip script; what it saw.
+fn round_trip(args: &[&str]) -> Value {
+    let python = retold_provision::python_tool("mcp").executable();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/mcp_round_trip.py");
+    let output = std::process::Command::new(&python)
+        .arg(&script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{} runs ({e}): run `cargo xtask setup`", python.display()));
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
+}
+
 #[test]
-fn the_official_mcp_client_lists_the_five_tools_and_runs_a_round_trip_with_rest_s_rules() {
+fn the_official_mcp_client_runs_the_round_trip_over_streamable_http_with_rest_s_rules() {
     let dir = tempfile::tempdir().unwrap();
     let server = e2e::start(dir.path(), ADMIN);
     let key = server.host_key(ADMIN);
@@ -24,17 +37,29 @@ fn the_official_mcp_client_lists_the_five_tools_and_runs_a_round_trip_with_rest_
         &format!("{}/v1/admin/grants", server.url),
     ]);
     assert!(grant.contains("grt_"), "{grant}");
-    let python = retold_provision::python_tool("mcp").executable();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/fixtures/mcp_round_trip.py");
-    let output = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(&server.url)
-        .arg(&key)
-        .output()
-        .unwrap_or_else(|e| panic!("{} runs ({e}): run `cargo xtask setup`", python.display()));
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    let seen: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
+    let seen = round_trip(&["http", &server.url, &key, "user:jo", "project:secret"]);
+    check(&seen);
+    server.stop();
+}
 
+/// `retold mcp` over stdio, one principal from the flags, on its own store: the agent's
+/// private scope of the user is writable without a grant, a user scope without one is not.
+#[test]
+fn the_official_mcp_client_runs_the_round_trip_over_stdio_for_one_principal() {
+    let dir = tempfile::tempdir().unwrap();
+    let binary = env!("CARGO_BIN_EXE_retold");
+    let data = dir.path().to_str().unwrap();
+    let seen = round_trip(&["stdio", binary, data, "agent:assistant/jo", "user:jo"]);
+    check(&seen);
+    // The key it made for itself is kept, owner-only, and used again.
+    let file = dir.path().join("mcp-stdio-assistant.key");
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&file).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600);
+    let again = round_trip(&["stdio", binary, data, "agent:assistant/jo", "user:jo"]);
+    assert!(!again["write"]["is_error"].as_bool().unwrap(), "{}", again["write"]);
+}
+
+fn check(seen: &Value) {
     // The five tools, each with its REST body's schema minus the principal (from the headers).
     let tools = seen["tools"].as_object().unwrap();
     let mut names: Vec<&str> = tools.keys().map(String::as_str).collect();
@@ -77,5 +102,4 @@ fn the_official_mcp_client_lists_the_five_tools_and_runs_a_round_trip_with_rest_
     assert_eq!(violation["structured"]["code"], "scope_not_writable", "{violation}");
     assert!(violation["text"].as_str().unwrap().starts_with("scope_not_writable"), "{violation}");
     assert_eq!(seen["invalid"]["structured"]["code"], "validation_failed", "{}", seen["invalid"]);
-    server.stop();
 }
