@@ -66,7 +66,13 @@ proptest! {
                 w.reads.lock().unwrap().clear();
                 let outcome = w.ingestor.write(&p, &request(SCOPES[*scope], n)).await.unwrap();
                 match &outcome {
-                    WriteOutcome::Rejected { .. } => assert!(!access.can_write(&target)),
+                    // Earlier writes may have created "Shared" in two readable scopes: the name
+                    // is then ambiguous and never resolved by guess (seed: entities are not
+                    // merged by guess), in whatever scope the write targets.
+                    WriteOutcome::Rejected { code: retold_ingest::RejectCode::EntityAmbiguous { .. }, .. } => {
+                        assert!(access.can_write(&target), "{outcome:?} in {target}");
+                    }
+                    WriteOutcome::Rejected { .. } => assert!(!access.can_write(&target), "{outcome:?} in {target}"),
                     other => {
                         assert!(access.can_write(&target), "{other:?} in {target}");
                         let id = other.record_id().unwrap();
