@@ -47,6 +47,16 @@ async fn not_found() -> ApiError {
 
 /// The whole application: routes, docs and middleware.
 pub fn app(state: AppState, server: &ServerSettings) -> Router {
+    app_until(state, server, tokio_util::sync::CancellationToken::new())
+}
+
+/// `app`, whose MCP sessions end when `shutdown` is cancelled (so graceful shutdown does not
+/// wait for a client's open stream).
+pub(crate) fn app_until(
+    state: AppState,
+    server: &ServerSettings,
+    shutdown: tokio_util::sync::CancellationToken,
+) -> Router {
     let api = Router::new()
         .route("/v1/memory/search", post(tools::memory_search))
         .route("/v1/memory/get", post(tools::memory_get))
@@ -88,7 +98,8 @@ pub fn app(state: AppState, server: &ServerSettings) -> Router {
     let rest = api.clone().layer(DefaultBodyLimit::max(server.body_limit_bytes));
     let mcp = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
         .expect("the OpenAPI document holds every tool's body schema")
-        .service(tokio_util::sync::CancellationToken::new());
+        .with_timeout(Duration::from_millis(server.request_timeout_ms))
+        .service(shutdown, &server.mcp_allowed_hosts, server.body_limit_bytes);
     let api = api.nest_service("/mcp", mcp);
 
     let cors = if server.cors_origins.is_empty() {

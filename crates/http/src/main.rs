@@ -443,7 +443,7 @@ fn restore(snapshot: &std::path::Path, data_dir: &std::path::Path) -> Result<(),
     Ok(())
 }
 
-/// `retold mcp`: logs go to stderr as JSON (stdout carries the protocol).
+/// `retold mcp`: logs go to stderr (stdout carries the protocol).
 fn run_mcp(args: McpArgs) -> Result<(), ServeError> {
     let mut settings = Settings::load(args.config.as_deref())?;
     if let Some(dir) = args.data_dir {

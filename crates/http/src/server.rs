@@ -582,8 +582,15 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
         let every = std::time::Duration::from_millis(settings.ingestion.extraction.sweep_interval_ms);
         tasks.spawn(sweep(runner, every, stop.clone()));
     }
-    let app = crate::app::app(built.state, &settings.server);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    let mcp_sessions = tokio_util::sync::CancellationToken::new();
+    let app = crate::app::app_until(built.state, &settings.server, mcp_sessions.clone());
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown_signal().await;
+            // Open MCP streams would otherwise keep graceful shutdown waiting.
+            mcp_sessions.cancel();
+        })
+        .await?;
     // Let extraction runs and idempotent requests in flight finish: their sessions are
     // claimed and their keys held, and would otherwise stay so.
     stop.cancel();
@@ -629,7 +636,19 @@ pub async fn serve_mcp_stdio(
             let file = data_dir.join(format!("mcp-stdio-{agent}.key"));
             match std::fs::read_to_string(&file) {
                 Ok(key) if !key.trim().is_empty() => key.trim().to_owned(),
-                _ => {
+                Ok(_) => {
+                    return Err(ServeError::Orchestrator(format!(
+                        "{} is empty: delete it to create a new host key, or pass --key",
+                        file.display()
+                    )));
+                }
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(ServeError::Io(std::io::Error::new(
+                        e.kind(),
+                        format!("{}: {e}", file.display()),
+                    )));
+                }
+                Err(_) => {
                     let created = built
                         .state
                         .services

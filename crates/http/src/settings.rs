@@ -292,6 +292,8 @@ pub struct ServerSettings {
     /// How long an `Idempotency-Key` and its first answer are kept.
     #[validate(range(min = 1_000, max = 2_592_000_000_u64))]
     pub idempotency_ttl_ms: u64,
+    /// `Host` values `/mcp` accepts (DNS-rebinding protection of MCP's HTTP transport).
+    pub mcp_allowed_hosts: Vec<String>,
 }
 
 /// `auth.*`

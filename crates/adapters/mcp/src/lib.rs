@@ -72,6 +72,8 @@ pub struct MemoryTools {
     tools: Arc<Vec<Tool>>,
     /// The key and principal headers of a stdio server (no HTTP request carries them).
     fixed: Option<Arc<Vec<(String, String)>>>,
+    /// How long one tool call may take (REST's request timeout).
+    timeout: std::time::Duration,
 }
 
 impl std::fmt::Debug for MemoryTools {
@@ -86,12 +88,7 @@ pub fn input_schema(document: &Value, name: &str) -> Result<JsonObject, String> 
     let schemas = &document["components"]["schemas"];
     let mut schema =
         schemas.get(name).cloned().ok_or_else(|| format!("the document has no schema {name}"))?;
-    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
-        properties.remove("principal");
-    }
-    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
-        required.retain(|r| r != "principal");
-    }
+    without_principal(&mut schema);
     let mut defs = serde_json::Map::new();
     let mut pending = Vec::new();
     collect_refs(&schema, &mut pending);
@@ -99,10 +96,12 @@ pub fn input_schema(document: &Value, name: &str) -> Result<JsonObject, String> 
         if defs.contains_key(&reference) {
             continue;
         }
-        let component = schemas
+        let mut component = schemas
             .get(&reference)
             .cloned()
             .ok_or_else(|| format!("{name} refers to a missing schema {reference}"))?;
+        // A nested body (a supersede's replacement) is the caller's too.
+        without_principal(&mut component);
         collect_refs(&component, &mut pending);
         defs.insert(reference, component);
     }
@@ -114,6 +113,16 @@ pub fn input_schema(document: &Value, name: &str) -> Result<JsonObject, String> 
     match schema {
         Value::Object(object) => Ok(object),
         _ => Err(format!("schema {name} is not an object")),
+    }
+}
+
+/// Drop `principal` from a body schema: over MCP it comes from the headers (or the stdio flags).
+fn without_principal(schema: &mut Value) {
+    if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+        properties.remove("principal");
+    }
+    if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+        required.retain(|r| r != "principal");
     }
 }
 
@@ -161,7 +170,7 @@ impl MemoryTools {
                 Ok(Tool::new(*name, *description, Arc::new(input_schema(document, schema)?)))
             })
             .collect::<Result<Vec<_>, String>>()?;
-        Ok(Self { rest, tools: Arc::new(tools), fixed: None })
+        Ok(Self { rest, tools: Arc::new(tools), fixed: None, timeout: std::time::Duration::from_secs(30) })
     }
 
     /// Serve one principal over stdio until the client closes it: every call carries `key`
@@ -188,15 +197,28 @@ impl MemoryTools {
         Ok(())
     }
 
-    /// The streamable HTTP service to mount (`Router::nest_service("/mcp", …)`).
+    /// How long one tool call may take; past it the call is a tool error with code `timeout`.
+    pub fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The streamable HTTP service to mount (`Router::nest_service("/mcp", …)`): its sessions
+    /// end when `shutdown` is cancelled, it accepts only `allowed_hosts` as `Host`, and reads
+    /// at most `max_body_bytes` of a request.
     pub fn service(
         self,
-        cancel: tokio_util::sync::CancellationToken,
+        shutdown: tokio_util::sync::CancellationToken,
+        allowed_hosts: &[String],
+        max_body_bytes: usize,
     ) -> StreamableHttpService<Self, LocalSessionManager> {
         StreamableHttpService::new(
             move || Ok(self.clone()),
             LocalSessionManager::default().into(),
-            StreamableHttpServerConfig::default().with_cancellation_token(cancel),
+            StreamableHttpServerConfig::default()
+                .with_cancellation_token(shutdown)
+                .with_allowed_hosts(allowed_hosts.iter().cloned())
+                .with_max_request_body_bytes(max_body_bytes),
         )
     }
 
@@ -214,6 +236,12 @@ impl MemoryTools {
                 json!({"code": "unauthorized", "detail": "send the host key as Authorization: Bearer <key>"}),
             );
         };
+        for required in ["x-retold-agent-id", "x-retold-user-id"] {
+            if header(required).is_none() {
+                return failure(json!({"code": "validation_failed", "field": required,
+                    "detail": format!("send the principal's {required} header")}));
+            }
+        }
         let mut principal = serde_json::Map::new();
         for (field, name) in [
             ("agent_id", "x-retold-agent-id"),
@@ -226,6 +254,10 @@ impl MemoryTools {
             }
         }
         let mut body = arguments;
+        // A supersede's replacement is written by the same principal.
+        if let Some(Value::Object(replacement)) = body.get_mut("replacement") {
+            replacement.insert("principal".into(), Value::Object(principal.clone()));
+        }
         body.insert("principal".into(), Value::Object(principal));
         let request = Request::post(*path)
             .header("authorization", authorization)
@@ -235,16 +267,23 @@ impl MemoryTools {
             Ok(r) => r,
             Err(e) => return failure(json!({"code": "validation_failed", "detail": e.to_string()})),
         };
-        let response = match self.rest.clone().oneshot(request).await {
-            Ok(r) => r,
-            Err(never) => match never {},
+        let response = match tokio::time::timeout(self.timeout, self.rest.clone().oneshot(request)).await {
+            Err(_) => {
+                return failure(json!({"code": "timeout",
+                    "detail": format!("no answer within {} ms", self.timeout.as_millis())}));
+            }
+            Ok(Ok(r)) => r,
+            Ok(Err(never)) => match never {},
         };
         let status = response.status();
         let bytes = response.into_body().collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-        let value: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        let value: Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+            json!({"code": if status.is_success() { "internal" } else { "error" },
+                   "detail": String::from_utf8_lossy(&bytes).chars().take(500).collect::<String>()})
+        });
         if status.is_success() {
             let mut result = CallToolResult::success(vec![ContentBlock::text(render(name, &value))]);
-            result.structured_content = Some(value);
+            result.structured_content = value.is_object().then_some(value);
             result
         } else {
             failure(value)
@@ -260,7 +299,7 @@ fn failure(problem: Value) -> CallToolResult {
         problem["detail"].as_str().or(problem["title"].as_str()).unwrap_or("the call was refused")
     );
     let mut result = CallToolResult::error(vec![ContentBlock::text(text)]);
-    result.structured_content = Some(problem);
+    result.structured_content = problem.is_object().then_some(problem);
     result
 }
 

@@ -66,9 +66,13 @@ fn check(seen: &Value) {
     names.sort_unstable();
     assert_eq!(names, ["memory_forget", "memory_get", "memory_revise", "memory_search", "memory_write"]);
     let document = retold_http::document();
-    for (tool, body) in
-        [("memory_search", "SearchBody"), ("memory_write", "WriteBody"), ("memory_get", "GetBody")]
-    {
+    for (tool, body) in [
+        ("memory_search", "SearchBody"),
+        ("memory_write", "WriteBody"),
+        ("memory_get", "GetBody"),
+        ("memory_revise", "ReviseBody"),
+        ("memory_forget", "ForgetBody"),
+    ] {
         let rest = &document["components"]["schemas"][body];
         let mcp = &tools[tool];
         let rest_fields: Vec<&String> =
@@ -94,6 +98,10 @@ fn check(seen: &Value) {
     assert!(!explanation.is_empty() && search["text"].as_str().unwrap().contains(explanation), "{search}");
     assert_eq!(seen["get"]["structured"]["records"][0]["record"]["id"], record);
     assert!(!seen["revise"]["is_error"].as_bool().unwrap(), "{}", seen["revise"]);
+    // A supersede's replacement needs no principal of its own, in the schema or the call.
+    assert!(!seen["supersede"]["is_error"].as_bool().unwrap(), "{}", seen["supersede"]);
+    let replacement = &tools["memory_revise"]["$defs"]["WriteBody"];
+    assert!(!replacement["properties"].as_object().unwrap().contains_key("principal"), "{replacement}");
     assert!(!seen["forget"]["is_error"].as_bool().unwrap(), "{}", seen["forget"]);
 
     // Refusals are tool errors with REST's stable codes.
