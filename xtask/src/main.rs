@@ -23,6 +23,7 @@ fn main() -> Result<()> {
         "setup" => setup::run(rest),
         "bench" => release_eval("bench", rest),
         "openapi" => openapi(rest),
+        "clients" => clients(rest),
         "eval" => release_eval("eval", rest),
         "reliability" => reliability(rest),
         "help" | "--help" | "-h" => {
@@ -45,6 +46,7 @@ fn print_help() {
          reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
          bench   [pipeline|index|store|http|ops] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
+         clients regenerate the typed clients from docs/openapi.json into crates/adapters/clients (CI fails when they drift)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
     );
 }
@@ -141,6 +143,27 @@ fn release_eval(command: &str, args: &[String]) -> Result<()> {
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
     cargo_args.extend(args.iter().map(String::as_str));
     cargo(&cargo_args)
+}
+
+/// `cargo xtask clients`: regenerate the typed clients from `docs/openapi.json` (run
+/// `cargo xtask openapi` first after an API change) with `scripts/generate-clients.sh`.
+fn clients(args: &[String]) -> Result<()> {
+    if !args.is_empty() {
+        bail!("clients takes no arguments");
+    }
+    setup::run(&[])?;
+    let generator = retold_provision::python_tool("openapi-python-client").executable();
+    let status = std::process::Command::new("bash")
+        .arg(workspace_root().join("scripts/generate-clients.sh"))
+        .env("OPENAPI_PYTHON_CLIENT", generator)
+        .current_dir(workspace_root())
+        .status()
+        .context("running scripts/generate-clients.sh")?;
+    if !status.success() {
+        bail!("scripts/generate-clients.sh failed ({status})");
+    }
+    eprintln!("wrote {}", workspace_root().join("crates/adapters/clients").display());
+    Ok(())
 }
 
 fn openapi(args: &[String]) -> Result<()> {

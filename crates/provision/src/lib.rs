@@ -116,6 +116,12 @@ pub const PYTHON_TOOLS: &[PythonTool] = &[
     },
     // The official MCP client (`mcp` 2.3.0), for the MCP tests.
     PythonTool { name: "mcp", requirements: "scripts/requirements/mcp.txt", executable: "python" },
+    // The generator of the typed Python client (its environment also runs that client).
+    PythonTool {
+        name: "openapi-python-client",
+        requirements: "scripts/requirements/openapi-python-client.txt",
+        executable: "openapi-python-client",
+    },
 ];
 
 impl PythonTool {

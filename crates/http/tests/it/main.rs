@@ -6,6 +6,7 @@ mod api;
 mod authz;
 mod bad_input;
 mod cli;
+mod clients;
 mod crash;
 mod disk_full;
 mod e2e;

@@ -1,0 +1,167 @@
+""" Contains all the data models used in inputs/outputs """
+
+from .alias_body import AliasBody
+from .channel_match_dto import ChannelMatchDto
+from .conflict_dto import ConflictDto
+from .count_dto import CountDto
+from .decision_body import DecisionBody
+from .decision_dto import DecisionDto
+from .decision_list_dto import DecisionListDto
+from .decision_outcome_dto import DecisionOutcomeDto
+from .decision_timings_dto import DecisionTimingsDto
+from .empty_body import EmptyBody
+from .end_session_body import EndSessionBody
+from .entity_body import EntityBody
+from .entity_body_kind import EntityBodyKind
+from .entity_dto import EntityDto
+from .entity_ref_dto import EntityRefDto
+from .entity_ref_dto_kind_type_1 import EntityRefDtoKindType1
+from .entity_ref_dto_kind_type_2_type_1 import EntityRefDtoKindType2Type1
+from .entity_ref_dto_kind_type_3_type_1 import EntityRefDtoKindType3Type1
+from .erased_dto import ErasedDto
+from .erasure_body import ErasureBody
+from .erasure_dto import ErasureDto
+from .event_dto import EventDto
+from .event_dto_details import EventDtoDetails
+from .event_list_dto import EventListDto
+from .expiry_body import ExpiryBody
+from .expiry_dto import ExpiryDto
+from .extraction_candidate_dto import ExtractionCandidateDto
+from .extraction_report_dto import ExtractionReportDto
+from .extraction_run_body import ExtractionRunBody
+from .extraction_run_dto import ExtractionRunDto
+from .extraction_write_dto import ExtractionWriteDto
+from .flag_dto import FlagDto
+from .forget_body import ForgetBody
+from .gap_dto import GapDto
+from .get_body import GetBody
+from .get_response_dto import GetResponseDto
+from .grant_body import GrantBody
+from .grant_dto import GrantDto
+from .grant_list_dto import GrantListDto
+from .host_key_body import HostKeyBody
+from .host_key_dto import HostKeyDto
+from .inventory_dto import InventoryDto
+from .link_dto import LinkDto
+from .matches_dto import MatchesDto
+from .merge_body import MergeBody
+from .principal_body import PrincipalBody
+from .principal_dto import PrincipalDto
+from .problem import Problem
+from .profile_dto import ProfileDto
+from .profile_entry_dto import ProfileEntryDto
+from .ready_dto import ReadyDto
+from .record_detail_dto import RecordDetailDto
+from .record_dto import RecordDto
+from .refused_dto import RefusedDto
+from .resolution_dto import ResolutionDto
+from .resolve_body import ResolveBody
+from .resolve_body_action import ResolveBodyAction
+from .retention_body import RetentionBody
+from .retention_dto import RetentionDto
+from .review_dto import ReviewDto
+from .review_list_dto import ReviewListDto
+from .revise_action_dto import ReviseActionDto
+from .revise_body import ReviseBody
+from .revise_response_dto import ReviseResponseDto
+from .search_body import SearchBody
+from .search_body_types_type_0_item import SearchBodyTypesType0Item
+from .search_response_dto import SearchResponseDto
+from .search_result_dto import SearchResultDto
+from .search_trace_response_200 import SearchTraceResponse200
+from .session_body import SessionBody
+from .session_dto import SessionDto
+from .snapshot_dto import SnapshotDto
+from .snapshot_holding_dto import SnapshotHoldingDto
+from .store_check_dto import StoreCheckDto
+from .turn_body import TurnBody
+from .turn_body_role import TurnBodyRole
+from .turn_dto import TurnDto
+from .write_body import WriteBody
+from .write_body_source_kind import WriteBodySourceKind
+from .write_body_type import WriteBodyType
+from .write_response_dto import WriteResponseDto
+
+__all__ = (
+    "AliasBody",
+    "ChannelMatchDto",
+    "ConflictDto",
+    "CountDto",
+    "DecisionBody",
+    "DecisionDto",
+    "DecisionListDto",
+    "DecisionOutcomeDto",
+    "DecisionTimingsDto",
+    "EmptyBody",
+    "EndSessionBody",
+    "EntityBody",
+    "EntityBodyKind",
+    "EntityDto",
+    "EntityRefDto",
+    "EntityRefDtoKindType1",
+    "EntityRefDtoKindType2Type1",
+    "EntityRefDtoKindType3Type1",
+    "ErasedDto",
+    "ErasureBody",
+    "ErasureDto",
+    "EventDto",
+    "EventDtoDetails",
+    "EventListDto",
+    "ExpiryBody",
+    "ExpiryDto",
+    "ExtractionCandidateDto",
+    "ExtractionReportDto",
+    "ExtractionRunBody",
+    "ExtractionRunDto",
+    "ExtractionWriteDto",
+    "FlagDto",
+    "ForgetBody",
+    "GapDto",
+    "GetBody",
+    "GetResponseDto",
+    "GrantBody",
+    "GrantDto",
+    "GrantListDto",
+    "HostKeyBody",
+    "HostKeyDto",
+    "InventoryDto",
+    "LinkDto",
+    "MatchesDto",
+    "MergeBody",
+    "PrincipalBody",
+    "PrincipalDto",
+    "Problem",
+    "ProfileDto",
+    "ProfileEntryDto",
+    "ReadyDto",
+    "RecordDetailDto",
+    "RecordDto",
+    "RefusedDto",
+    "ResolutionDto",
+    "ResolveBody",
+    "ResolveBodyAction",
+    "RetentionBody",
+    "RetentionDto",
+    "ReviewDto",
+    "ReviewListDto",
+    "ReviseActionDto",
+    "ReviseBody",
+    "ReviseResponseDto",
+    "SearchBody",
+    "SearchBodyTypesType0Item",
+    "SearchResponseDto",
+    "SearchResultDto",
+    "SearchTraceResponse200",
+    "SessionBody",
+    "SessionDto",
+    "SnapshotDto",
+    "SnapshotHoldingDto",
+    "StoreCheckDto",
+    "TurnBody",
+    "TurnBodyRole",
+    "TurnDto",
+    "WriteBody",
+    "WriteBodySourceKind",
+    "WriteBodyType",
+    "WriteResponseDto",
+)

@@ -1,0 +1,12 @@
+from enum import StrEnum
+
+class EntityBodyKind(StrEnum):
+    ORGANIZATION = "organization"
+    OTHER = "other"
+    PERSON = "person"
+    PRODUCT = "product"
+    PROJECT = "project"
+    REPOSITORY = "repository"
+
+    def __str__(self) -> str:
+        return str(self.value)

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, TypeVar, BinaryIO, TextIO, TYPE_CHECKING, Generator
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..types import UNSET, Unset
+
+from typing import cast
+
+if TYPE_CHECKING:
+  from ..models.principal_dto import PrincipalDto
+
+
+
+
+
+T = TypeVar("T", bound="PrincipalBody")
+
+
+
+@_attrs_define
+class PrincipalBody:
+    """ The principal, for calls that only need who is asking.
+
+        Attributes:
+            principal (PrincipalDto): The principal of the current agent run, asserted by the host.
+     """
+
+    principal: PrincipalDto
+
+
+
+
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.principal_dto import PrincipalDto # noqa: PLC0415
+        principal = self.principal.to_dict()
+
+
+        field_dict: dict[str, Any] = {}
+
+        field_dict.update({
+            "principal": principal,
+        })
+
+        return field_dict
+
+
+
+    @classmethod
+    def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
+        from ..models.principal_dto import PrincipalDto # noqa: PLC0415
+        d = dict(src_dict)
+        principal = PrincipalDto.from_dict(d.pop("principal"))
+
+
+
+
+        principal_body = cls(
+            principal=principal,
+        )
+
+        return principal_body
+
