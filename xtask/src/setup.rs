@@ -32,6 +32,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             fetched += 1;
         }
     }
+    if install_node_client()? {
+        fetched += 1;
+    }
     if fetched == 0 {
         eprintln!("xtask setup: everything already provisioned in {}", cache.display());
     } else {
@@ -68,6 +71,30 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
         .context("running pip install in the tool's venv")?;
     if !status.success() {
         bail!("pip install -r {} failed ({status})", requirements.display());
+    }
+    fs::write(&stamp, &wanted)?;
+    Ok(true)
+}
+
+/// The TypeScript client's toolchain (openapi-typescript, openapi-fetch, typescript), from its
+/// lock file with `npm ci` into its own `node_modules`, unless installed from the same lock
+/// already. Returns whether it installed anything.
+fn install_node_client() -> Result<bool> {
+    let dir = crate::workspace_root().join("crates/adapters/clients/typescript");
+    let lock = dir.join("package-lock.json");
+    let wanted = sha256_file(&lock).with_context(|| format!("reading {}", lock.display()))?;
+    let stamp = dir.join("node_modules/.retold-lock-sha256");
+    if fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == wanted) {
+        return Ok(false);
+    }
+    eprintln!("xtask setup: npm ci in {}", dir.display());
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .status()
+        .context("running npm ci (install Node.js 20 with npm)")?;
+    if !status.success() {
+        bail!("npm ci in {} failed ({status})", dir.display());
     }
     fs::write(&stamp, &wanted)?;
     Ok(true)

@@ -1,6 +1,7 @@
-//! The generated clients: the committed Python client is what `scripts/generate-clients.sh`
-//! makes of `docs/openapi.json` today (so it never drifts from the document), and it runs the
-//! five tools' round trip against the real `retold serve`.
+//! The generated clients: the committed Python client and TypeScript types are what
+//! `scripts/generate-clients.sh` makes of `docs/openapi.json` today (so they never drift from
+//! the document), and each runs the five tools' round trip against the real `retold serve`
+//! (the TypeScript one compiled by `tsc` against the generated types, then run with node).
 
 use std::path::{Path, PathBuf};
 
@@ -51,12 +52,16 @@ fn the_committed_python_client_is_generated_from_the_document_of_today() {
     for ((path, a), (_, b)) in committed.iter().zip(&fresh) {
         assert!(a == b, "{} differs from the document: run `cargo xtask clients`", path.display());
     }
+    let types = |dir: &Path| std::fs::read(dir.join("typescript/schema.d.ts")).unwrap();
+    assert!(
+        types(out.path()) == types(&root().join("crates/adapters/clients")),
+        "crates/adapters/clients/typescript/schema.d.ts differs from the document: run `cargo xtask clients`"
+    );
 }
 
-#[test]
-fn the_generated_python_client_runs_the_round_trip_against_the_real_server() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = e2e::start(dir.path(), ADMIN);
+/// A server with a host key whose agent `assistant` may write `user:jo`.
+fn server_for_jo(dir: &Path) -> (e2e::Server, String) {
+    let server = e2e::start(dir, ADMIN);
     let key = server.host_key(ADMIN);
     let grant = e2e::curl(&[
         "-H",
@@ -69,6 +74,47 @@ fn the_generated_python_client_runs_the_round_trip_against_the_real_server() {
         &format!("{}/v1/admin/grants", server.url),
     ]);
     assert!(grant.contains("grt_"), "{grant}");
+    (server, key)
+}
+
+#[test]
+fn the_typescript_client_compiles_against_the_generated_types_and_runs_the_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = server_for_jo(dir.path());
+    let client = root().join("crates/adapters/clients/typescript");
+    let tsc = std::process::Command::new(client.join("node_modules/.bin/tsc"))
+        .args(["-p", "tsconfig.json"])
+        .current_dir(&client)
+        .output()
+        .expect("tsc runs (cargo xtask setup installs it)");
+    assert!(
+        tsc.status.success(),
+        "tsc: {}{}",
+        String::from_utf8_lossy(&tsc.stdout),
+        String::from_utf8_lossy(&tsc.stderr)
+    );
+    let output = std::process::Command::new("node")
+        .arg(client.join("dist/test/round_trip.js"))
+        .arg(&server.url)
+        .arg(&key)
+        .output()
+        .expect("node runs");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    let seen: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
+    let record = seen["write"]["record_id"].as_str().unwrap();
+    assert_eq!(seen["search"]["results"][0]["record"]["id"], record, "{seen}");
+    assert!(!seen["search"]["results"][0]["explanation"].as_str().unwrap().is_empty());
+    assert_eq!(seen["get"]["records"][0]["record"]["id"], record);
+    assert_eq!((seen["revise"].as_u64(), seen["forget"].as_u64()), (Some(200), Some(200)), "{seen}");
+    assert_eq!(seen["violation"]["status"], 403, "{seen}");
+    assert_eq!(seen["violation"]["body"]["code"], "scope_not_writable", "{seen}");
+    server.stop();
+}
+
+#[test]
+fn the_generated_python_client_runs_the_round_trip_against_the_real_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let (server, key) = server_for_jo(dir.path());
     let python = retold_provision::python_tool("openapi-python-client").venv().join("bin/python");
     let output = std::process::Command::new(&python)
         .arg(root().join("crates/http/tests/it/fixtures/client_round_trip.py"))
