@@ -41,6 +41,15 @@ pub(crate) async fn ready(State(state): State<AppState>, _: AnyKey) -> Result<Js
     Ok(Json(ReadyDto { status: "ready".into(), model: ready.model, vectors: ready.vectors }))
 }
 
+/// A valid host key, or the request is answered 401/403 as REST answers it.
+async fn require_host_key(
+    _key: crate::auth::HostKey,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    next.run(request).await
+}
+
 async fn not_found() -> ApiError {
     ApiError::new(ErrorCode::NotFound, "no such endpoint")
 }
@@ -92,7 +101,7 @@ pub(crate) fn app_until(
         .route("/ready", get(ready))
         .route("/health", get(health))
         .fallback(not_found)
-        .with_state(state);
+        .with_state(state.clone());
     // MCP's streamable HTTP transport: each tool call is the REST request of the same name,
     // sent to the routes above with the caller's own key.
     let rest = api.clone().layer(DefaultBodyLimit::max(server.body_limit_bytes));
@@ -100,7 +109,12 @@ pub(crate) fn app_until(
         .expect("the OpenAPI document holds every tool's body schema")
         .with_timeout(Duration::from_millis(server.request_timeout_ms))
         .service(shutdown, &server.mcp_allowed_hosts, server.body_limit_bytes);
-    let api = api.nest_service("/mcp", mcp);
+    // Every MCP request, `initialize` included, needs a valid host key (a tool call then checks
+    // it again, as REST does, with the principal it asserts).
+    let mcp = Router::new()
+        .nest_service("/mcp", mcp)
+        .layer(axum::middleware::from_fn_with_state(state, require_host_key));
+    let api = api.merge(mcp);
 
     let cors = if server.cors_origins.is_empty() {
         CorsLayer::new()

@@ -37,6 +37,20 @@ fn the_official_mcp_client_runs_the_round_trip_over_streamable_http_with_rest_s_
         &format!("{}/v1/admin/grants", server.url),
     ]);
     assert!(grant.contains("grt_"), "{grant}");
+    // Without a valid host key nothing is served, not even `initialize`.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "0"}}})
+    .to_string();
+    for auth in [vec![], vec!["-H", "Authorization: Bearer not-a-key"]] {
+        let mut args =
+            vec!["-s", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Content-Type: application/json"];
+        args.extend(["-H", "Accept: application/json, text/event-stream", "-d", &initialize]);
+        args.extend(auth);
+        let url = format!("{}/mcp", server.url);
+        args.push(&url);
+        let status = std::process::Command::new("curl").args(&args).output().expect("curl runs");
+        assert_eq!(String::from_utf8_lossy(&status.stdout), "401", "{args:?}");
+    }
     let seen = round_trip(&["http", &server.url, &key, "user:jo", "project:secret"]);
     check(&seen);
     server.stop();
