@@ -31,7 +31,7 @@ pub struct ActivationConfig {
 
 /// What the principal could search, without content: counts per category (semantic records)
 /// and per memory type.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Inventory {
     pub categories: Vec<(String, u64)>,
     pub types: Vec<(MemoryType, u64)>,

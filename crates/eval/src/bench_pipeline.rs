@@ -93,7 +93,7 @@ fn text(n: usize) -> String {
 }
 
 /// The `ps` quantiles of millisecond samples (nearest rank); zeros when there are none.
-fn quantiles<const N: usize>(mut ms: Vec<f64>, ps: [f64; N]) -> [f64; N] {
+pub(crate) fn quantiles<const N: usize>(mut ms: Vec<f64>, ps: [f64; N]) -> [f64; N] {
     ms.sort_by(f64::total_cmp);
     ps.map(|p| if ms.is_empty() { 0.0 } else { ms[((ms.len() as f64 - 1.0) * p).round() as usize] })
 }
@@ -157,18 +157,14 @@ async fn decision_stages(
     embedder: Arc<dyn Embedder>,
 ) -> Result<Value> {
     let settings = retold_http::Settings::load(None)?;
+    let (hosted, _) = retold_http::hosted_stages(&settings)?;
+    let stage = hosted.orchestrator.context("hosted_stages resolves the orchestrator's bundle")?;
+    // No regeneration: the benchmark measures what the decision adds before a model call.
     let pipeline = retold_app::orchestrator::DecisionPipeline {
-        retriever: w.retriever.clone(),
-        embedder,
-        planner: Arc::new(retold_app::orchestrator::HeuristicGapPlanner::new(
-            retold_http::activation_config(&settings).categories,
-        )),
-        bundle: retold_http::bundles::configured(&settings).map_err(anyhow::Error::msg)?,
         regenerator: Err("benchmark".into()),
-        config: retold_http::orchestrator_config(&settings),
-        clock: Arc::new(retold_http::SystemClock),
+        ..stage.pipeline(&settings, w.retriever.clone(), embedder, Arc::new(retold_http::SystemClock))
     };
-    let inventory = retold_app::Inventory { categories: Vec::new(), types: Vec::new(), total: 0 };
+    let inventory = retold_app::Inventory::default();
     let mut stages: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
     for (i, q) in queries.iter().enumerate() {
         let request = retold_app::orchestrator::DecisionRequest {

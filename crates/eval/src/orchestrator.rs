@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use retold_app::orchestrator::{DecisionPipeline, DecisionRequest, Fitness, GapPlanner, HeuristicGapPlanner};
+use retold_app::orchestrator::{DecisionPipeline, DecisionRequest, Fitness};
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{Disposition, Embedder, KeptReason, RecordId, Scope};
 use serde_json::{Value, json};
@@ -56,22 +56,6 @@ impl Tally {
     }
 }
 
-fn median(mut xs: Vec<f64>) -> f64 {
-    if xs.is_empty() {
-        return 0.0;
-    }
-    xs.sort_by(f64::total_cmp);
-    xs[xs.len() / 2]
-}
-
-fn p95(mut xs: Vec<f64>) -> f64 {
-    if xs.is_empty() {
-        return 0.0;
-    }
-    xs.sort_by(f64::total_cmp);
-    xs[((xs.len() as f64 * 0.95).ceil() as usize).saturating_sub(1).min(xs.len() - 1)]
-}
-
 pub(crate) async fn orchestrator(
     data: &std::path::Path,
     limit: Option<usize>,
@@ -82,31 +66,18 @@ pub(crate) async fn orchestrator(
     if let Some(id) = bundle {
         settings.orchestrator.bundle = id.to_owned();
     }
-    let bundle = retold_http::bundles::configured(&settings).map_err(anyhow::Error::msg)?;
-    let planner: Arc<dyn GapPlanner> = match &bundle.gap_policy {
-        retold_app::orchestrator::GapPolicy::Heuristic => {
-            Arc::new(HeuristicGapPlanner::new(retold_http::activation_config(&settings).categories))
-        }
-        retold_app::orchestrator::GapPolicy::Hosted { model } => {
-            anyhow::bail!(
-                "bundle {} plans with the hosted model {model}: this evaluation runs offline",
-                bundle.id
-            )
-        }
-    };
     let conversations: Value =
         serde_json::from_str(&std::fs::read_to_string(data).with_context(|| data.display().to_string())?)?;
     let conversations = conversations.as_array().context("LoCoMo data is a list of conversations")?;
     let embedder = crate::eval::embedder()?;
+    // The configured bundle with its planner (a hosted planner needs its key) and, when its
+    // model's key is given, the client the answer level regenerates with.
     let (hosted, _) = retold_http::hosted_stages(&settings)?;
-    let answer_client = match hosted.orchestrator.map(|stage| stage.regenerator) {
-        Some(Ok(client)) if bundle.model.is_some() => Some(client),
-        Some(Err(why)) => {
-            eprintln!("answer level: not run ({why})");
-            None
-        }
-        _ => None,
-    };
+    let stage = hosted.orchestrator.context("hosted_stages resolves the orchestrator's bundle")?;
+    let bundle = stage.bundle.clone();
+    if let Err(why) = &stage.regenerator {
+        eprintln!("answer level: not run ({why})");
+    }
     // bucket → (decisions, sum of regenerated answers' token F1, sum of drafts' F1, regenerated)
     let mut answers: BTreeMap<String, (usize, f64, f64, usize)> = BTreeMap::new();
     let mut by: BTreeMap<String, Tally> = BTreeMap::new();
@@ -130,28 +101,32 @@ pub(crate) async fn orchestrator(
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
         }
         eprintln!();
-        let pipeline = DecisionPipeline {
-            retriever: w.retriever.clone(),
-            embedder: embedder.clone() as Arc<dyn Embedder>,
-            planner: planner.clone(),
-            bundle: bundle.clone(),
-            regenerator: Err("offline".into()),
-            config: retold_http::orchestrator_config(&settings),
-            clock: Arc::new(retold_test_kit::ManualClock::new(now)),
-        };
+        let served = stage.pipeline(
+            &settings,
+            w.retriever.clone(),
+            embedder.clone() as Arc<dyn Embedder>,
+            Arc::new(retold_test_kit::ManualClock::new(now)),
+        );
+        // The retrieval level never regenerates.
+        let pipeline = DecisionPipeline { regenerator: Err("retrieval level".into()), ..served.clone() };
         // The answer level: the same decisions regenerated through the bundle's model, when its
         // provider key is given (the bundle counts as fit here: its fitness is what is measured).
-        let answering = answer_client.clone().map(|client| {
+        let answering = served.regenerator.is_ok().then(|| {
             let mut fit = bundle.clone();
             fit.fitness = vec![Fitness {
+                dataset: "assumed for the answer level".into(),
+                level: "answer".into(),
+                date: String::new(),
+                revision: String::new(),
                 fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
-                passed: true,
                 helpful_rate: 1.0,
-                ..placeholder_fitness()
+                harmful_rate: 0.0,
+                evidence_recall: 0.0,
+                passed: true,
             }];
-            DecisionPipeline { bundle: fit, regenerator: Ok(client), ..pipeline.clone() }
+            DecisionPipeline { bundle: fit, ..served.clone() }
         });
-        let inventory = retold_app::Inventory { categories: Vec::new(), types: Vec::new(), total: 0 };
+        let inventory = retold_app::Inventory::default();
         let qa = conversation["qa"].as_array().context("qa")?;
         for (qi, q) in qa.iter().enumerate().take(limit.unwrap_or(usize::MAX)) {
             let category = q["category"].as_u64().unwrap_or(0);
@@ -258,11 +233,15 @@ pub(crate) async fn orchestrator(
             f("no_gaps_rate")
         );
     }
+    let q = |xs: Vec<f64>| {
+        let [p50, p95] = crate::bench_pipeline::quantiles(xs, [0.5, 0.95]);
+        json!({"p50": p50, "p95": p95})
+    };
     let latency = json!({
-        "plan_ms": {"p50": median(plan_ms.clone()), "p95": p95(plan_ms)},
-        "retrieve_ms": {"p50": median(retrieve_ms.clone()), "p95": p95(retrieve_ms)},
-        "admit_ms": {"p50": median(admit_ms.clone()), "p95": p95(admit_ms)},
-        "total_ms": {"p50": median(total_ms.clone()), "p95": p95(total_ms)},
+        "plan_ms": q(plan_ms),
+        "retrieve_ms": q(retrieve_ms),
+        "admit_ms": q(admit_ms),
+        "total_ms": q(total_ms),
     });
     let l = |k: &str| {
         format!(
@@ -335,20 +314,6 @@ pub(crate) async fn orchestrator(
               "results": buckets, "answer_level": answer_level, "latency": latency, "git_revision": crate::eval::git_revision(),
               "date": DateTime::<Utc>::from(std::time::SystemTime::now()).to_rfc3339()}),
     )
-}
-
-fn placeholder_fitness() -> Fitness {
-    Fitness {
-        dataset: String::new(),
-        level: "answer".into(),
-        date: String::new(),
-        revision: String::new(),
-        fingerprint: String::new(),
-        helpful_rate: 0.0,
-        harmful_rate: 0.0,
-        evidence_recall: 0.0,
-        passed: false,
-    }
 }
 
 /// SQuAD-style token F1 of `answer` against `gold` (lowercased letters and digits).

@@ -180,15 +180,37 @@ pub struct Hosted {
     pub orchestrator: Option<OrchestratorStage>,
 }
 
-/// The orchestrator's bundle with the clients it can use.
+/// The orchestrator's bundle with its planner and the client it regenerates with.
 #[derive(Clone)]
 #[allow(missing_debug_implementations)]
 pub struct OrchestratorStage {
     pub bundle: retold_app::orchestrator::Bundle,
-    /// The hosted planner's client (a `hosted` gap policy; its key is required to start).
-    pub planner: Option<Arc<dyn CompletionClient>>,
+    /// The bundle's gap policy: the offline planner, or the hosted one (whose key is required
+    /// to start).
+    pub planner: Arc<dyn retold_app::orchestrator::GapPlanner>,
     /// The regeneration client, or why regeneration is off.
     pub regenerator: Result<Arc<dyn CompletionClient>, String>,
+}
+
+impl OrchestratorStage {
+    /// The decision pipeline of this stage over `retriever` (the service's, or an evaluation's).
+    pub fn pipeline(
+        &self,
+        settings: &Settings,
+        retriever: retold_retrieve::Retriever,
+        embedder: Arc<dyn retold_domain::Embedder>,
+        clock: Arc<dyn retold_domain::Clock>,
+    ) -> retold_app::orchestrator::DecisionPipeline {
+        retold_app::orchestrator::DecisionPipeline {
+            retriever,
+            embedder,
+            planner: self.planner.clone(),
+            bundle: self.bundle.clone(),
+            regenerator: self.regenerator.clone(),
+            config: orchestrator_config(settings),
+            clock,
+        }
+    }
 }
 
 /// The wired write path, search pipeline and, when on, the extraction runner.
@@ -357,33 +379,9 @@ pub fn services(
         clock.clone(),
         ids.clone(),
     );
-    let stage = hosted.orchestrator.clone().expect("hosted_stages resolves the orchestrator's bundle");
-    let o = &settings.orchestrator;
-    let planner: Arc<dyn retold_app::orchestrator::GapPlanner> =
-        match (&stage.bundle.gap_policy, stage.planner) {
-            (retold_app::orchestrator::GapPolicy::Hosted { model }, Some(client)) => {
-                // The decision's own deadline bounds planning; this only caps a single call.
-                Arc::new(retold_app::orchestrator::HostedGapPlanner::new(
-                    client,
-                    model.clone(),
-                    std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
-                ))
-            }
-            _ => Arc::new(retold_app::orchestrator::HeuristicGapPlanner::new(
-                activation_config(settings).categories,
-            )),
-        };
-    let pipeline = retold_app::orchestrator::DecisionPipeline {
-        retriever: retriever.clone(),
-        embedder: embedder.clone(),
-        planner,
-        bundle: stage.bundle,
-        regenerator: stage.regenerator,
-        config: orchestrator_config(settings),
-        clock: clock.clone(),
-    };
+    let stage = hosted.orchestrator.as_ref().expect("hosted_stages resolves the orchestrator's bundle");
     let orchestrator = retold_app::OrchestratorService::new(
-        pipeline,
+        stage.pipeline(settings, retriever.clone(), embedder.clone(), clock.clone()),
         sessions.clone(),
         activation.clone(),
         stores.decisions.clone(),
@@ -427,13 +425,21 @@ fn orchestrator_stage(
 ) -> Result<OrchestratorStage, ServeError> {
     let bundle = crate::bundles::configured(settings).map_err(ServeError::Orchestrator)?;
     let config = client.config().clone();
-    let planner = match &bundle.gap_policy {
-        retold_app::orchestrator::GapPolicy::Heuristic => None,
+    let planner: Arc<dyn retold_app::orchestrator::GapPlanner> = match &bundle.gap_policy {
+        retold_app::orchestrator::GapPolicy::Heuristic => Arc::new(
+            retold_app::orchestrator::HeuristicGapPlanner::new(activation_config(settings).categories),
+        ),
         retold_app::orchestrator::GapPolicy::Hosted { model } => {
             config.check_model(model).map_err(|e| {
                 ServeError::Orchestrator(format!("bundle {} plans gaps with {model}, but {e}", bundle.id))
             })?;
-            Some(client.clone() as Arc<dyn CompletionClient>)
+            // The decision's own deadline bounds planning; this only caps a single call.
+            let o = &settings.orchestrator;
+            Arc::new(retold_app::orchestrator::HostedGapPlanner::new(
+                client.clone(),
+                model.clone(),
+                std::time::Duration::from_millis(o.max_deadline_ms.max(o.deadline_ms)),
+            ))
         }
     };
     let regenerator = match &bundle.model {

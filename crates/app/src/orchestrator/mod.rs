@@ -165,11 +165,6 @@ impl OrchestratorService {
         Self { pipeline, sessions, activation, decisions, ids }
     }
 
-    /// The bundle that decides.
-    pub fn bundle(&self) -> &Bundle {
-        &self.pipeline.bundle
-    }
-
     /// Decide about one turn of the principal's session, store the decision, and return it
     /// with the admitted records.
     pub async fn decide(
