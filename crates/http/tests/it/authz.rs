@@ -60,10 +60,10 @@ const TOPICS: [(&str, &str); 4] = [
 const NAMES: [&str; 3] = ["Dana Okafor", "Marek Lindqvist", "Priya Raman"];
 
 /// xorshift64*: deterministic for a seed, so a failure can be replayed.
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -72,7 +72,7 @@ impl Rng {
     fn below(&mut self, n: usize) -> usize {
         (self.next() % n as u64) as usize
     }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
     fn chance(&mut self, percent: u64) -> bool {

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::e2e;
 
@@ -63,17 +63,7 @@ fn the_committed_python_client_is_generated_from_the_document_of_today() {
 fn server_for_jo(dir: &Path) -> (e2e::Server, String) {
     let server = e2e::start(dir, ADMIN);
     let key = server.host_key(ADMIN);
-    let grant = e2e::curl(&[
-        "-H",
-        &format!("Authorization: Bearer {ADMIN}"),
-        "-H",
-        "Content-Type: application/json",
-        "-d",
-        &json!({"agent_id": "assistant", "scope": "user:jo", "can_read": true, "can_write": true})
-            .to_string(),
-        &format!("{}/v1/admin/grants", server.url),
-    ]);
-    assert!(grant.contains("grt_"), "{grant}");
+    server.grant(ADMIN, "assistant", "user:jo");
     (server, key)
 }
 

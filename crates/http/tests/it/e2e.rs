@@ -88,6 +88,22 @@ impl Server {
         created["key"].as_str().unwrap().to_owned()
     }
 
+    /// Grant `agent` reading and writing `scope`, with the admin key.
+    pub(crate) fn grant(&self, admin_key: &str, agent: &str, scope: &str) {
+        let body =
+            serde_json::json!({"agent_id": agent, "scope": scope, "can_read": true, "can_write": true});
+        let created = curl(&[
+            "-H",
+            &format!("Authorization: Bearer {admin_key}"),
+            "-H",
+            "Content-Type: application/json",
+            "-d",
+            &body.to_string(),
+            &format!("{}/v1/admin/grants", self.url),
+        ]);
+        assert!(created.contains("grt_"), "{created}");
+    }
+
     pub(crate) fn stop(mut self) {
         let pid = self.child.id().to_string();
         let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();

@@ -26,17 +26,7 @@ fn the_official_mcp_client_runs_the_round_trip_over_streamable_http_with_rest_s_
     let dir = tempfile::tempdir().unwrap();
     let server = e2e::start(dir.path(), ADMIN);
     let key = server.host_key(ADMIN);
-    let grant = e2e::curl(&[
-        "-H",
-        &format!("Authorization: Bearer {ADMIN}"),
-        "-H",
-        "Content-Type: application/json",
-        "-d",
-        &json!({"agent_id": "assistant", "scope": "user:jo", "can_read": true, "can_write": true})
-            .to_string(),
-        &format!("{}/v1/admin/grants", server.url),
-    ]);
-    assert!(grant.contains("grt_"), "{grant}");
+    server.grant(ADMIN, "assistant", "user:jo");
     // Without a valid host key nothing is served, not even `initialize`.
     let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "curl", "version": "0"}}})

@@ -15,21 +15,21 @@ const EDITOR: &str = "Jo's preferred editor is Helix: configure Helix for Jo.";
 const TURN: &str = "Which editor should you configure for me?";
 const DRAFT: &str = "I'm not sure which editor you use, so I'll configure [your editor].";
 
-/// A registry with one bundle, `fit-v1`, and (when `fit`) a passing fitness result for its
+/// A registry holding one `bundle` (JSON), and (when `fit`) a passing fitness result for its
 /// exact definition, recorded through `bundles::record_fitness`.
-fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
+fn write_registry(dir: &std::path::Path, bundle: Value, fit: bool) -> std::path::PathBuf {
     let path = dir.join("bundles.json");
-    std::fs::write(
-        &path,
-        json!({"bundles": [{"id": "fit-v1", "gap_policy": "heuristic", "planner_model": null,
-            "admission": {"score_floor": 0.4, "lexical_terms": 2, "stated_floor": null, "max_admitted": 5},
-            "model": "claude-haiku-4-5-20251001", "fitness": []}]})
-        .to_string(),
-    )
-    .unwrap();
+    let id = bundle["id"].as_str().unwrap().to_owned();
+    std::fs::write(&path, json!({"bundles": [bundle]}).to_string()).unwrap();
     if fit {
-        let settings = crate::settings(dir, &[("RETOLD__ORCHESTRATOR__REGISTRY", path.to_str().unwrap())]);
-        let bundle = retold_http::bundles::bundles(&settings).unwrap().remove(0);
+        let settings = crate::settings(
+            dir,
+            &[
+                ("RETOLD__ORCHESTRATOR__REGISTRY", path.to_str().unwrap()),
+                ("RETOLD__ORCHESTRATOR__BUNDLE", &id),
+            ],
+        );
+        let bundle = retold_http::bundles::configured(&settings).unwrap();
         let fitness = retold_app::orchestrator::Fitness {
             dataset: "test".into(),
             level: "retrieval".into(),
@@ -41,9 +41,20 @@ fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
             evidence_recall: 0.5,
             passed: true,
         };
-        retold_http::bundles::record_fitness(&path, "fit-v1", &fitness).unwrap();
+        retold_http::bundles::record_fitness(&path, &id, &fitness).unwrap();
     }
     path
+}
+
+/// A registry with one offline bundle, `fit-v1`, fit or not.
+fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
+    write_registry(
+        dir,
+        json!({"id": "fit-v1", "gap_policy": "heuristic", "planner_model": null,
+            "admission": {"score_floor": 0.4, "lexical_terms": 2, "stated_floor": null, "max_admitted": 5},
+            "model": "claude-haiku-4-5-20251001", "fitness": []}),
+        fit,
+    )
 }
 
 /// An app deciding with `fit-v1` (fit or not), its hosted client pointed at `provider`.
@@ -302,21 +313,6 @@ async fn a_record_the_profile_already_holds_is_not_admitted_again() {
     assert!(provider.requests().is_empty());
 }
 
-/// xorshift64*: deterministic for a seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[(self.next() % items.len() as u64) as usize]
-    }
-}
-
 /// Whatever the records, scopes, grants, forgotten records, turns and drafts: a decision
 /// admits only records the principal may read, by seed section 5's rules (its agent's
 /// private scope of the user, and the scopes granted to its agent, a `user:` grant only for
@@ -326,7 +322,7 @@ async fn a_decision_never_admits_a_record_the_principal_cannot_read() {
     let seed: u64 =
         std::env::var("RETOLD_DECISION_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5eed_0d15);
     eprintln!("decision property: seed {seed} (RETOLD_DECISION_SEED={seed} replays it)");
-    let mut rng = Rng(seed | 1);
+    let mut rng = crate::authz::Rng(seed | 1);
     let app = app(None, true).await;
     let host = app.host_key(&[]).await;
     let grants: &[(&str, &str)] = &[
@@ -428,36 +424,13 @@ async fn a_decision_never_admits_a_record_the_principal_cannot_read() {
 
 /// A registry with one hosted-planner bundle, `planned-v1`, recorded as fit.
 fn hosted_registry(dir: &std::path::Path) -> std::path::PathBuf {
-    let path = dir.join("bundles.json");
-    std::fs::write(
-        &path,
-        json!({"bundles": [{"id": "planned-v1", "gap_policy": "hosted", "planner_model": "claude-haiku-4-5-20251001",
-            "admission": {"score_floor": 0.4, "lexical_terms": 2, "stated_floor": null, "max_admitted": 5},
-            "model": "claude-haiku-4-5-20251001", "fitness": []}]})
-        .to_string(),
-    )
-    .unwrap();
-    let settings = crate::settings(
+    write_registry(
         dir,
-        &[
-            ("RETOLD__ORCHESTRATOR__REGISTRY", path.to_str().unwrap()),
-            ("RETOLD__ORCHESTRATOR__BUNDLE", "planned-v1"),
-        ],
-    );
-    let bundle = retold_http::bundles::configured(&settings).unwrap();
-    let fitness = retold_app::orchestrator::Fitness {
-        dataset: "test".into(),
-        level: "retrieval".into(),
-        date: "2026-12-01".into(),
-        revision: "test".into(),
-        fingerprint: bundle.fingerprint(&retold_http::orchestrator_config(&settings)),
-        helpful_rate: 0.6,
-        harmful_rate: 0.1,
-        evidence_recall: 0.5,
-        passed: true,
-    };
-    retold_http::bundles::record_fitness(&path, "planned-v1", &fitness).unwrap();
-    path
+        json!({"id": "planned-v1", "gap_policy": "hosted", "planner_model": "claude-haiku-4-5-20251001",
+            "admission": {"score_floor": 0.4, "lexical_terms": 2, "stated_floor": null, "max_admitted": 5},
+            "model": "claude-haiku-4-5-20251001", "fitness": []}),
+        true,
+    )
 }
 
 #[tokio::test]
