@@ -58,6 +58,38 @@ pub struct FitnessFile {
     pub passed: bool,
 }
 
+impl From<&FitnessFile> for Fitness {
+    fn from(f: &FitnessFile) -> Self {
+        Self {
+            dataset: f.dataset.clone(),
+            level: f.level.clone(),
+            date: f.date.clone(),
+            revision: f.revision.clone(),
+            fingerprint: f.fingerprint.clone(),
+            helpful_rate: f.helpful_rate,
+            harmful_rate: f.harmful_rate,
+            evidence_recall: f.evidence_recall,
+            passed: f.passed,
+        }
+    }
+}
+
+impl From<&Fitness> for FitnessFile {
+    fn from(f: &Fitness) -> Self {
+        Self {
+            dataset: f.dataset.clone(),
+            level: f.level.clone(),
+            date: f.date.clone(),
+            revision: f.revision.clone(),
+            fingerprint: f.fingerprint.clone(),
+            helpful_rate: f.helpful_rate,
+            harmful_rate: f.harmful_rate,
+            evidence_recall: f.evidence_recall,
+            passed: f.passed,
+        }
+    }
+}
+
 /// The registry's text: the configured file, or the shipped one.
 fn registry_text(settings: &Settings) -> Result<String, String> {
     let path = settings.orchestrator.registry.trim();
@@ -105,21 +137,7 @@ impl BundleFile {
                 max_admitted: a.max_admitted,
             },
             model: self.model.clone().filter(|m| !m.trim().is_empty()),
-            fitness: self
-                .fitness
-                .iter()
-                .map(|f| Fitness {
-                    dataset: f.dataset.clone(),
-                    level: f.level.clone(),
-                    date: f.date.clone(),
-                    revision: f.revision.clone(),
-                    fingerprint: f.fingerprint.clone(),
-                    helpful_rate: f.helpful_rate,
-                    harmful_rate: f.harmful_rate,
-                    evidence_recall: f.evidence_recall,
-                    passed: f.passed,
-                })
-                .collect(),
+            fitness: self.fitness.iter().map(Fitness::from).collect(),
         })
     }
 }
@@ -156,17 +174,7 @@ pub fn record_fitness(path: &Path, id: &str, fitness: &Fitness) -> Result<(), St
         .find(|b| b.id == id)
         .ok_or_else(|| format!("{} has no bundle {id:?}", path.display()))?;
     bundle.fitness.retain(|f| !(f.dataset == fitness.dataset && f.level == fitness.level));
-    bundle.fitness.push(FitnessFile {
-        dataset: fitness.dataset.clone(),
-        level: fitness.level.clone(),
-        date: fitness.date.clone(),
-        revision: fitness.revision.clone(),
-        fingerprint: fitness.fingerprint.clone(),
-        helpful_rate: fitness.helpful_rate,
-        harmful_rate: fitness.harmful_rate,
-        evidence_recall: fitness.evidence_recall,
-        passed: fitness.passed,
-    });
+    bundle.fitness.push(FitnessFile::from(fitness));
     let mut out = serde_json::to_string_pretty(&registry).map_err(|e| e.to_string())?;
     out.push('\n');
     parse(&out)?;

@@ -17,14 +17,38 @@ pub(super) const GAPS_V1: &str = include_str!("../prompts/gaps_v1.md");
 /// Longest gap query accepted, in characters (a longer turn is cut to this).
 pub const MAX_QUERY_CHARS: usize = 300;
 
+/// What the principal could search, counted only when a planner asks: counting reads every
+/// eligible record, and most drafts show their gaps without it.
+#[async_trait]
+pub trait InventorySource: Send + Sync {
+    async fn inventory(&self) -> retold_domain::Result<Inventory>;
+}
+
+/// A counted inventory (evaluations, tests).
+#[async_trait]
+impl InventorySource for Inventory {
+    async fn inventory(&self) -> retold_domain::Result<Inventory> {
+        Ok(self.clone())
+    }
+}
+
 /// What a planner reads.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct PlanInput<'a> {
     pub turn: &'a str,
     pub draft: &'a str,
     /// The session's profile text, if it has one.
     pub profile: Option<&'a str>,
-    pub inventory: &'a Inventory,
+    pub inventory: &'a dyn InventorySource,
+}
+
+impl std::fmt::Debug for PlanInput<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PlanInput")
+            .field("turn", &self.turn)
+            .field("draft", &self.draft)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A planner's answer: the gaps, and the hosted tokens it spent.
@@ -108,15 +132,16 @@ impl HeuristicGapPlanner {
         Self { categories }
     }
 
-    /// The gaps of one turn and draft, in the order they were found, without duplicates.
-    pub fn gaps(&self, input: &PlanInput<'_>) -> Vec<Gap> {
-        let turn = clip(input.turn.trim());
-        let draft = normalise(input.draft);
+    /// The gaps the draft itself shows: its hedges and placeholders.
+    fn draft_gaps(&self, turn: &str, draft: &str) -> Vec<Gap> {
+        let original = draft;
+        let turn = clip(turn.trim());
+        let draft = normalise(draft);
         let mut gaps: Vec<Gap> = Vec::new();
         if let Some(hedge) = HEDGES.iter().find(|h| draft.contains(*h)) {
             gaps.push(Gap { kind: GapKind::Hedge, query: turn.clone(), evidence: (*hedge).to_owned() });
         }
-        for placeholder in placeholders(input.draft) {
+        for placeholder in placeholders(original) {
             // A bracketed placeholder names what is missing; a marker (`TBD`) does not.
             let inner = match placeholder.chars().next() {
                 Some('[' | '<' | '{') => placeholder.trim_matches(|c: char| "[]<>{}".contains(c)),
@@ -130,29 +155,29 @@ impl HeuristicGapPlanner {
                 if words.is_empty() { turn.clone() } else { clip(&format!("{} {turn}", words.join(" "))) };
             gaps.push(Gap { kind: GapKind::Placeholder, query, evidence: placeholder });
         }
-        if gaps.is_empty() && input.inventory.total > 0 {
-            let tokens = unicode61_tokens(input.turn);
-            let asks = input.turn.contains('?')
-                || tokens.first().is_some_and(|t| QUESTION_WORDS.contains(&t.as_str()));
-            let about_me = tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()));
-            if asks && about_me {
-                let held = |name: &str| {
-                    input.inventory.categories.iter().find(|(c, _)| c == name).map_or(0, |(_, n)| *n)
-                };
-                let category = self.categories.iter().find(|rule| {
-                    held(&rule.name) > 0
-                        && rule.attributes.iter().any(|a| {
-                            a.split('_').all(|part| {
-                                tokens.iter().any(|t| t == part || t.strip_suffix('s') == Some(part))
-                            })
-                        })
-                });
-                let evidence = match category {
-                    Some(rule) => format!("asks about {} ({} records)", rule.name, held(&rule.name)),
-                    None => format!("asks about the user ({} records)", input.inventory.total),
-                };
-                gaps.push(Gap { kind: GapKind::Inventory, query: turn, evidence });
-            }
+        gaps
+    }
+
+    /// The gaps of one turn and draft, in the order they were found, without duplicates: the
+    /// draft's own, or else a question about the user that `inventory` can answer.
+    pub fn gaps(&self, turn: &str, draft: &str, inventory: &Inventory) -> Vec<Gap> {
+        let mut gaps = self.draft_gaps(turn, draft);
+        if gaps.is_empty() && inventory.total > 0 && asks_about_user(turn) {
+            let tokens = unicode61_tokens(turn);
+            let held =
+                |name: &str| inventory.categories.iter().find(|(c, _)| c == name).map_or(0, |(_, n)| *n);
+            let category = self.categories.iter().find(|rule| {
+                held(&rule.name) > 0
+                    && rule.attributes.iter().any(|a| {
+                        a.split('_')
+                            .all(|part| tokens.iter().any(|t| t == part || t.strip_suffix('s') == Some(part)))
+                    })
+            });
+            let evidence = match category {
+                Some(rule) => format!("asks about {} ({} records)", rule.name, held(&rule.name)),
+                None => format!("asks about the user ({} records)", inventory.total),
+            };
+            gaps.push(Gap { kind: GapKind::Inventory, query: clip(turn.trim()), evidence });
         }
         let mut seen = std::collections::HashSet::new();
         gaps.retain(|g| !g.query.is_empty() && seen.insert(g.query.clone()));
@@ -160,10 +185,24 @@ impl HeuristicGapPlanner {
     }
 }
 
+/// A question (a `?`, or a leading question word) with a first-person word in it.
+fn asks_about_user(turn: &str) -> bool {
+    let tokens = unicode61_tokens(turn);
+    let asks = turn.contains('?') || tokens.first().is_some_and(|t| QUESTION_WORDS.contains(&t.as_str()));
+    asks && tokens.iter().any(|t| FIRST_PERSON.contains(&t.as_str()))
+}
+
 #[async_trait]
 impl GapPlanner for HeuristicGapPlanner {
     async fn plan(&self, input: &PlanInput<'_>) -> Result<Plan, String> {
-        Ok(Plan { gaps: self.gaps(input), ..Plan::default() })
+        // The inventory is counted only when only it can show a gap.
+        let inventory = if self.draft_gaps(input.turn, input.draft).is_empty() && asks_about_user(input.turn)
+        {
+            input.inventory.inventory().await.map_err(|e| format!("counting the inventory: {e}"))?
+        } else {
+            Inventory::default()
+        };
+        Ok(Plan { gaps: self.gaps(input.turn, input.draft, &inventory), ..Plan::default() })
     }
 }
 
@@ -222,14 +261,9 @@ impl HostedGapPlanner {
         Self { client, model: model.into(), timeout }
     }
 
-    fn prompt(input: &PlanInput<'_>) -> String {
-        let mut categories: Vec<String> = input
-            .inventory
-            .categories
-            .iter()
-            .filter(|(_, n)| *n > 0)
-            .map(|(c, n)| format!("{c} ({n})"))
-            .collect();
+    fn prompt(input: &PlanInput<'_>, inventory: &Inventory) -> String {
+        let mut categories: Vec<String> =
+            inventory.categories.iter().filter(|(_, n)| *n > 0).map(|(c, n)| format!("{c} ({n})")).collect();
         if categories.is_empty() {
             categories.push("(none)".into());
         }
@@ -247,10 +281,12 @@ impl HostedGapPlanner {
 #[async_trait]
 impl GapPlanner for HostedGapPlanner {
     async fn plan(&self, input: &PlanInput<'_>) -> Result<Plan, String> {
+        let inventory =
+            input.inventory.inventory().await.map_err(|e| format!("counting the inventory: {e}"))?;
         let request = CompletionRequest {
             model: self.model.clone(),
             system: GAPS_V1.to_owned(),
-            user: Self::prompt(input),
+            user: Self::prompt(input, &inventory),
             schema_name: Self::PROMPT_VERSION.to_owned(),
             schema_json: serde_json::json!({
                 "type": "object",
@@ -316,11 +352,7 @@ mod tests {
     }
 
     fn gaps(turn: &str, draft: &str, inv: &Inventory) -> Vec<(GapKind, String, String)> {
-        planner()
-            .gaps(&PlanInput { turn, draft, profile: None, inventory: inv })
-            .into_iter()
-            .map(|g| (g.kind, g.query, g.evidence))
-            .collect()
+        planner().gaps(turn, draft, inv).into_iter().map(|g| (g.kind, g.query, g.evidence)).collect()
     }
 
     #[test]

@@ -21,7 +21,9 @@ use retold_domain::{
 use retold_policy::{AdmissionCandidate, Refusal, admit};
 use retold_retrieve::{Retriever, SearchRequest};
 
-pub use self::gaps::{GapPlanner, HeuristicGapPlanner, HostedGapPlanner, MAX_QUERY_CHARS, Plan, PlanInput};
+pub use self::gaps::{
+    GapPlanner, HeuristicGapPlanner, HostedGapPlanner, InventorySource, MAX_QUERY_CHARS, Plan, PlanInput,
+};
 pub use self::registry::{Bundle, Fitness, GapPolicy};
 use crate::activation::{ActivationService, Inventory};
 use crate::sessions::{SessionService, app_event};
@@ -115,6 +117,19 @@ pub struct OrchestratorService {
     ids: Arc<dyn IdGenerator>,
 }
 
+/// The principal's inventory, counted when a planner asks for it.
+struct PrincipalInventory<'a> {
+    activation: &'a ActivationService,
+    principal: &'a Principal,
+}
+
+#[async_trait::async_trait]
+impl InventorySource for PrincipalInventory<'_> {
+    async fn inventory(&self) -> Result<Inventory> {
+        self.activation.inventory(self.principal).await
+    }
+}
+
 fn ms(since: Instant) -> f64 {
     (since.elapsed().as_secs_f64() * 1e6).round() / 1e3
 }
@@ -184,12 +199,12 @@ impl OrchestratorService {
         let started = Instant::now();
         let session = self.sessions.own(principal, session_id).await?;
         let profile = self.activation.profile(&session.id).await?;
-        let inventory = self.activation.inventory(principal).await?;
         // The deadline covers the whole decision, these reads included.
         let config = &self.pipeline.config;
         let deadline = request.deadline.unwrap_or(config.deadline).min(config.max_deadline);
         let request =
             DecisionRequest { deadline: Some(deadline.saturating_sub(started.elapsed())), ..request.clone() };
+        let inventory = PrincipalInventory { activation: &self.activation, principal };
         let decided = self.pipeline.run(principal, profile.as_ref(), &inventory, &request).await?;
         let decision = TurnMemoryDecision {
             id: DecisionId::from_body(&self.ids.next_body())?,
@@ -241,7 +256,7 @@ impl DecisionPipeline {
         &self,
         principal: &Principal,
         profile: Option<&ProfileBlock>,
-        inventory: &Inventory,
+        inventory: &dyn InventorySource,
         request: &DecisionRequest,
     ) -> Result<Decided> {
         let started = Instant::now();
