@@ -253,6 +253,12 @@ impl AdminService {
         self.audit.session_events(&session).await
     }
 
+    /// A session's transcript: its turns in order.
+    pub async fn session_turns(&self, id: &str) -> Result<Vec<retold_domain::SessionTurn>> {
+        let session = self.session_id(id).await?;
+        self.turns.turns(&session).await
+    }
+
     /// One orchestrator decision.
     pub async fn decision(&self, id: &str) -> Result<retold_domain::TurnMemoryDecision> {
         let decision_id =

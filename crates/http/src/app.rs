@@ -88,6 +88,7 @@ pub(crate) fn app_until(
         .route("/v1/admin/search-log/{id}", get(admin::search_trace))
         .route("/v1/admin/sessions/{id}/events", get(admin::session_events))
         .route("/v1/admin/sessions/{id}/decisions", get(admin::session_decisions))
+        .route("/v1/admin/sessions/{id}/turns", get(admin::session_turns))
         .route("/v1/admin/decisions/{id}", get(admin::decision_get))
         .route("/v1/admin/extractions/run", post(admin::extraction_run))
         .route("/v1/admin/ops/erase", post(crate::routes::ops::ops_erase))

@@ -963,6 +963,25 @@ pub(crate) struct DecisionOutcomeDto {
     pub(crate) refused: Vec<RefusedDto>,
 }
 
+/// One turn of a session's transcript.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct TranscriptTurnDto {
+    /// The turn number, cited as `session:<id><turn:N>`.
+    #[schema(minimum = 1)]
+    pub(crate) turn: u32,
+    /// user, assistant or tool.
+    pub(crate) role: String,
+    pub(crate) content: String,
+    pub(crate) created_at: DateTime<Utc>,
+}
+
+/// A session's transcript, in turn order.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct TranscriptDto {
+    pub(crate) session_id: String,
+    pub(crate) turns: Vec<TranscriptTurnDto>,
+}
+
 /// A session's decisions, oldest first.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct DecisionListDto {

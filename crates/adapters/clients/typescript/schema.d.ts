@@ -383,6 +383,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/sessions/{id}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A session's transcript: every turn the host appended, in turn order. */
+        get: operations["session_turns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/forget": {
         parameters: {
             query?: never;
@@ -1329,6 +1346,24 @@ export interface components {
             orphan_embeddings: number;
             /** Format: int64 */
             orphan_fts: number;
+        };
+        /** @description A session's transcript, in turn order. */
+        TranscriptDto: {
+            session_id: string;
+            turns: components["schemas"]["TranscriptTurnDto"][];
+        };
+        /** @description One turn of a session's transcript. */
+        TranscriptTurnDto: {
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description user, assistant or tool. */
+            role: string;
+            /**
+             * Format: int32
+             * @description The turn number, cited as `session:<id><turn:N>`.
+             */
+            turn: number;
         };
         /** @description A turn to append. */
         TurnBody: {
@@ -3255,6 +3290,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventListDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    session_turns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turns, in order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TranscriptDto"];
                 };
             };
             /** @description unauthorized */

@@ -360,6 +360,38 @@ pub(crate) async fn decision_get(
     Ok(Json(crate::dto::DecisionDto::of(&decision)))
 }
 
+/// A session's transcript: every turn the host appended, in turn order.
+#[utoipa::path(
+    get, path = "/v1/admin/sessions/{id}/turns", operation_id = "session_turns", tag = "admin",
+    params(("id" = String, Path, description = "The session id")),
+    responses(
+        (status = 200, description = "The turns, in order", body = crate::dto::TranscriptDto),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn session_turns(
+    State(state): State<AppState>,
+    _: AdminKey,
+    Path(id): Path<String>,
+) -> ApiResult<Json<crate::dto::TranscriptDto>> {
+    let turns = state.services.admin.session_turns(&id).await?;
+    Ok(Json(crate::dto::TranscriptDto {
+        session_id: id,
+        turns: turns
+            .into_iter()
+            .map(|t| crate::dto::TranscriptTurnDto {
+                turn: t.turn,
+                role: t.role.as_str().to_owned(),
+                content: t.content,
+                created_at: t.created_at,
+            })
+            .collect(),
+    }))
+}
+
 /// A session's orchestrator decisions, oldest first.
 #[utoipa::path(
     get, path = "/v1/admin/sessions/{id}/decisions", operation_id = "session_decisions", tag = "admin",

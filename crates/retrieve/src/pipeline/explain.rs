@@ -30,6 +30,10 @@ pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, St
     if let Some(to) = request.event_to {
         out.push(("event_to".into(), to.to_rfc3339()));
     }
+    // The turns the host attached, oldest first: `context.1`, `context.2`, ...
+    for (n, turn) in request.context.iter().enumerate() {
+        out.push((format!("context.{}", n + 1), turn.clone()));
+    }
     out.push(("include_history".into(), request.include_history.to_string()));
     if request.include_conflicts {
         out.push(("include_conflicts".into(), "true".into()));

@@ -74,6 +74,8 @@ from .session_dto import SessionDto
 from .snapshot_dto import SnapshotDto
 from .snapshot_holding_dto import SnapshotHoldingDto
 from .store_check_dto import StoreCheckDto
+from .transcript_dto import TranscriptDto
+from .transcript_turn_dto import TranscriptTurnDto
 from .turn_body import TurnBody
 from .turn_body_role import TurnBodyRole
 from .turn_dto import TurnDto
@@ -157,6 +159,8 @@ __all__ = (
     "SnapshotDto",
     "SnapshotHoldingDto",
     "StoreCheckDto",
+    "TranscriptDto",
+    "TranscriptTurnDto",
     "TurnBody",
     "TurnBodyRole",
     "TurnDto",
