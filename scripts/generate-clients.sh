@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Generate the typed clients from docs/openapi.json into OUT (default crates/adapters/clients):
-# OUT/python/retold_client (openapi-python-client) and OUT/typescript/schema.d.ts
-# (openapi-typescript), both installed by `cargo xtask setup`.
+# OUT/python/retold_client (openapi-python-client), OUT/python/retold_schemas (pydantic models of
+# every schema, datamodel-code-generator: the framework adapters' tool arguments) and
+# OUT/typescript/schema.d.ts (openapi-typescript), all installed by `cargo xtask setup`.
 # `cargo xtask clients` runs this; crates/http/tests/it/clients.rs runs it into a temporary
 # directory and fails when the committed clients differ.
 #
@@ -11,7 +12,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/crates/adapters/clients}
-generator=${OPENAPI_PYTHON_CLIENT:-${RETOLD_CACHE_DIR:-$HOME/.cache/retold}/venvs/openapi-python-client/bin/openapi-python-client}
+venvs=${RETOLD_CACHE_DIR:-$HOME/.cache/retold}/venvs
+generator=${OPENAPI_PYTHON_CLIENT:-$venvs/openapi-python-client/bin/openapi-python-client}
+models=${DATAMODEL_CODEGEN:-$venvs/datamodel-code-generator/bin/datamodel-codegen}
 typescript=$root/crates/adapters/clients/typescript/node_modules/.bin/openapi-typescript
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -26,6 +29,14 @@ PY
 mkdir -p "$out/python"
 rm -rf "$out/python/retold_client"
 "$generator" generate --path "$work/openapi.json" --output-path "$out/python/retold_client" --meta none > "$work/log" 2>&1 || {
+    cat "$work/log" >&2
+    exit 1
+}
+rm -rf "$out/python/retold_schemas"
+mkdir -p "$out/python/retold_schemas"
+"$models" --input "$work/openapi.json" --input-file-type openapi --output "$out/python/retold_schemas/__init__.py" \
+    --output-model-type pydantic_v2.BaseModel --use-annotated --field-constraints \
+    --target-python-version 3.11 --disable-timestamp --formatters black isort > "$work/log" 2>&1 || {
     cat "$work/log" >&2
     exit 1
 }

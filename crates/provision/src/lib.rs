@@ -122,6 +122,20 @@ pub const PYTHON_TOOLS: &[PythonTool] = &[
         requirements: "scripts/requirements/openapi-python-client.txt",
         executable: "openapi-python-client",
     },
+    // The generator of the pydantic models the framework adapters take as tool arguments.
+    PythonTool {
+        name: "datamodel-code-generator",
+        requirements: "scripts/requirements/datamodel-code-generator.txt",
+        executable: "datamodel-codegen",
+    },
+    // The framework adapters' tests, each against its framework from PyPI (`deepagents` 0.7.32,
+    // `crewai` 1.15.30): one environment per framework, as a user installs them.
+    PythonTool {
+        name: "deepagents",
+        requirements: "scripts/requirements/deepagents.txt",
+        executable: "python",
+    },
+    PythonTool { name: "crewai", requirements: "scripts/requirements/crewai.txt", executable: "python" },
 ];
 
 impl PythonTool {

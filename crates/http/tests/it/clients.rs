@@ -42,11 +42,15 @@ fn the_committed_python_client_is_generated_from_the_document_of_today() {
         .arg(root().join("scripts/generate-clients.sh"))
         .arg(out.path())
         .env("OPENAPI_PYTHON_CLIENT", &generator)
+        .env("DATAMODEL_CODEGEN", retold_provision::python_tool("datamodel-code-generator").executable())
         .status()
         .expect("bash runs");
     assert!(status.success(), "scripts/generate-clients.sh failed (run `cargo xtask setup`)");
-    let fresh = files(&out.path().join("python/retold_client"));
-    let committed = files(&root().join("crates/adapters/clients/python/retold_client"));
+    let generated = |python: &Path| {
+        [files(&python.join("retold_client")), files(&python.join("retold_schemas"))].concat()
+    };
+    let fresh = generated(&out.path().join("python"));
+    let committed = generated(&root().join("crates/adapters/clients/python"));
     let names = |f: &[(PathBuf, Vec<u8>)]| f.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
     assert_eq!(names(&committed), names(&fresh), "run `cargo xtask clients`");
     for ((path, a), (_, b)) in committed.iter().zip(&fresh) {
