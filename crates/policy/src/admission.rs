@@ -30,7 +30,8 @@ pub struct AdmissionCandidate<'a> {
     pub lexical_matched: usize,
     /// Highest cosine to a draft sentence or a profile line.
     pub stated_similarity: f32,
-    /// The record's words appear in order in the draft or the profile.
+    /// The record's words appear in order in the draft or the profile, or the draft cites
+    /// the record by its id.
     pub stated_verbatim: bool,
 }
 

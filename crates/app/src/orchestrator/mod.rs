@@ -375,7 +375,8 @@ impl DecisionPipeline {
                 dense_cosine: hit.dense.as_ref().map(|d| d.cosine),
                 lexical_matched: hit.lexical.as_ref().map_or(0, |l| l.matched.len()),
                 stated_similarity: stated_vectors.iter().map(|s| cosine(s, vector)).fold(0.0, f32::max),
-                stated_verbatim: contains_tokens(&said, &unicode61_tokens(hit.record.content.as_str())),
+                stated_verbatim: contains_tokens(&said, &unicode61_tokens(hit.record.content.as_str()))
+                    || request.draft.contains(hit.record.id.as_str()),
             })
             .collect();
         let readable = self.retriever.access(principal).await?.readable;

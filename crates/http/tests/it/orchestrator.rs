@@ -47,7 +47,7 @@ fn write_registry(dir: &std::path::Path, bundle: Value, fit: bool) -> std::path:
 }
 
 /// A registry with one offline bundle, `fit-v1`, fit or not.
-fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
+pub(crate) fn registry(dir: &std::path::Path, fit: bool) -> std::path::PathBuf {
     write_registry(
         dir,
         json!({"id": "fit-v1", "gap_policy": "heuristic", "planner_model": null,
@@ -105,7 +105,7 @@ async fn decide(app: &TestApp, host: &str, session: &str, turn: &str, draft: &st
     outcome
 }
 
-fn answer(text: &str) -> impl Fn(&Captured) -> Reply + Send + Sync + 'static {
+pub(crate) fn answer(text: &str) -> impl Fn(&Captured) -> Reply + Send + Sync + 'static {
     let text = text.to_owned();
     move |request: &Captured| match request.schema_name() {
         Some("regenerate_v1") => Reply::structured(request, json!({"answer": text, "refusal": ""})),
@@ -165,6 +165,12 @@ async fn a_gap_a_stored_preference_answers_is_planned_searched_admitted_and_rege
     .await;
     assert_eq!(stated["decision"]["reason"], "nothing_admitted", "{stated}");
     assert_eq!(stated["refused"][0]["reason"], "already_stated", "{stated}");
+    // So does a draft that cites the record by id (an agent answering from recall does).
+    let cited =
+        decide(&app, &host, &session, TURN, &format!("You use Helix ({record}). The theme: TBD."), json!({}))
+            .await;
+    assert_eq!(cited["decision"]["reason"], "nothing_admitted", "{cited}");
+    assert_eq!(cited["refused"][0]["reason"], "already_stated", "{cited}");
     // Another principal's session answers as missing.
     let mut body = json!({"principal": principal("assistant", "mallory"), "turn": TURN, "draft": DRAFT});
     let (status, _) =
