@@ -2,6 +2,7 @@
 //! the OpenAPI document, and end-to-end runs of the real binary.
 
 mod activation;
+mod adapters;
 mod api;
 mod authz;
 mod bad_input;

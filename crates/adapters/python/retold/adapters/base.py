@@ -1,0 +1,515 @@
+"""What every Retold adapter shares (seed section 14), on top of the generated client.
+
+- `Principal` and `derive_principal`: who the current run acts for, read from the run's own
+  data at call time (never captured when an agent is built).
+- `Retold`: the service, over the generated `retold_client`: the five memory tools, sessions,
+  the orchestrator's decision; stable error codes become `RetoldError` subclasses; timeouts;
+  retries that are safe (reads, and writes under one `Idempotency-Key` per logical call).
+- `MemorySession`: one session's lifecycle: start (the ProfileBlock), turns appended in order,
+  the context attached to every search, host-issued recall, the decision that keeps or replaces
+  a draft (failing closed: any failure keeps the draft), end.
+- `TOOLS` and `tool_arguments`: the five tools' names, descriptions and argument models, derived
+  from the generated client and the generated pydantic models (the principal is not an
+  argument: the adapter supplies it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pydantic
+
+import retold_schemas
+from retold_client import AuthenticatedClient
+from retold_client.api.memory_tools import memory_forget, memory_get, memory_revise, memory_search, memory_write
+from retold_client.api.sessions import session_append_turn, session_decide, session_end, session_start
+from retold_client.models import (
+    DecisionBody,
+    EndSessionBody,
+    ForgetBody,
+    GetBody,
+    ReviseBody,
+    SearchBody,
+    SessionBody,
+    TurnBody,
+    WriteBody,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Errors: the service's stable codes (the `code` of its RFC 9457 problem documents).
+
+
+class RetoldError(Exception):
+    """A request the service refused or could not answer; `code` is stable."""
+
+    code = "internal"
+
+    def __init__(self, detail: str, *, status: int | None = None, field: str | None = None,
+                 candidates: Sequence[str] | None = None, code: str | None = None) -> None:
+        super().__init__(detail)
+        if code is not None:
+            self.code = code
+        self.detail = detail
+        self.status = status
+        self.field = field
+        self.candidates = list(candidates or [])
+
+    def __str__(self) -> str:
+        where = f" (field {self.field})" if self.field else ""
+        return f"{self.code}: {self.detail}{where}"
+
+
+class ScopeNotWritable(RetoldError):
+    code = "scope_not_writable"
+
+
+class EntityAmbiguous(RetoldError):
+    code = "entity_ambiguous"
+
+
+class NotFound(RetoldError):
+    code = "not_found"
+
+
+class ValidationFailed(RetoldError):
+    code = "validation_failed"
+
+
+class Unauthorized(RetoldError):
+    code = "unauthorized"
+
+
+class Forbidden(RetoldError):
+    code = "forbidden"
+
+
+class Conflict(RetoldError):
+    code = "conflict"
+
+
+class IdempotencyKeyReused(RetoldError):
+    code = "idempotency_key_reused"
+
+
+class PayloadTooLarge(RetoldError):
+    code = "payload_too_large"
+
+
+class StorageFull(RetoldError):
+    code = "storage_full"
+
+
+class StorageUnavailable(RetoldError):
+    code = "storage_unavailable"
+
+
+class RetoldTimeout(RetoldError):
+    code = "timeout"
+
+
+class Unreachable(RetoldError):
+    """No answer from the service (connection refused, reset or timed out) after the retries."""
+
+    code = "unreachable"
+
+
+class PrincipalError(RetoldError):
+    """The run carries no usable principal (missing or malformed ids)."""
+
+    code = "principal_invalid"
+
+
+ERRORS: dict[str, type[RetoldError]] = {
+    cls.code: cls
+    for cls in (ScopeNotWritable, EntityAmbiguous, NotFound, ValidationFailed, Unauthorized, Forbidden, Conflict,
+                IdempotencyKeyReused, PayloadTooLarge, StorageFull, StorageUnavailable, RetoldTimeout)
+}
+
+
+def error_from_response(status: int, content: bytes) -> RetoldError:
+    """The exception for a non-2xx answer: the problem document's code, or `internal`."""
+    try:
+        problem = json.loads(content)
+    except ValueError:
+        problem = None
+    if not isinstance(problem, dict) or not isinstance(problem.get("code"), str):
+        return RetoldError(f"HTTP {status}: {content[:200]!r}", status=status)
+    code = problem["code"]
+    cls = ERRORS.get(code, RetoldError)
+    return cls(str(problem.get("detail", "")), status=status, field=problem.get("field"),
+               candidates=problem.get("candidates"), code=None if cls is not RetoldError else code)
+
+
+# ---------------------------------------------------------------------------------------------
+# The principal.
+
+_ID = re.compile(r"^[A-Za-z0-9_.@+-]{1,128}$")
+_SESSION = re.compile(r"^sess_[A-Za-z0-9_]{1,123}$")
+
+
+@dataclass(frozen=True)
+class Principal:
+    """The principal of one agent run, as the host asserts it (seed section 5)."""
+
+    agent_id: str
+    user_id: str
+    project_id: str | None = None
+    session_id: str | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("agent_id", "user_id", "project_id"):
+            value = getattr(self, name)
+            if value is None and name == "project_id":
+                continue
+            if not isinstance(value, str) or not _ID.match(value):
+                raise PrincipalError(f"{name} must be 1-128 of A-Z a-z 0-9 _ . @ + - (no '/'), got {value!r}",
+                                     field=name)
+        if self.session_id is not None and (not isinstance(self.session_id, str) or not _SESSION.match(self.session_id)):
+            raise PrincipalError(f"session_id must look like sess_..., got {self.session_id!r}", field="session_id")
+
+    def in_session(self, session_id: str | None) -> Principal:
+        return Principal(self.agent_id, self.user_id, self.project_id, session_id)
+
+    def to_body(self) -> dict[str, str]:
+        body = {"agent_id": self.agent_id, "user_id": self.user_id}
+        if self.project_id is not None:
+            body["project_id"] = self.project_id
+        if self.session_id is not None:
+            body["session_id"] = self.session_id
+        return body
+
+
+def derive_principal(run: Mapping[str, Any] | None, *, agent_id: str | None = None) -> Principal:
+    """The principal of the current run, from the run's own data (LangGraph's `configurable`,
+    the mapping a CrewAI run is started with).
+
+    Rules, in order: a `retold` mapping inside `run` wins over flat keys; `user_id` is required;
+    `agent_id` comes from the run, else the adapter's `agent_id` (the agent's own name); then
+    `project_id`; `session_id` only when the host manages sessions itself. Anything else in the
+    run is ignored; a missing user or a malformed id raises `PrincipalError`.
+    """
+    run = run or {}
+    nested = run.get("retold")
+    source = nested if isinstance(nested, Mapping) else run
+    user = source.get("user_id")
+    if user is None:
+        raise PrincipalError("the run names no user: pass user_id in the run's configuration", field="user_id")
+    agent = source.get("agent_id") or agent_id
+    if agent is None:
+        raise PrincipalError("the run names no agent: pass agent_id in the run or to the adapter", field="agent_id")
+    return Principal(agent, user, source.get("project_id"), source.get("session_id"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The service.
+
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One generated endpoint and how a failed attempt may be retried."""
+
+    endpoint: Any  # a generated module with `sync_detailed`
+    body: Any  # the generated body model
+    keyed: bool  # takes an Idempotency-Key (safe to retry a write under it)
+    safe: bool  # a read: safe to retry as is
+
+
+_SEARCH = _Call(memory_search, SearchBody, keyed=False, safe=True)
+_GET = _Call(memory_get, GetBody, keyed=False, safe=True)
+_WRITE = _Call(memory_write, WriteBody, keyed=True, safe=False)
+_REVISE = _Call(memory_revise, ReviseBody, keyed=True, safe=False)
+_FORGET = _Call(memory_forget, ForgetBody, keyed=True, safe=False)
+_START = _Call(session_start, SessionBody, keyed=False, safe=False)
+_TURN = _Call(session_append_turn, TurnBody, keyed=True, safe=False)
+_END = _Call(session_end, EndSessionBody, keyed=False, safe=False)
+_DECIDE = _Call(session_decide, DecisionBody, keyed=False, safe=False)
+
+
+class Retold:
+    """The Retold service at `base_url`, called with one host key.
+
+    Every call has `timeout` seconds per attempt. Reads are retried on a transport failure or a
+    503; writes (`memory_write`, `memory_revise`, `memory_forget`, turns) are retried under the
+    one `Idempotency-Key` of their logical call, so a retry after a lost answer gets the first
+    answer and writes nothing twice. Session start and end and the decision are not retried.
+    """
+
+    def __init__(self, base_url: str, key: str, *, timeout: float = 10.0, retries: int = 2,
+                 backoff: float = 0.2) -> None:
+        self.base_url = base_url
+        self.retries = retries
+        self.backoff = backoff
+        self._client = AuthenticatedClient(base_url=base_url, token=key, timeout=httpx.Timeout(timeout),
+                                           raise_on_unexpected_status=False)
+
+    # The five tools. Each takes the principal and the tool's own arguments, returns the JSON
+    # answer as a dict and raises a `RetoldError` for a refusal.
+
+    def search(self, principal: Principal, query: str, *, context: Sequence[str] = (), **options: Any) -> dict:
+        body = {"principal": principal.to_body(), "query": query, **_present(options)}
+        if context:
+            body["context"] = list(context)[-10:]
+        return self._send(_SEARCH, body)
+
+    def get(self, principal: Principal, ids: Sequence[str]) -> dict:
+        return self._send(_GET, {"principal": principal.to_body(), "ids": list(ids)})
+
+    def write(self, principal: Principal, **fields: Any) -> dict:
+        return self._send(_WRITE, {"principal": principal.to_body(), **_present(fields)})
+
+    def revise(self, principal: Principal, **fields: Any) -> dict:
+        return self._send(_REVISE, {"principal": principal.to_body(), **_present(fields)})
+
+    def forget(self, principal: Principal, id: str, reason: str) -> dict:
+        return self._send(_FORGET, {"principal": principal.to_body(), "id": id, "reason": reason})
+
+    def tool(self, name: str, principal: Principal, arguments: Mapping[str, Any], *,
+             context: Sequence[str] = ()) -> dict:
+        """Run the tool `name` with arguments an agent produced (validated by the service)."""
+        call = {"memory_search": _SEARCH, "memory_get": _GET, "memory_write": _WRITE, "memory_revise": _REVISE,
+                "memory_forget": _FORGET}.get(name)
+        if call is None:
+            raise ValidationFailed(f"no tool named {name!r}", field="name")
+        body = {**_present(dict(arguments)), "principal": principal.to_body()}
+        if call is _SEARCH and context and "context" not in body:
+            body["context"] = list(context)[-10:]
+        return self._send(call, body)
+
+    # Sessions and the decision.
+
+    def start_session(self, principal: Principal, *, tags: Sequence[str] = ()) -> dict:
+        body = {"principal": principal.in_session(None).to_body()}
+        if tags:
+            body["tags"] = list(tags)
+        return self._send(_START, body)
+
+    def append_turn(self, principal: Principal, role: str, content: str, *, idempotency_key: str | None = None) -> dict:
+        session = _session_of(principal)
+        return self._send(_TURN, {"principal": principal.to_body(), "role": role, "content": content},
+                          path=session, idempotency_key=idempotency_key)
+
+    def end_session(self, principal: Principal, *, wait_for_extraction: bool = False) -> dict | None:
+        session = _session_of(principal)
+        return self._send(_END, {"principal": principal.to_body(), "wait_for_extraction": wait_for_extraction},
+                          path=session)
+
+    def decide(self, principal: Principal, turn: str, draft: str, *, deadline_ms: int | None = None) -> dict:
+        session = _session_of(principal)
+        body = {"principal": principal.to_body(), "turn": turn, "draft": draft}
+        if deadline_ms is not None:
+            body["deadline_ms"] = deadline_ms
+        return self._send(_DECIDE, body, path=session)
+
+    def close(self) -> None:
+        self._client.get_httpx_client().close()
+
+    # One logical call: attempts, the idempotency key, error mapping.
+
+    def _send(self, call: _Call, body: dict, *, path: str | None = None, idempotency_key: str | None = None) -> Any:
+        args: dict[str, Any] = {"client": self._client, "body": call.body.from_dict(body)}
+        if path is not None:
+            args["id"] = path
+        if call.keyed:
+            args["idempotency_key"] = idempotency_key or f"retold-py-{uuid.uuid4().hex}"
+        retryable = call.safe or call.keyed
+        attempt = 0
+        while True:
+            try:
+                response = call.endpoint.sync_detailed(**args)
+            except httpx.TimeoutException as error:
+                failure: RetoldError = Unreachable(f"no answer within the timeout from {self.base_url}: {error}")
+            except httpx.TransportError as error:
+                failure = Unreachable(f"cannot reach {self.base_url}: {error}")
+            else:
+                status = int(response.status_code)
+                if 200 <= status < 300:
+                    return json.loads(response.content) if response.content else None
+                failure = error_from_response(status, response.content)
+                # 503 storage_unavailable is retried; so is a keyed write whose first attempt
+                # is still running (409 conflict with the same key).
+                transient = status == 503 or (call.keyed and isinstance(failure, Conflict)
+                                              and "still running" in failure.detail)
+                if not transient:
+                    raise failure
+            if not retryable or attempt >= self.retries:
+                raise failure
+            time.sleep(self.backoff * (2**attempt))
+            attempt += 1
+
+
+def _present(fields: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _session_of(principal: Principal) -> str:
+    if principal.session_id is None:
+        raise PrincipalError("this call needs a session: start one first", field="session_id")
+    return principal.session_id
+
+
+# ---------------------------------------------------------------------------------------------
+# The five tools as framework-neutral specs.
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    description: str
+    arguments: type[pydantic.BaseModel]
+
+
+def tool_arguments(body: type[pydantic.BaseModel], name: str) -> type[pydantic.BaseModel]:
+    """The generated request model without `principal` (the adapter supplies it), keeping every
+    field's type, constraints and description."""
+    fields = {
+        key: (info.annotation, info)
+        for key, info in body.model_fields.items()
+        if key != "principal"
+    }
+    model = pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid", populate_by_name=True), **fields)
+    model.__doc__ = body.__doc__
+    return model
+
+
+def _summary(endpoint: Any) -> str:
+    """The operation's summary, as the generated client documents it."""
+    return (endpoint.sync_detailed.__doc__ or "").strip().splitlines()[0].strip()
+
+
+TOOLS: tuple[ToolSpec, ...] = tuple(
+    ToolSpec(name, _summary(call.endpoint), tool_arguments(model, f"{''.join(p.title() for p in name.split('_'))}Args"))
+    for name, call, model in (
+        ("memory_search", _SEARCH, retold_schemas.SearchBody),
+        ("memory_get", _GET, retold_schemas.GetBody),
+        ("memory_write", _WRITE, retold_schemas.WriteBody),
+        ("memory_revise", _REVISE, retold_schemas.ReviseBody),
+        ("memory_forget", _FORGET, retold_schemas.ForgetBody),
+    )
+)
+
+
+def tool_result(answer: Any) -> str:
+    """A tool's answer as the text an agent reads."""
+    return json.dumps(answer, ensure_ascii=False, separators=(",", ":"))
+
+
+def arguments_as_json(arguments: pydantic.BaseModel) -> dict[str, Any]:
+    """Validated tool arguments as the JSON the service takes (enums and times as strings)."""
+    return arguments.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# A session.
+
+ROLES = ("user", "assistant", "tool")
+CONTEXT_TURNS = 4
+
+
+@dataclass
+class Answer:
+    """The answer a host shows: the regenerated one, or the draft with why it was kept."""
+
+    text: str
+    regenerated: bool
+    reason: str | None = None
+    decision_id: str | None = None
+    admitted: list[str] = field(default_factory=list)
+
+
+class MemorySession:
+    """One agent session with Retold (seed section 13).
+
+    `start` opens it and keeps its ProfileBlock; `record` appends a turn (in call order; a turn
+    the service did not take raises, so the host knows the transcript is short); `context` is
+    what every search from this session carries (the latest user and assistant turns); `recall`
+    is host-issued search; `decide` asks the orchestrator about a draft and fails closed; `end`
+    ends the session (its extraction then runs).
+    """
+
+    def __init__(self, retold: Retold, principal: Principal, *, tags: Sequence[str] = ()) -> None:
+        self.retold = retold
+        started = retold.start_session(principal, tags=tags)
+        self.id: str = started["id"]
+        self.profile: dict = started["profile"]
+        self.principal = principal.in_session(self.id)
+        self.turns: list[tuple[str, str]] = []
+        self._lock = threading.Lock()
+        self.ended = False
+
+    def record(self, role: str, content: str) -> int | None:
+        """Append a turn; returns its number (None for empty content, which is not a turn)."""
+        if role not in ROLES:
+            raise ValidationFailed(f"role must be one of {ROLES}, got {role!r}", field="role")
+        if not content or not content.strip():
+            return None
+        with self._lock:
+            answer = self.retold.append_turn(self.principal, role, content)
+            self.turns.append((role, content))
+        return int(answer["turn"])
+
+    def context(self) -> list[str]:
+        """The latest user and assistant turns, oldest first, for `SearchRequest.context`."""
+        spoken = [text for role, text in self.turns if role in ("user", "assistant")]
+        return [text[:2000] for text in spoken[-CONTEXT_TURNS:]]
+
+    def search(self, query: str, **options: Any) -> dict:
+        return self.retold.search(self.principal, query, context=self.context(), **options)
+
+    def recall(self, query: str, *, limit: int = 5) -> list[dict]:
+        """Host-issued recall for `query`: the search's results (records with explanations)."""
+        return self.search(query, limit=limit)["results"]
+
+    def decide(self, turn: str, draft: str, *, deadline_ms: int | None = None) -> Answer:
+        """The orchestrator's decision on `draft`: its regenerated answer, else the draft.
+        Any failure (the service down, a refusal, a malformed answer) keeps the draft."""
+        try:
+            outcome = self.retold.decide(self.principal, turn, draft, deadline_ms=deadline_ms)
+            decision = outcome["decision"]
+            if decision["disposition"] == "regenerated" and isinstance(decision.get("answer"), str) \
+                    and decision["answer"].strip():
+                return Answer(decision["answer"], True, None, decision["id"], list(decision.get("admitted", [])))
+            return Answer(draft, False, decision.get("reason") or "draft_kept", decision.get("id"),
+                          list(decision.get("admitted", [])))
+        except RetoldError as error:
+            return Answer(draft, False, f"failed: {error.code}")
+        except Exception as error:  # noqa: BLE001 - fail closed on anything
+            return Answer(draft, False, f"failed: {type(error).__name__}")
+
+    def end(self, *, wait_for_extraction: bool = False) -> dict | None:
+        if self.ended:
+            return None
+        answer = self.retold.end_session(self.principal, wait_for_extraction=wait_for_extraction)
+        self.ended = True
+        return answer
+
+
+def profile_text(profile: Mapping[str, Any] | None) -> str:
+    """The ProfileBlock's text for a system prompt ('' when it holds nothing)."""
+    if not profile:
+        return ""
+    return str(profile.get("text") or "").strip()
+
+
+def recall_text(results: Sequence[Mapping[str, Any]]) -> str:
+    """Recalled records as a block for the model's context, each with its id to cite."""
+    if not results:
+        return ""
+    lines = ["Memories recalled for this turn (Retold; cite the id when you use one):"]
+    for result in results:
+        record = result["record"]
+        lines.append(f"- [{record['id']}] {record['content']}")
+    return "\n".join(lines)
+
+
+def memory_prompt(profile: Mapping[str, Any] | None, recalled: Sequence[Mapping[str, Any]]) -> str:
+    """What the adapter adds to the system prompt: the profile, then the recall."""
+    return "\n\n".join(part for part in (profile_text(profile), recall_text(recalled)) if part)

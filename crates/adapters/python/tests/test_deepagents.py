@@ -1,0 +1,143 @@
+"""The deepagents adapter with a real `create_deep_agent` graph, LangChain's fake chat model
+scripted, against the real server."""
+
+import json
+import re
+
+from deepagents import create_deep_agent
+from langchain_core.messages import AIMessage, ToolMessage
+from conftest import HEDGED, PREFERENCE, TURN
+from proxy import Proxy
+from scripted import script, system_text, tool_call
+
+from retold.adapters.base import Principal, Retold
+from retold.adapters.deepagents import RetoldMemory
+
+EDITOR = "Jo's preferred editor is Helix."
+
+
+def agent_with(memory, model):
+    return create_deep_agent(model=model, tools=memory.tools(), middleware=[memory.middleware()],
+                             system_prompt="You are Jo's assistant.")
+
+
+def ask(agent, text, config):
+    return agent.invoke({"messages": [{"role": "user", "content": text}]}, config=config)
+
+
+def answer_from_memory(messages):
+    """Answer with the recalled line about the editor, citing its id, or admit not knowing."""
+    found = re.search(r"- \[(mem_\w+)\] (.*Helix.*)", system_text(messages))
+    if found is None:
+        return AIMessage(content="I don't know which editor you use.")
+    return AIMessage(content=f"You use Helix ({found.group(1)}).")
+
+
+def test_a_memory_written_in_one_session_is_recalled_and_used_in_the_next(retold, admin):
+    memory = RetoldMemory(retold, agent_id="assistant")
+    first = {"configurable": {"thread_id": "t1", "user_id": "jo"}}
+    model = script(
+        tool_call("memory_write", {"type": "semantic", "content": EDITOR, "scope": "user:jo",
+                                   "source_kind": "user_statement"}),
+        AIMessage(content="Noted: Helix is your editor."),
+        answer_from_memory,
+    )
+    agent = agent_with(memory, model)
+    state = ask(agent, "Remember that my editor is Helix.", first)
+    written = json.loads(next(m for m in state["messages"] if isinstance(m, ToolMessage)).content)
+    assert written["outcome"] == "created"
+    session_one = memory.session(first, start=False).id
+    memory.end(first)
+
+    second = {"configurable": {"thread_id": "t2", "user_id": "jo"}}
+    state = ask(agent, "Which editor do I use?", second)
+    final = state["messages"][-1]
+    # The model answered from the recall the middleware put before it, citing the record.
+    assert final.content == f"You use Helix ({written['record_id']})."
+    session_two = memory.session(second, start=False)
+    assert session_two.id != session_one
+    assert f"[{written['record_id']}] {EDITOR}" in system_text(model.seen[-1])
+
+    # Turns landed in each session's buffer in order: the user, the tool result, the answer.
+    turns = admin.turns(session_one)
+    assert [role for role, _ in turns] == ["user", "tool", "assistant"]
+    assert turns[0][1] == "Remember that my editor is Helix."
+    assert turns[1][1].startswith("memory_write: ") and written["record_id"] in turns[1][1]
+    assert turns[2][1] == "Noted: Helix is your editor."
+    assert admin.turns(session_two.id) == [("user", "Which editor do I use?"), ("assistant", final.content)]
+
+    # The answer-producing call went through the orchestrator; its decision is stored.
+    decision = final.response_metadata["retold"]
+    assert decision["regenerated"] is False
+    assert [d["id"] for d in admin.decisions(session_two.id)] == [decision["decision_id"]]
+    memory.end(second)
+
+
+def test_the_principal_is_read_from_each_run_not_from_the_agent(retold):
+    memory = RetoldMemory(retold, agent_id="assistant")
+    write = {"type": "semantic", "content": "Sam's shell is fish.", "scope": "agent:assistant/sam",
+             "source_kind": "user_statement"}
+    agent = agent_with(memory, script(tool_call("memory_write", write), AIMessage(content="Noted."),
+                                      tool_call("memory_search", {"query": "Which shell does Sam use?"}),
+                                      AIMessage(content="Done.")))
+    ask(agent, "My shell is fish.", {"configurable": {"thread_id": "s", "user_id": "sam"}})
+    # The same agent, run for jo: the search runs as jo and cannot see Sam's private record.
+    state = ask(agent, "Which shell does Sam use?", {"configurable": {"thread_id": "j", "user_id": "jo"}})
+    searched = json.loads(next(m for m in state["messages"] if isinstance(m, ToolMessage)).content)
+    assert all("fish" not in r["record"]["content"] for r in searched["results"])
+    as_sam = retold.search(Principal("assistant", "sam"), "Which shell does Sam use?")["results"]
+    assert as_sam[0]["record"]["content"] == "Sam's shell is fish."
+    assert as_sam[0]["record"]["scope_id"].endswith("sam")
+
+
+def test_a_scope_violation_is_a_tool_error_the_model_reads(retold):
+    memory = RetoldMemory(retold, agent_id="assistant")
+    model = script(
+        tool_call("memory_write", {"type": "semantic", "content": "The launch is on Friday.",
+                                   "scope": "project:secret", "source_kind": "system"}),
+        lambda messages: AIMessage(content="I may not store that: " + messages[-1].content),
+    )
+    state = ask(agent_with(memory, model), "Store the launch date.", {"configurable": {"thread_id": "v", "user_id": "jo"}})
+    refused = next(m for m in state["messages"] if isinstance(m, ToolMessage))
+    assert refused.status == "error" and "scope_not_writable" in refused.content
+    assert "scope_not_writable" in state["messages"][-1].content
+
+
+def test_the_answer_is_the_draft_when_the_service_goes_down_before_the_decision(url, key):
+    proxy = Proxy(url)
+    memory = RetoldMemory(Retold(proxy.url, key, timeout=5.0, retries=0), agent_id="assistant")
+
+    def draft_then_outage(messages):
+        proxy.cut()  # the service goes away between the draft and the decision
+        return AIMessage(content="Your editor is probably Helix.")
+
+    state = ask(agent_with(memory, script(draft_then_outage)), "Which editor do I use?",
+                {"configurable": {"thread_id": "d", "user_id": "jo"}})
+    final = state["messages"][-1]
+    assert final.content == "Your editor is probably Helix."
+    assert final.response_metadata["retold"]["reason"] == "failed: unreachable"
+
+
+def test_an_agent_runs_without_memory_when_the_service_is_down_from_the_start(key):
+    memory = RetoldMemory(Retold("http://127.0.0.1:9", key, timeout=2.0, retries=0), agent_id="assistant")
+    model = script(tool_call("memory_search", {"query": "editor"}),
+                   lambda messages: AIMessage(content="Memory said: " + messages[-1].content))
+    state = ask(agent_with(memory, model), "Which editor do I use?", {"configurable": {"thread_id": "x", "user_id": "jo"}})
+    assert state["messages"][-1].content.startswith("Memory said: unreachable: ")
+
+
+def test_a_hedged_draft_is_replaced_by_the_answer_the_orchestrator_regenerates(retold, admin, regenerated):
+    stored = retold.write(Principal("assistant", "jo"), type="semantic", content=PREFERENCE, scope="user:jo",
+                          source_kind="user_statement")
+    memory = RetoldMemory(retold, agent_id="assistant")
+    config = {"configurable": {"thread_id": "regen", "user_id": "jo"}}
+    state = ask(agent_with(memory, script(AIMessage(content=HEDGED))), TURN, config)
+    final = state["messages"][-1]
+    assert final.content == regenerated
+    decision = final.response_metadata["retold"]
+    assert decision["regenerated"] is True and stored["record_id"] in decision["admitted"]
+    session = memory.session(config, start=False).id
+    [stored_decision] = admin.decisions(session)
+    assert (stored_decision["id"], stored_decision["disposition"]) == (decision["decision_id"], "regenerated")
+    # The transcript holds the answer the user saw, not the draft.
+    assert admin.turns(session) == [("user", TURN), ("assistant", regenerated)]
