@@ -48,6 +48,8 @@ pub struct AdminService {
     turns: Arc<dyn TurnBuffer>,
     search_log: Arc<dyn SearchLogStore>,
     decisions: Arc<dyn retold_domain::DecisionLog>,
+    inspection: Arc<dyn retold_domain::Inspection>,
+    activation: Arc<dyn retold_domain::ActivationStore>,
     embedder: Arc<dyn Embedder>,
     index: Arc<dyn VectorIndex>,
     ingestor: Ingestor,
@@ -89,6 +91,8 @@ impl AdminService {
             turns: stores.turns.clone(),
             search_log: stores.search_log.clone(),
             decisions: stores.decisions.clone(),
+            inspection: stores.inspection.clone(),
+            activation: stores.activation.clone(),
             embedder,
             index,
             ingestor,
@@ -251,6 +255,54 @@ impl AdminService {
     pub async fn session_events(&self, id: &str) -> Result<Vec<AuditEvent>> {
         let session = self.session_id(id).await?;
         self.audit.session_events(&session).await
+    }
+
+    /// Records by scope, status and words, newest first, one page, and how many match.
+    pub async fn browse_records(
+        &self,
+        filter: &retold_domain::RecordBrowse,
+    ) -> Result<(Vec<retold_domain::MemoryRecord>, u64)> {
+        self.inspection.browse_records(filter).await
+    }
+
+    /// Searches of the search log, newest first.
+    pub async fn recent_searches(
+        &self,
+        page: retold_domain::PageRequest,
+    ) -> Result<Vec<retold_domain::SearchSummary>> {
+        self.inspection.recent_searches(page).await
+    }
+
+    /// Sessions, newest first, with their turn counts.
+    pub async fn recent_sessions(
+        &self,
+        page: retold_domain::PageRequest,
+    ) -> Result<Vec<retold_domain::SessionSummary>> {
+        self.inspection.recent_sessions(page).await
+    }
+
+    /// Conflicts, newest first: (the record that stays the result, the one contradicting it).
+    pub async fn conflicts(
+        &self,
+        page: retold_domain::PageRequest,
+    ) -> Result<Vec<(retold_domain::MemoryRecord, retold_domain::MemoryRecord)>> {
+        let links = self.inspection.conflicts(page).await?;
+        let ids: Vec<_> =
+            links.iter().flat_map(|l| [l.record_id.clone(), l.conflicting_id.clone()]).collect();
+        let records: std::collections::HashMap<_, _> =
+            self.records.get_many(&ids).await?.into_iter().map(|r| (r.id.clone(), r)).collect();
+        Ok(links
+            .iter()
+            .filter_map(|l| {
+                Some((records.get(&l.record_id)?.clone(), records.get(&l.conflicting_id)?.clone()))
+            })
+            .collect())
+    }
+
+    /// The profile a session started with.
+    pub async fn session_profile(&self, id: &str) -> Result<retold_domain::ProfileBlock> {
+        let session = self.session_id(id).await?;
+        self.activation.profile(&session).await?.ok_or_else(|| not_found("profile", id))
     }
 
     /// A session's transcript: its turns in order.

@@ -24,8 +24,8 @@ pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
 pub use crate::operations::{
-    ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, Resolution,
-    RetentionOutcome, SnapshotOutcome,
+    ErasureOutcome, ExpiryOutcome, FlagOutcome, OperationsConfig, OperationsService, OperationsStatus,
+    Resolution, RetentionOutcome, SnapshotFile, SnapshotOutcome,
 };
 pub use crate::orchestrator::OrchestratorService;
 pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService, uncalibrated};

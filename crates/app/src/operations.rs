@@ -104,6 +104,21 @@ pub struct RetentionOutcome {
     pub report: RetentionReport,
 }
 
+/// A snapshot file in the snapshot directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotFile {
+    pub name: String,
+    pub bytes: u64,
+    pub modified_at: Option<retold_domain::Timestamp>,
+}
+
+/// `OperationsService::status`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OperationsStatus {
+    pub snapshots: Vec<SnapshotFile>,
+    pub events: Vec<retold_domain::AuditEvent>,
+}
+
 /// Most record ids an outcome lists.
 const LISTED: usize = 100;
 
@@ -118,6 +133,8 @@ pub struct OperationsService {
     reviews: Arc<dyn ReviewQueue>,
     activation: Arc<dyn retold_domain::ActivationStore>,
     records: Arc<dyn RecordReader>,
+    audit: Arc<dyn retold_domain::AuditLog>,
+    inspection: Arc<dyn retold_domain::Inspection>,
     config: OperationsConfig,
     snapshot_dir: std::path::PathBuf,
     index: Arc<dyn VectorIndex>,
@@ -150,6 +167,8 @@ impl OperationsService {
             reviews: stores.reviews.clone(),
             activation: stores.activation.clone(),
             records: stores.records.clone(),
+            audit: stores.audit.clone(),
+            inspection: stores.inspection.clone(),
             config,
             snapshot_dir,
             index,
@@ -179,6 +198,16 @@ impl OperationsService {
                 return Ok(outcome);
             }
             if due.is_empty() {
+                if outcome.expired > 0 {
+                    let event = app_event(
+                        self.ids.as_ref(),
+                        self.clock.as_ref(),
+                        EventKind::OpsExpiry,
+                        None,
+                        &[("expired", outcome.expired.to_string()), ("actor", actor.to_owned())],
+                    );
+                    self.audit.append(vec![event]).await?;
+                }
                 return Ok(outcome);
             }
             match self.expire_batch(&due, actor).await {
@@ -293,6 +322,23 @@ impl OperationsService {
         Ok(outcome)
     }
 
+    /// What an operator checks first: the snapshots on disk (newest first, with size and
+    /// time) and the latest operation events (`ops.*`: expiry runs, snapshots, erasures,
+    /// retention, re-embedding), newest first.
+    pub async fn status(&self, events: usize) -> Result<OperationsStatus> {
+        let mut snapshots = Vec::new();
+        for path in self.snapshot_files()?.into_iter().rev() {
+            let meta = std::fs::metadata(&path).map_err(|e| DomainError::backend("snapshot directory", e))?;
+            snapshots.push(SnapshotFile {
+                name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
+                bytes: meta.len(),
+                modified_at: meta.modified().ok().map(retold_domain::Timestamp::from),
+            });
+        }
+        let events = self.inspection.latest_events("ops.", events).await?;
+        Ok(OperationsStatus { snapshots, events })
+    }
+
     /// The snapshots in the snapshot directory, oldest first.
     pub fn snapshot_files(&self) -> Result<Vec<std::path::PathBuf>> {
         let entries = match std::fs::read_dir(&self.snapshot_dir) {
@@ -315,6 +361,15 @@ impl OperationsService {
         let path = self.snapshot_dir.join(name);
         let bytes = self.snapshots.snapshot(&path).await?;
         let check = self.snapshots.verify_file(&path).await?;
+        let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let event = app_event(
+            self.ids.as_ref(),
+            self.clock.as_ref(),
+            EventKind::OpsSnapshot,
+            None,
+            &[("file", file), ("bytes", bytes.to_string()), ("ok", check.is_ok().to_string())],
+        );
+        self.audit.append(vec![event]).await?;
         Ok(SnapshotOutcome { path, bytes, check })
     }
 

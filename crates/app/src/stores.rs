@@ -5,8 +5,8 @@ use std::sync::Arc;
 use retold_domain::{
     ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, DecisionLog, EligibilityIndex, EligibilitySource,
     EmbeddingSource, EntityReader, EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore,
-    IdempotencyKeys, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding, ReviewQueue,
-    SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
+    IdempotencyKeys, Inspection, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding,
+    ReviewQueue, SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -37,6 +37,7 @@ pub trait AllPorts:
     + Reembedding
     + ActivationStore
     + DecisionLog
+    + Inspection
     + 'static
 {
 }
@@ -68,6 +69,7 @@ impl<T> AllPorts for T where
         + Reembedding
         + ActivationStore
         + DecisionLog
+        + Inspection
         + 'static
 {
 }
@@ -104,6 +106,8 @@ pub struct Stores {
     pub activation: Arc<dyn ActivationStore>,
     pub decisions: Arc<dyn DecisionLog>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
+    /// Operators' browsing (the inspector).
+    pub inspection: Arc<dyn Inspection>,
 }
 
 impl Stores {
@@ -135,7 +139,8 @@ impl Stores {
             reembedding: store.clone(),
             activation: store.clone(),
             decisions: store.clone(),
-            idempotency: store,
+            idempotency: store.clone(),
+            inspection: store,
         }
     }
 }

@@ -52,11 +52,15 @@ pub enum EventKind {
     ProfileAssembled,
     /// The orchestrator decided about a turn (disposition, bundle, admitted records).
     DecisionMade,
+    /// An expiry run expired records (how many, who ran it).
+    OpsExpiry,
+    /// A snapshot was taken (file, bytes, whether its check passed).
+    OpsSnapshot,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 31] = [
+    pub const ALL: [EventKind; 33] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -88,6 +92,8 @@ impl EventKind {
         Self::ActivationWithdrawn,
         Self::ProfileAssembled,
         Self::DecisionMade,
+        Self::OpsExpiry,
+        Self::OpsSnapshot,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -124,6 +130,8 @@ impl EventKind {
             Self::ActivationWithdrawn => "activation.withdrawn",
             Self::ProfileAssembled => "profile.assembled",
             Self::DecisionMade => "decision.made",
+            Self::OpsExpiry => "ops.expiry",
+            Self::OpsSnapshot => "ops.snapshot",
         }
     }
 

@@ -10,6 +10,7 @@ mod decision;
 mod entity;
 mod error;
 mod ids;
+mod inspection;
 mod ports;
 mod principal;
 mod record;
@@ -30,6 +31,7 @@ pub use crate::ids::{
     AgentId, DecisionId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, ReviewId, SearchId,
     SessionId, UserId,
 };
+pub use crate::inspection::{Inspection, PageRequest, RecordBrowse, SearchSummary, SessionSummary};
 pub use crate::ports::{
     ActivationStore, ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse,
     ConflictLink, CurrentFacts, DecisionLog, DueReviewRules, EligibilityFilter, EligibilityIndex,

@@ -17,7 +17,7 @@ use utoipa_swagger_ui::SwaggerUi;
 use crate::auth::AnyKey;
 use crate::dto::ReadyDto;
 use crate::error::{ApiError, ErrorCode};
-use crate::routes::{admin, sessions, tools};
+use crate::routes::{admin, inspect, sessions, tools};
 use crate::settings::ServerSettings;
 use crate::state::AppState;
 
@@ -84,8 +84,16 @@ pub(crate) fn app_until(
         .route("/v1/admin/entities/merge", post(admin::entity_merge))
         .route("/v1/admin/entities/{id}/aliases", post(admin::entity_add_alias))
         .route("/v1/admin/host-keys", post(admin::host_key_create))
+        .route("/v1/admin/records", get(inspect::record_list))
+        .route("/v1/admin/records/{id}", get(inspect::record_inspect))
         .route("/v1/admin/records/{id}/events", get(admin::record_events))
+        .route("/v1/admin/search-log", get(inspect::search_list))
         .route("/v1/admin/search-log/{id}", get(admin::search_trace))
+        .route("/v1/admin/search", post(inspect::search_as))
+        .route("/v1/admin/sessions", get(inspect::session_list))
+        .route("/v1/admin/sessions/{id}/profile", get(inspect::session_profile))
+        .route("/v1/admin/conflicts", get(inspect::conflict_list))
+        .route("/v1/admin/ops/status", get(inspect::ops_status))
         .route("/v1/admin/sessions/{id}/events", get(admin::session_events))
         .route("/v1/admin/sessions/{id}/decisions", get(admin::session_decisions))
         .route("/v1/admin/sessions/{id}/turns", get(admin::session_turns))
@@ -127,7 +135,8 @@ pub(crate) fn app_until(
             .allow_headers([axum::http::header::AUTHORIZATION, axum::http::header::CONTENT_TYPE])
     };
     let request_id = HeaderName::from_static("x-request-id");
-    api.merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", crate::openapi::document()))
+    api.merge(crate::inspector::routes())
+        .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", crate::openapi::document()))
         .layer(CompressionLayer::new())
         .layer(DefaultBodyLimit::max(server.body_limit_bytes))
         .layer(TimeoutLayer::with_status_code(

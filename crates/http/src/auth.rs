@@ -106,30 +106,37 @@ impl HostKey {
 
     /// The principal the request asserts, if this key may assert it.
     pub(crate) fn principal(&self, dto: &PrincipalDto) -> Result<Principal, ApiError> {
-        let agent = AgentId::new(dto.agent_id.clone())
-            .map_err(|e| ApiError::validation("principal.agent_id", e.to_string()))?;
-        if !self.agents.is_empty() && !self.agents.contains(&agent) {
+        let principal = principal_of(dto)?;
+        if !self.agents.is_empty() && !self.agents.contains(&principal.agent_id) {
             return Err(ApiError::new(
                 ErrorCode::Forbidden,
-                format!("this key may not act as agent {agent}"),
+                format!("this key may not act as agent {}", principal.agent_id),
             ));
         }
-        Ok(Principal {
-            agent_id: agent,
-            user_id: UserId::new(dto.user_id.clone())
-                .map_err(|e| ApiError::validation("principal.user_id", e.to_string()))?,
-            project_id: dto
-                .project_id
-                .clone()
-                .map(ProjectId::new)
-                .transpose()
-                .map_err(|e| ApiError::validation("principal.project_id", e.to_string()))?,
-            session_id: dto
-                .session_id
-                .clone()
-                .map(SessionId::new)
-                .transpose()
-                .map_err(|e| ApiError::validation("principal.session_id", e.to_string()))?,
-        })
+        Ok(principal)
     }
+}
+
+/// The principal a body asserts, checked field by field (what a key may assert is the
+/// caller's check).
+pub(crate) fn principal_of(dto: &PrincipalDto) -> Result<Principal, ApiError> {
+    let agent = AgentId::new(dto.agent_id.clone())
+        .map_err(|e| ApiError::validation("principal.agent_id", e.to_string()))?;
+    Ok(Principal {
+        agent_id: agent,
+        user_id: UserId::new(dto.user_id.clone())
+            .map_err(|e| ApiError::validation("principal.user_id", e.to_string()))?,
+        project_id: dto
+            .project_id
+            .clone()
+            .map(ProjectId::new)
+            .transpose()
+            .map_err(|e| ApiError::validation("principal.project_id", e.to_string()))?,
+        session_id: dto
+            .session_id
+            .clone()
+            .map(SessionId::new)
+            .transpose()
+            .map_err(|e| ApiError::validation("principal.session_id", e.to_string()))?,
+    })
 }

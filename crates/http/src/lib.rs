@@ -7,6 +7,7 @@ pub mod bundles;
 mod dto;
 mod error;
 mod idempotency;
+mod inspector;
 pub mod model_ops;
 mod openapi;
 mod routes;

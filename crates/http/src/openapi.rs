@@ -5,7 +5,7 @@ use utoipa::{Modify, OpenApi};
 
 use crate::dto;
 use crate::error::Problem;
-use crate::routes::{admin, sessions, tools};
+use crate::routes::{admin, inspect, sessions, tools};
 
 struct BearerAuth;
 
@@ -74,6 +74,8 @@ impl Modify for ServerFaults {
         crate::routes::ops::ops_erase, crate::routes::ops::ops_expire, crate::routes::ops::ops_snapshot,
         crate::routes::ops::ops_verify, crate::routes::ops::ops_retention, crate::routes::ops::ops_flag_reviews,
         crate::routes::ops::review_list, crate::routes::ops::review_resolve,
+        inspect::record_list, inspect::record_inspect, inspect::search_list, inspect::search_as,
+        inspect::session_list, inspect::session_profile, inspect::conflict_list, inspect::ops_status,
         crate::app::ready,
     ),
     components(schemas(Problem, dto::PrincipalDto)),
@@ -98,6 +100,8 @@ pub mod rules {
     pub const TOKEN: &str = r"^[A-Za-z0-9_.@+-]{1,128}$";
     /// A record id: `RecordId` (`mem_` + ASCII letters, digits, `_`).
     pub const RECORD_ID: &str = r"^mem_[A-Za-z0-9_]{1,124}$";
+    /// A record status.
+    pub const STATUS: &str = r"^(provisional|confirmed|superseded|expired|deleted)$";
     /// An entity id: `EntityId`.
     pub const ENTITY_ID: &str = r"^ent_[A-Za-z0-9_]{1,124}$";
     /// An orchestrator decision id: `DecisionId`.
@@ -245,6 +249,10 @@ const PARAMETER_RULES: &[(&str, &str, &str)] = &[
     ("/v1/sessions/{id}/decisions", "id", rules::SESSION_ID),
     ("/v1/admin/decisions/{id}", "id", rules::DECISION_ID),
     ("/v1/admin/records/{id}/events", "id", rules::RECORD_ID),
+    ("/v1/admin/records/{id}", "id", rules::RECORD_ID),
+    ("/v1/admin/records", "scope", rules::SCOPE),
+    ("/v1/admin/records", "status", rules::STATUS),
+    ("/v1/admin/sessions/{id}/profile", "id", rules::SESSION_ID),
     ("/v1/admin/entities/{id}/aliases", "id", rules::ENTITY_ID),
     ("/v1/admin/reviews/{id}/resolve", "id", rules::REVIEW_ID),
     ("/v1/admin/grants", "agent_id", rules::TOKEN),

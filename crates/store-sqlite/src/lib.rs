@@ -15,6 +15,7 @@ mod entities;
 mod erasure;
 mod error;
 mod idempotency;
+mod inspection;
 mod lexical;
 mod migration;
 mod receipts;

@@ -17,7 +17,7 @@ fn at(value: i64) -> Result<Timestamp, StoreError> {
         .ok_or_else(|| corrupt("sessions", format!("bad timestamp {value}")))
 }
 
-fn session_from_row(row: &QueryResult) -> Result<Session, StoreError> {
+pub(crate) fn session_from_row(row: &QueryResult) -> Result<Session, StoreError> {
     let bad = |e: retold_domain::DomainError| corrupt("sessions", e);
     Ok(Session {
         id: SessionId::new(row.try_get::<String>("", "id")?).map_err(bad)?,

@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/conflicts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conflicts between records of one current fact, newest first. */
+        get: operations["conflict_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/decisions/{id}": {
         parameters: {
             query?: never;
@@ -255,6 +272,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/ops/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operations status: snapshots on disk and the latest operations. */
+        get: operations["ops_status"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/ops/verify": {
         parameters: {
             query?: never;
@@ -269,6 +303,40 @@ export interface paths {
          *     index can be rebuilt and every live record is found by both channels).
          */
         post: operations["ops_verify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/records": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List records by scope, status and words, newest first. */
+        get: operations["record_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/records/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One record in full, whatever its scope: links, conflicts, supersession chain. */
+        get: operations["record_inspect"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -326,6 +394,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search as the principal the body names, with that principal's grants (the operator's
+         *     "try a search"); logged like any search.
+         */
+        post: operations["search_as"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/search-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The search log, newest first (`GET /v1/admin/search-log/{id}` explains each). */
+        get: operations["search_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/search-log/{id}": {
         parameters: {
             query?: never;
@@ -338,6 +443,23 @@ export interface paths {
          *     per-stage timings.
          */
         get: operations["search_trace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sessions, newest first. */
+        get: operations["session_list"];
         put?: never;
         post?: never;
         delete?: never;
@@ -375,6 +497,23 @@ export interface paths {
          *     models, every candidate's review and write, token usage) or failure.
          */
         get: operations["session_events"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/sessions/{id}/profile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The profile a session started with. */
+        get: operations["session_profile_inspect"];
         put?: never;
         post?: never;
         delete?: never;
@@ -630,6 +769,17 @@ export interface components {
             conflicting_id: string;
             /** @description The record that stays the normal result. */
             record_id: string;
+        };
+        /** @description Conflicts, newest first. */
+        ConflictListDto: {
+            conflicts: components["schemas"]["ConflictPairDto"][];
+        };
+        /** @description A conflict with both records. */
+        ConflictPairDto: {
+            /** @description The lower-trust record that contradicts it. */
+            conflicting: components["schemas"]["RecordDto"];
+            /** @description The record that stays the normal result. */
+            record: components["schemas"]["RecordDto"];
         };
         /** @description A count of records, without their content. */
         CountDto: {
@@ -1014,6 +1164,16 @@ export interface components {
             from: string;
             into: string;
         };
+        /** @description Snapshots on disk and the latest operations. */
+        OpsStatusDto: {
+            /**
+             * @description The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),
+             *     newest first.
+             */
+            events: components["schemas"]["EventDto"][];
+            /** @description Newest first. */
+            snapshots: components["schemas"]["SnapshotFileDto"][];
+        };
         /** @description The principal, for calls that only need who is asking. */
         PrincipalBody: {
             principal: components["schemas"]["PrincipalDto"];
@@ -1128,6 +1288,12 @@ export interface components {
             type: string;
             /** Format: int32 */
             version: number;
+        };
+        /** @description A page of records and how many match in all. */
+        RecordPageDto: {
+            records: components["schemas"]["RecordDto"][];
+            /** Format: int64 */
+            total: number;
         };
         /** @description A searched record that was not admitted, and why. */
         RefusedDto: {
@@ -1265,6 +1431,10 @@ export interface components {
             /** @description Only these memory types: semantic, episodic, procedural. */
             types?: ("semantic" | "episodic" | "procedural")[] | null;
         };
+        /** @description Searches, newest first. */
+        SearchListDto: {
+            searches: components["schemas"]["SearchSummaryDto"][];
+        };
         /** @description `memory_search` response. */
         SearchResponseDto: {
             /** @description Records the principal could see before ranking. */
@@ -1291,6 +1461,27 @@ export interface components {
              */
             score: number;
         };
+        /** @description One search of the search log. */
+        SearchSummaryDto: {
+            agent_id: string;
+            /** Format: date-time */
+            at: string;
+            /** Format: int64 */
+            eligible_count: number;
+            id: string;
+            query: string;
+            /**
+             * Format: int64
+             * @description Results returned.
+             */
+            results: number;
+            /**
+             * Format: int64
+             * @description The search's duration in microseconds.
+             */
+            total_us: number;
+            user_id: string;
+        };
         /** @description A session to start. */
         SessionBody: {
             principal: components["schemas"]["PrincipalDto"];
@@ -1307,6 +1498,23 @@ export interface components {
             id: string;
             profile: components["schemas"]["ProfileDto"];
         };
+        /** @description Sessions, newest first. */
+        SessionListDto: {
+            sessions: components["schemas"]["SessionSummaryDto"][];
+        };
+        /** @description A session and how many turns it holds. */
+        SessionSummaryDto: {
+            agent_id: string;
+            /** Format: date-time */
+            ended_at?: string | null;
+            id: string;
+            project_id?: string | null;
+            /** Format: date-time */
+            started_at: string;
+            /** Format: int32 */
+            turns: number;
+            user_id: string;
+        };
         /** @description A snapshot taken. */
         SnapshotDto: {
             /** Format: int64 */
@@ -1315,6 +1523,14 @@ export interface components {
             check: components["schemas"]["StoreCheckDto"];
             /** @description The snapshot file, in the data directory's `snapshots/`. */
             path: string;
+        };
+        /** @description A snapshot file. */
+        SnapshotFileDto: {
+            /** Format: int64 */
+            bytes: number;
+            /** Format: date-time */
+            modified_at?: string | null;
+            name: string;
         };
         /** @description A snapshot that still holds erased content. */
         SnapshotHoldingDto: {
@@ -1477,6 +1693,85 @@ export interface operations {
                 };
             };
             /** @description internal (a component is down) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    conflict_list: {
+        parameters: {
+            query?: {
+                /** @description Most items (default 50). */
+                limit?: number;
+                /** @description Items to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictListDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2766,6 +3061,71 @@ export interface operations {
             };
         };
     };
+    ops_status: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpsStatusDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     ops_verify: {
         parameters: {
             query?: never;
@@ -2817,6 +3177,168 @@ export interface operations {
             };
             /** @description validation_failed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    record_list: {
+        parameters: {
+            query?: {
+                /** @description One scope (`user:jo`, `agent:assistant/jo`, ...). */
+                scope?: string;
+                /** @description provisional, confirmed, superseded, expired or deleted. */
+                status?: string;
+                /** @description Words the content contains (case-insensitive), or a record id. */
+                q?: string;
+                /** @description Most records (default 50). */
+                limit?: number;
+                /** @description Records to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordPageDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    record_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The record id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordDetailDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3117,6 +3639,172 @@ export interface operations {
             };
         };
     };
+    search_as: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SearchBody"];
+            };
+        };
+        responses: {
+            /** @description The results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResponseDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    search_list: {
+        parameters: {
+            query?: {
+                /** @description Most items (default 50). */
+                limit?: number;
+                /** @description Items to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchListDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     search_trace: {
         parameters: {
             query?: never;
@@ -3158,6 +3846,85 @@ export interface operations {
             };
             /** @description not_found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    session_list: {
+        parameters: {
+            query?: {
+                /** @description Most items (default 50). */
+                limit?: number;
+                /** @description Items to skip (default 0). */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3290,6 +4057,83 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EventListDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    session_profile_inspect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The profile */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProfileDto"];
                 };
             };
             /** @description unauthorized */

@@ -249,7 +249,7 @@ pub(crate) async fn record_events(
     Ok(Json(event_list(state.services.admin.record_events(&id).await?)))
 }
 
-fn event_list(events: Vec<AuditEvent>) -> EventListDto {
+pub(crate) fn event_list(events: Vec<AuditEvent>) -> EventListDto {
     EventListDto {
         events: events
             .into_iter()

@@ -73,6 +73,15 @@ pub(crate) async fn memory_search(
     Valid(body): Valid<SearchBody>,
 ) -> ApiResult<Json<SearchResponseDto>> {
     let principal = key.principal(&body.principal)?;
+    search_as(&state, &principal, body).await.map(Json)
+}
+
+/// `memory_search` for `principal` (a host's, or the one an operator names).
+pub(crate) async fn search_as(
+    state: &AppState,
+    principal: &retold_domain::Principal,
+    body: SearchBody,
+) -> Result<SearchResponseDto, ApiError> {
     let types = body
         .types
         .map(|types| {
@@ -90,13 +99,13 @@ pub(crate) async fn memory_search(
         context: body.context,
         channels: Channels::default(),
     };
-    let response = state.services.retriever.search(&principal, &request).await?;
-    Ok(Json(SearchResponseDto {
+    let response = state.services.retriever.search(principal, &request).await?;
+    Ok(SearchResponseDto {
         search_id: response.search_id.to_string(),
         results: response.hits.iter().map(hit_dto).collect(),
         eligible_count: response.eligible_count,
         rewrite_status: response.rewrite_status.as_str().to_owned(),
-    }))
+    })
 }
 
 /// Inspect complete records, including conflicts and supersession history.
@@ -122,29 +131,28 @@ pub(crate) async fn memory_get(
     let ids =
         body.ids.iter().map(|id| field("ids", RecordId::new(id.clone()))).collect::<Result<Vec<_>, _>>()?;
     let details = state.services.retriever.get(&principal, &ids).await?;
-    Ok(Json(GetResponseDto {
-        records: details
+    Ok(Json(GetResponseDto { records: details.iter().map(detail_dto).collect() }))
+}
+
+pub(crate) fn detail_dto(d: &retold_retrieve::RecordDetail) -> RecordDetailDto {
+    RecordDetailDto {
+        record: RecordDto::from(&d.record),
+        links: d
+            .links
             .iter()
-            .map(|d| RecordDetailDto {
-                record: RecordDto::from(&d.record),
-                links: d
-                    .links
-                    .iter()
-                    .map(|l| LinkDto { entity_id: l.entity_id.to_string(), role: l.role.as_str().into() })
-                    .collect(),
-                conflicts: d
-                    .conflicts
-                    .iter()
-                    .map(|c| ConflictDto {
-                        record_id: c.record_id.to_string(),
-                        conflicting_id: c.conflicting_id.to_string(),
-                    })
-                    .collect(),
-                supersedes: d.supersedes.iter().map(RecordDto::from).collect(),
-                superseded_by: d.superseded_by.iter().map(ToString::to_string).collect(),
+            .map(|l| LinkDto { entity_id: l.entity_id.to_string(), role: l.role.as_str().into() })
+            .collect(),
+        conflicts: d
+            .conflicts
+            .iter()
+            .map(|c| ConflictDto {
+                record_id: c.record_id.to_string(),
+                conflicting_id: c.conflicting_id.to_string(),
             })
             .collect(),
-    }))
+        supersedes: d.supersedes.iter().map(RecordDto::from).collect(),
+        superseded_by: d.superseded_by.iter().map(ToString::to_string).collect(),
+    }
 }
 
 fn entity_ref(name: &str, dto: &EntityRefDto) -> Result<EntityRef, ApiError> {

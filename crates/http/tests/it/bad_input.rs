@@ -76,7 +76,7 @@ fn valid_body(operation: &str) -> Value {
         "memory_get" => json!({"principal": p, "ids": ["mem_x"]}),
         "memory_inventory" => json!({"principal": p}),
         "memory_revise" => json!({"principal": p, "action": "confirm", "id": "mem_x"}),
-        "memory_search" => json!({"principal": p, "query": "q"}),
+        "memory_search" | "search_as" => json!({"principal": p, "query": "q"}),
         "memory_write" => json!({
             "principal": p, "type": "semantic", "content": "c", "scope": "user:aditya", "source_kind": "system",
         }),

@@ -14,6 +14,7 @@ mod m20261201_000004_review_queue;
 mod m20261201_000005_staged_embeddings;
 mod m20261201_000006_activation;
 mod m20261201_000007_decisions;
+mod m20261201_000008_inspection;
 
 pub(crate) struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000005_staged_embeddings::Migration),
             Box::new(m20261201_000006_activation::Migration),
             Box::new(m20261201_000007_decisions::Migration),
+            Box::new(m20261201_000008_inspection::Migration),
         ]
     }
 }

@@ -514,6 +514,11 @@ class RecordDto(BaseModel):
     version: Annotated[int, Field(ge=0)]
 
 
+class RecordPageDto(BaseModel):
+    records: list[RecordDto]
+    total: Annotated[int, Field(ge=0)]
+
+
 class RefusedDto(BaseModel):
     reason: Annotated[
         str,
@@ -686,6 +691,19 @@ class SearchResultDto(BaseModel):
     score: Annotated[float, Field(description='Fused score after freshness.')]
 
 
+class SearchSummaryDto(BaseModel):
+    agent_id: str
+    at: AwareDatetime
+    eligible_count: Annotated[int, Field(ge=0)]
+    id: str
+    query: str
+    results: Annotated[int, Field(description='Results returned.', ge=0)]
+    total_us: Annotated[
+        int, Field(description="The search's duration in microseconds.", ge=0)
+    ]
+    user_id: str
+
+
 class Tag(RootModel[str]):
     root: Annotated[str, Field(pattern='^[^\\s\\u0000-\\u001f\\u007f-\\u009f,]{1,64}$')]
 
@@ -702,6 +720,22 @@ class SessionBody(BaseModel):
             max_length=32,
         ),
     ] = None
+
+
+class SessionSummaryDto(BaseModel):
+    agent_id: str
+    ended_at: AwareDatetime | None = None
+    id: str
+    project_id: str | None = None
+    started_at: AwareDatetime
+    turns: Annotated[int, Field(ge=0)]
+    user_id: str
+
+
+class SnapshotFileDto(BaseModel):
+    bytes: Annotated[int, Field(ge=0)]
+    modified_at: AwareDatetime | None = None
+    name: str
 
 
 class SnapshotHoldingDto(BaseModel):
@@ -869,6 +903,15 @@ class WriteResponseDto(BaseModel):
     superseded: Annotated[
         list[str] | None, Field(description='Records this one superseded.')
     ] = None
+
+
+class ConflictPairDto(BaseModel):
+    conflicting: Annotated[
+        RecordDto, Field(description='The lower-trust record that contradicts it.')
+    ]
+    record: Annotated[
+        RecordDto, Field(description='The record that stays the normal result.')
+    ]
 
 
 class DecisionBody(BaseModel):
@@ -1049,6 +1092,16 @@ class GetBody(BaseModel):
     principal: PrincipalDto
 
 
+class OpsStatusDto(BaseModel):
+    events: Annotated[
+        list[EventDto],
+        Field(
+            description='The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),\nnewest first.'
+        ),
+    ]
+    snapshots: Annotated[list[SnapshotFileDto], Field(description='Newest first.')]
+
+
 class PrincipalBody(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1146,6 +1199,10 @@ class ReviseResponseDto(BaseModel):
     write: WriteResponseDto | None = None
 
 
+class SearchListDto(BaseModel):
+    searches: list[SearchSummaryDto]
+
+
 class SearchResponseDto(BaseModel):
     eligible_count: Annotated[
         int, Field(description='Records the principal could see before ranking.', ge=0)
@@ -1169,6 +1226,10 @@ class SessionDto(BaseModel):
     profile: ProfileDto
 
 
+class SessionListDto(BaseModel):
+    sessions: list[SessionSummaryDto]
+
+
 class SnapshotDto(BaseModel):
     bytes: Annotated[int, Field(ge=0)]
     check: Annotated[StoreCheckDto, Field(description="The snapshot's own check.")]
@@ -1181,6 +1242,10 @@ class SnapshotDto(BaseModel):
 class TranscriptDto(BaseModel):
     session_id: str
     turns: list[TranscriptTurnDto]
+
+
+class ConflictListDto(BaseModel):
+    conflicts: list[ConflictPairDto]
 
 
 class GetResponseDto(BaseModel):

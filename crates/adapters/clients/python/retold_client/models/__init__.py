@@ -3,6 +3,8 @@
 from .alias_body import AliasBody
 from .channel_match_dto import ChannelMatchDto
 from .conflict_dto import ConflictDto
+from .conflict_list_dto import ConflictListDto
+from .conflict_pair_dto import ConflictPairDto
 from .count_dto import CountDto
 from .decision_body import DecisionBody
 from .decision_dto import DecisionDto
@@ -45,6 +47,7 @@ from .inventory_dto import InventoryDto
 from .link_dto import LinkDto
 from .matches_dto import MatchesDto
 from .merge_body import MergeBody
+from .ops_status_dto import OpsStatusDto
 from .principal_body import PrincipalBody
 from .principal_dto import PrincipalDto
 from .problem import Problem
@@ -53,6 +56,7 @@ from .profile_entry_dto import ProfileEntryDto
 from .ready_dto import ReadyDto
 from .record_detail_dto import RecordDetailDto
 from .record_dto import RecordDto
+from .record_page_dto import RecordPageDto
 from .refused_dto import RefusedDto
 from .resolution_dto import ResolutionDto
 from .resolve_body import ResolveBody
@@ -66,12 +70,17 @@ from .revise_body import ReviseBody
 from .revise_response_dto import ReviseResponseDto
 from .search_body import SearchBody
 from .search_body_types_type_0_item import SearchBodyTypesType0Item
+from .search_list_dto import SearchListDto
 from .search_response_dto import SearchResponseDto
 from .search_result_dto import SearchResultDto
+from .search_summary_dto import SearchSummaryDto
 from .search_trace_response_200 import SearchTraceResponse200
 from .session_body import SessionBody
 from .session_dto import SessionDto
+from .session_list_dto import SessionListDto
+from .session_summary_dto import SessionSummaryDto
 from .snapshot_dto import SnapshotDto
+from .snapshot_file_dto import SnapshotFileDto
 from .snapshot_holding_dto import SnapshotHoldingDto
 from .store_check_dto import StoreCheckDto
 from .transcript_dto import TranscriptDto
@@ -88,6 +97,8 @@ __all__ = (
     "AliasBody",
     "ChannelMatchDto",
     "ConflictDto",
+    "ConflictListDto",
+    "ConflictPairDto",
     "CountDto",
     "DecisionBody",
     "DecisionDto",
@@ -130,6 +141,7 @@ __all__ = (
     "LinkDto",
     "MatchesDto",
     "MergeBody",
+    "OpsStatusDto",
     "PrincipalBody",
     "PrincipalDto",
     "Problem",
@@ -138,6 +150,7 @@ __all__ = (
     "ReadyDto",
     "RecordDetailDto",
     "RecordDto",
+    "RecordPageDto",
     "RefusedDto",
     "ResolutionDto",
     "ResolveBody",
@@ -151,12 +164,17 @@ __all__ = (
     "ReviseResponseDto",
     "SearchBody",
     "SearchBodyTypesType0Item",
+    "SearchListDto",
     "SearchResponseDto",
     "SearchResultDto",
+    "SearchSummaryDto",
     "SearchTraceResponse200",
     "SessionBody",
     "SessionDto",
+    "SessionListDto",
+    "SessionSummaryDto",
     "SnapshotDto",
+    "SnapshotFileDto",
     "SnapshotHoldingDto",
     "StoreCheckDto",
     "TranscriptDto",
