@@ -32,7 +32,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             fetched += 1;
         }
     }
-    if install_node_client()? {
+    for dir in NODE_PACKAGES {
+        if install_node_packages(dir)? {
+            fetched += 1;
+        }
+    }
+    if install_chromium()? {
         fetched += 1;
     }
     if fetched == 0 {
@@ -76,11 +81,15 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
     Ok(true)
 }
 
-/// The TypeScript client's toolchain (openapi-typescript, openapi-fetch, typescript), from its
-/// lock file with `npm ci` into its own `node_modules`, unless installed from the same lock
+/// The npm packages the tests need, each directory from its lock file: the TypeScript client's
+/// toolchain (openapi-typescript, openapi-fetch, typescript) and the inspector's browser test
+/// driver (playwright-core).
+const NODE_PACKAGES: &[&str] = &["crates/adapters/clients/typescript", "crates/http/inspector/tests"];
+
+/// `npm ci` into the directory's own `node_modules`, unless installed from the same lock
 /// already. Returns whether it installed anything.
-fn install_node_client() -> Result<bool> {
-    let dir = crate::workspace_root().join("crates/adapters/clients/typescript");
+fn install_node_packages(dir: &str) -> Result<bool> {
+    let dir = crate::workspace_root().join(dir);
     let lock = dir.join("package-lock.json");
     let wanted = sha256_file(&lock).with_context(|| format!("reading {}", lock.display()))?;
     let stamp = dir.join("node_modules/.retold-lock-sha256");
@@ -97,6 +106,34 @@ fn install_node_client() -> Result<bool> {
         bail!("npm ci in {} failed ({status})", dir.display());
     }
     fs::write(&stamp, &wanted)?;
+    Ok(true)
+}
+
+/// Debian's Chromium for the inspector's browser tests (Playwright's own browser download
+/// cannot work offline), installed with apt-get when missing.
+fn install_chromium() -> Result<bool> {
+    let chromium = retold_provision::chromium();
+    if chromium.exists() {
+        return Ok(false);
+    }
+    let apt = |args: &[&str]| -> Result<bool> {
+        Ok(Command::new("apt-get")
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .context("running apt-get (install Debian's chromium package, or set RETOLD_CHROMIUM)")?
+            .success())
+    };
+    eprintln!("xtask setup: apt-get install chromium ({} is missing)", chromium.display());
+    let install = ["install", "-y", "-q", "--no-install-recommends", "chromium"];
+    if !apt(&install)? && !(apt(&["update", "-q"])? && apt(&install)?) {
+        bail!(
+            "apt-get install chromium failed: install it (as root), or set RETOLD_CHROMIUM to a Chromium binary"
+        );
+    }
+    if !chromium.exists() {
+        bail!("apt-get installed chromium but {} is still missing", chromium.display());
+    }
     Ok(true)
 }
 

@@ -155,6 +155,14 @@ pub fn python_tool(name: &str) -> PythonTool {
     *PYTHON_TOOLS.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no Python tool {name:?}"))
 }
 
+/// The Chromium the inspector's browser tests drive: `RETOLD_CHROMIUM`, else Debian's
+/// `/usr/bin/chromium` (`cargo xtask setup` installs the package when it is missing).
+pub fn chromium() -> PathBuf {
+    std::env::var_os("RETOLD_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
+}
+
 /// The default model directory (all-MiniLM-L6-v2, int8).
 pub fn default_model_dir() -> PathBuf {
     cache_dir().join(MODEL_DIR)
