@@ -179,11 +179,17 @@ where
             "this Idempotency-Key was used for another request; send a new key with a new request",
         )
         .into_response(),
-        Ok(Idempotent::InFlight) => ApiError::new(
-            ErrorCode::Conflict,
-            "a request with this Idempotency-Key is still being processed; retry once it has answered",
-        )
-        .into_response(),
+        Ok(Idempotent::InFlight) => {
+            // Retry-After marks the one 409 a retry resolves (a conflict of the request
+            // itself answers without it).
+            let mut response = ApiError::new(
+                ErrorCode::Conflict,
+                "a request with this Idempotency-Key is still being processed; retry once it has answered",
+            )
+            .into_response();
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+            response
+        }
         Err(error) => ApiError::from(error).into_response(),
     }
 }

@@ -21,10 +21,12 @@ class ScriptedLLM(BaseLLM):
 
     steps: list = []
     seen: list = []
+    stops: list = []
 
     def call(self, messages, tools=None, callbacks=None, available_functions=None, from_task=None,
              from_agent=None, response_model=None):
         self.seen.append(messages)
+        self.stops.append(list(self.stop_sequences))
         step = self.steps.pop(0)
         return step(messages) if callable(step) else step
 
@@ -33,7 +35,7 @@ class ScriptedLLM(BaseLLM):
 
 
 def scripted(*steps):
-    return ScriptedLLM(model="scripted", steps=list(steps), seen=[])
+    return ScriptedLLM(model="scripted", steps=list(steps), seen=[], stops=[])
 
 
 def action(tool, arguments):
@@ -67,6 +69,8 @@ def test_a_memory_written_in_one_kickoff_is_recalled_and_used_in_the_next(retold
     )
     out = crew_with(memory, llm, "Remember that Jo's terminal is WezTerm.").kickoff(inputs={"user_id": "jo"})
     assert out.raw == "Noted: WezTerm is your terminal."
+    # CrewAI's stop words reached the wrapped LLM through the proxy.
+    assert all(any("Observation" in stop for stop in stops) for stops in llm.stops), llm.stops
     first = memory.last_run.session
     assert first.ended
     turns = admin.turns(first.id)
@@ -91,7 +95,7 @@ def test_a_memory_written_in_one_kickoff_is_recalled_and_used_in_the_next(retold
     assert [d["id"] for d in admin.decisions(second.id)] == [decided.decision_id]
 
 
-def test_the_principal_comes_from_the_kickoff_inputs(retold):
+def test_the_principal_comes_from_the_kickoff_inputs(retold, admin):
     memory = RetoldCrew(retold, agent_id="assistant")
     write = {"type": "semantic", "content": "Sam's shell is fish.", "scope": "agent:assistant/sam",
              "source_kind": "user_statement"}
@@ -107,7 +111,8 @@ def test_the_principal_comes_from_the_kickoff_inputs(retold):
               "Which shell does Sam use?").kickoff(inputs={"user_id": "jo"})
     # Run for jo, the same crew's search cannot see Sam's private record.
     searched = json.loads(seen["observation"].split("Observation:", 1)[1])
-    assert "results" in searched and all("fish" not in r["record"]["content"] for r in searched["results"])
+    assert admin.get(f"/v1/admin/search-log/{searched['search_id']}")["principal"]["user_id"] == "jo"
+    assert all("fish" not in r["record"]["content"] for r in searched["results"])
     as_sam = retold.search(Principal("assistant", "sam"), "Which shell does Sam use?")["results"]
     assert as_sam[0]["record"]["content"] == "Sam's shell is fish."
 

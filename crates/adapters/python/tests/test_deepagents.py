@@ -1,11 +1,13 @@
 """The deepagents adapter with a real `create_deep_agent` graph, LangChain's fake chat model
 scripted, against the real server."""
 
+import asyncio
 import json
 import re
 
 from deepagents import create_deep_agent
 from langchain_core.messages import AIMessage, ToolMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from conftest import HEDGED, PREFERENCE, TURN
 from proxy import Proxy
 from scripted import script, system_text, tool_call
@@ -73,7 +75,7 @@ def test_a_memory_written_in_one_session_is_recalled_and_used_in_the_next(retold
     memory.end(second)
 
 
-def test_the_principal_is_read_from_each_run_not_from_the_agent(retold):
+def test_the_principal_is_read_from_each_run_not_from_the_agent(retold, admin):
     memory = RetoldMemory(retold, agent_id="assistant")
     write = {"type": "semantic", "content": "Sam's shell is fish.", "scope": "agent:assistant/sam",
              "source_kind": "user_statement"}
@@ -84,6 +86,7 @@ def test_the_principal_is_read_from_each_run_not_from_the_agent(retold):
     # The same agent, run for jo: the search runs as jo and cannot see Sam's private record.
     state = ask(agent, "Which shell does Sam use?", {"configurable": {"thread_id": "j", "user_id": "jo"}})
     searched = json.loads(next(m for m in state["messages"] if isinstance(m, ToolMessage)).content)
+    assert admin.get(f"/v1/admin/search-log/{searched['search_id']}")["principal"]["user_id"] == "jo"
     assert all("fish" not in r["record"]["content"] for r in searched["results"])
     as_sam = retold.search(Principal("assistant", "sam"), "Which shell does Sam use?")["results"]
     assert as_sam[0]["record"]["content"] == "Sam's shell is fish."
@@ -141,3 +144,55 @@ def test_a_hedged_draft_is_replaced_by_the_answer_the_orchestrator_regenerates(r
     assert (stored_decision["id"], stored_decision["disposition"]) == (decision["decision_id"], "regenerated")
     # The transcript holds the answer the user saw, not the draft.
     assert admin.turns(session) == [("user", TURN), ("assistant", regenerated)]
+
+
+def test_an_async_run_gets_the_same_recall_and_decision(retold, admin):
+    retold.write(Principal("assistant", "jo"), type="semantic", content="Jo's preferred shell is zsh.",
+                 scope="user:jo", source_kind="user_statement")
+    memory = RetoldMemory(retold, agent_id="assistant")
+    def answer(messages):
+        found = re.search(r"- \[(mem_\w+)\] Jo's preferred shell is zsh", system_text(messages))
+        return AIMessage(content=f"zsh ({found.group(1)})" if found else "?")
+
+    model = script(answer)
+    config = {"configurable": {"thread_id": "async", "user_id": "jo"}}
+    state = asyncio.run(agent_with(memory, model).ainvoke({"messages": [{"role": "user", "content": "Which shell do I use?"}]},
+                                                         config=config))
+    final = state["messages"][-1]
+    assert final.content.startswith("zsh (mem_"), final.content
+    session = memory.session(config, start=False).id
+    assert [d["id"] for d in admin.decisions(session)] == [final.response_metadata["retold"]["decision_id"]]
+    assert admin.turns(session) == [("user", "Which shell do I use?"), ("assistant", final.content)]
+
+
+def test_a_checkpointed_thread_records_each_message_once_across_runs_and_sessions(retold, admin):
+    memory = RetoldMemory(retold, agent_id="assistant")
+    model = script(AIMessage(content="First answer."), AIMessage(content="Second answer."))
+    agent = create_deep_agent(model=model, tools=memory.tools(), middleware=[memory.middleware()],
+                              checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "kept", "user_id": "jo"}}
+    ask(agent, "First question.", config)
+    first = memory.session(config, start=False).id
+    memory.end(config)
+    state = ask(agent, "Second question.", config)
+    assert len(state["messages"]) == 4  # the checkpointer brought the first exchange back
+    second = memory.session(config, start=False).id
+    assert admin.turns(first) == [("user", "First question."), ("assistant", "First answer.")]
+    assert admin.turns(second) == [("user", "Second question."), ("assistant", "Second answer.")]
+
+
+def test_a_supersede_through_the_tool_replaces_the_record_as_the_same_principal(retold):
+    memory = RetoldMemory(retold, agent_id="assistant")
+    fact = {"subject": {"name": "Jo", "kind": "person"}, "attribute": "desk_floor"}
+    old = retold.write(Principal("assistant", "jo"), type="semantic", content="Jo's desk is on floor 3.",
+                       scope="user:jo", source_kind="system", **fact)
+    replacement = {"type": "semantic", "content": "Jo's desk is on floor 5.", "scope": "user:jo",
+                   "source_kind": "system", **fact}
+    model = script(tool_call("memory_revise", {"action": "supersede", "id": old["record_id"], "replacement": replacement}),
+                   AIMessage(content="Updated."))
+    state = ask(agent_with(memory, model), "My desk moved to floor 5.", {"configurable": {"thread_id": "sup", "user_id": "jo"}})
+    revised = next(m for m in state["messages"] if isinstance(m, ToolMessage))
+    assert revised.status != "error", revised.content
+    found = retold.search(Principal("assistant", "jo"), "Which floor is Jo's desk on?")["results"]
+    contents = [r["record"]["content"] for r in found]
+    assert "Jo's desk is on floor 5." in contents and "Jo's desk is on floor 3." not in contents

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -30,7 +31,13 @@ import pydantic
 import retold_schemas
 from retold_client import AuthenticatedClient
 from retold_client.api.memory_tools import memory_forget, memory_get, memory_revise, memory_search, memory_write
-from retold_client.api.sessions import session_append_turn, session_decide, session_end, session_start
+from retold_client.api.sessions import (
+    session_append_turn,
+    session_decide,
+    session_end,
+    session_profile,
+    session_start,
+)
 from retold_client.models import (
     DecisionBody,
     EndSessionBody,
@@ -151,6 +158,12 @@ def error_from_response(status: int, content: bytes) -> RetoldError:
 # ---------------------------------------------------------------------------------------------
 # The principal.
 
+log = logging.getLogger("retold.adapters")
+
+# The service's limits on a query and on a turn (longer text is cut, not refused).
+MAX_QUERY_CHARS = 2000
+MAX_TURN_CHARS = 100_000
+
 _ID = re.compile(r"^[A-Za-z0-9_.@+-]{1,128}$")
 _SESSION = re.compile(r"^sess_[A-Za-z0-9_]{1,123}$")
 
@@ -255,7 +268,7 @@ class Retold:
     # answer as a dict and raises a `RetoldError` for a refusal.
 
     def search(self, principal: Principal, query: str, *, context: Sequence[str] = (), **options: Any) -> dict:
-        body = {"principal": principal.to_body(), "query": query, **_present(options)}
+        body = {"principal": principal.to_body(), "query": query[:MAX_QUERY_CHARS], **_present(options)}
         if context:
             body["context"] = list(context)[-10:]
         return self._send(_SEARCH, body)
@@ -280,8 +293,13 @@ class Retold:
         if call is None:
             raise ValidationFailed(f"no tool named {name!r}", field="name")
         body = {**_present(dict(arguments)), "principal": principal.to_body()}
+        if isinstance(body.get("replacement"), Mapping):
+            # A supersede's replacement is a write by the same principal.
+            body["replacement"] = {**body["replacement"], "principal": principal.to_body()}
         if call is _SEARCH and context and "context" not in body:
             body["context"] = list(context)[-10:]
+        if call is _SEARCH:
+            body["query"] = str(body.get("query", ""))[:MAX_QUERY_CHARS]
         return self._send(call, body)
 
     # Sessions and the decision.
@@ -296,6 +314,15 @@ class Retold:
         session = _session_of(principal)
         return self._send(_TURN, {"principal": principal.to_body(), "role": role, "content": content},
                           path=session, idempotency_key=idempotency_key)
+
+    def profile(self, principal: Principal) -> dict:
+        """The profile of the principal's session (a session the host started itself)."""
+        session = _session_of(principal)
+        response = session_profile.sync_detailed(session, client=self._client, agent_id=principal.agent_id,
+                                                 user_id=principal.user_id)
+        if 200 <= int(response.status_code) < 300:
+            return json.loads(response.content)
+        raise error_from_response(int(response.status_code), response.content)
 
     def end_session(self, principal: Principal, *, wait_for_extraction: bool = False) -> dict | None:
         session = _session_of(principal)
@@ -323,6 +350,7 @@ class Retold:
         retryable = call.safe or call.keyed
         attempt = 0
         while True:
+            wait: float | None = None
             try:
                 response = call.endpoint.sync_detailed(**args)
             except httpx.TimeoutException as error:
@@ -332,18 +360,29 @@ class Retold:
             else:
                 status = int(response.status_code)
                 if 200 <= status < 300:
-                    return json.loads(response.content) if response.content else None
+                    try:
+                        return json.loads(response.content) if response.content else None
+                    except ValueError as error:
+                        raise RetoldError(f"HTTP {status} with a body that is not JSON: {error}",
+                                          status=status) from error
                 failure = error_from_response(status, response.content)
                 # 503 storage_unavailable is retried; so is a keyed write whose first attempt
-                # is still running (409 conflict with the same key).
-                transient = status == 503 or (call.keyed and isinstance(failure, Conflict)
-                                              and "still running" in failure.detail)
-                if not transient:
+                # is still running: the one 409 the server marks with Retry-After.
+                wait = _retry_after(response.headers) if call.keyed and status == 409 else None
+                if status != 503 and wait is None:
                     raise failure
             if not retryable or attempt >= self.retries:
                 raise failure
-            time.sleep(self.backoff * (2**attempt))
+            time.sleep(max(self.backoff * (2**attempt), min(wait or 0.0, 5.0)))
             attempt += 1
+
+
+def _retry_after(headers: Mapping[str, str]) -> float | None:
+    value = next((v for k, v in headers.items() if k.lower() == "retry-after"), None)
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _present(fields: Mapping[str, Any]) -> dict[str, Any]:
@@ -367,14 +406,19 @@ class ToolSpec:
     arguments: type[pydantic.BaseModel]
 
 
-def tool_arguments(body: type[pydantic.BaseModel], name: str) -> type[pydantic.BaseModel]:
+def tool_arguments(body: type[pydantic.BaseModel], name: str,
+                   nested: Mapping[str, type[pydantic.BaseModel]] | None = None) -> type[pydantic.BaseModel]:
     """The generated request model without `principal` (the adapter supplies it), keeping every
-    field's type, constraints and description."""
-    fields = {
-        key: (info.annotation, info)
-        for key, info in body.model_fields.items()
-        if key != "principal"
-    }
+    field's type, constraints and description; `nested` replaces a field's model the same way
+    (a supersede's `replacement` is a write without its principal)."""
+    fields = {}
+    for key, info in body.model_fields.items():
+        if key == "principal":
+            continue
+        annotation = info.annotation
+        if nested and key in nested:
+            annotation = nested[key] | None
+        fields[key] = (annotation, info)
     model = pydantic.create_model(name, __config__=pydantic.ConfigDict(extra="forbid", populate_by_name=True), **fields)
     model.__doc__ = body.__doc__
     return model
@@ -385,16 +429,32 @@ def _summary(endpoint: Any) -> str:
     return (endpoint.sync_detailed.__doc__ or "").strip().splitlines()[0].strip()
 
 
-TOOLS: tuple[ToolSpec, ...] = tuple(
-    ToolSpec(name, _summary(call.endpoint), tool_arguments(model, f"{''.join(p.title() for p in name.split('_'))}Args"))
-    for name, call, model in (
-        ("memory_search", _SEARCH, retold_schemas.SearchBody),
-        ("memory_get", _GET, retold_schemas.GetBody),
-        ("memory_write", _WRITE, retold_schemas.WriteBody),
-        ("memory_revise", _REVISE, retold_schemas.ReviseBody),
-        ("memory_forget", _FORGET, retold_schemas.ForgetBody),
-    )
+_WRITE_ARGS = tool_arguments(retold_schemas.WriteBody, "MemoryWriteArgs")
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec("memory_search", _summary(memory_search), tool_arguments(retold_schemas.SearchBody, "MemorySearchArgs")),
+    ToolSpec("memory_get", _summary(memory_get), tool_arguments(retold_schemas.GetBody, "MemoryGetArgs")),
+    ToolSpec("memory_write", _summary(memory_write), _WRITE_ARGS),
+    ToolSpec("memory_revise", _summary(memory_revise),
+             tool_arguments(retold_schemas.ReviseBody, "MemoryReviseArgs", {"replacement": _WRITE_ARGS})),
+    ToolSpec("memory_forget", _summary(memory_forget), tool_arguments(retold_schemas.ForgetBody, "MemoryForgetArgs")),
 )
+
+
+def call_tool(retold: Retold, spec: ToolSpec, principal: Principal, session: MemorySession | None,
+              arguments: Mapping[str, Any]) -> dict:
+    """One tool call as both adapters make it: the arguments validated by the tool's model,
+    the run's principal (inside its session when the session is the run's), and on a search the
+    session's latest turns as context. Raises `RetoldError`."""
+    context: list[str] = []
+    if session is not None and session.principal.in_session(None) == principal.in_session(None):
+        principal, context = session.principal, session.context()
+    try:
+        validated = spec.arguments(**arguments)
+    except pydantic.ValidationError as error:
+        raise ValidationFailed(str(error).splitlines()[0] if str(error) else "invalid arguments",
+                               field=str(error.errors()[0]["loc"][0]) if error.errors() else None) from error
+    return retold.tool(spec.name, principal, arguments_as_json(validated), context=context)
 
 
 def tool_result(answer: Any) -> str:
@@ -428,31 +488,51 @@ class Answer:
 class MemorySession:
     """One agent session with Retold (seed section 13).
 
-    `start` opens it and keeps its ProfileBlock; `record` appends a turn (in call order; a turn
-    the service did not take raises, so the host knows the transcript is short); `context` is
-    what every search from this session carries (the latest user and assistant turns); `recall`
-    is host-issued search; `decide` asks the orchestrator about a draft and fails closed; `end`
-    ends the session (its extraction then runs).
+    Created, it starts the session and keeps its ProfileBlock (or, when the principal names a
+    session the host started itself, joins that one and reads its profile); `record` appends a
+    turn; `context` is what every search from this session carries (the latest user and
+    assistant turns); `recall` is host-issued search; `decide` asks the orchestrator about a
+    draft and fails closed; `end` ends the session (its extraction then runs).
     """
 
     def __init__(self, retold: Retold, principal: Principal, *, tags: Sequence[str] = ()) -> None:
         self.retold = retold
-        started = retold.start_session(principal, tags=tags)
-        self.id: str = started["id"]
-        self.profile: dict = started["profile"]
+        if principal.session_id is not None:
+            self.id: str = principal.session_id
+            self.profile: dict = retold.profile(principal)
+        else:
+            started = retold.start_session(principal, tags=tags)
+            self.id = started["id"]
+            self.profile = started["profile"]
         self.principal = principal.in_session(self.id)
         self.turns: list[tuple[str, str]] = []
         self._lock = threading.Lock()
         self.ended = False
 
-    def record(self, role: str, content: str) -> int | None:
-        """Append a turn; returns its number (None for empty content, which is not a turn)."""
+    def record(self, role: str, content: str, *, key: str | None = None) -> int | None:
+        """Append a turn, in call order; returns its number.
+
+        Text past the service's limit is cut; empty content is not a turn (None). `key` names
+        the turn for the host (a message id): a retry of it, or recording it again, never adds
+        it twice. A turn the service refuses for what it is (`validation_failed`,
+        `payload_too_large`) is skipped with a warning, so one bad turn does not stop the ones
+        after it; a failure to reach the service raises.
+        """
         if role not in ROLES:
             raise ValidationFailed(f"role must be one of {ROLES}, got {role!r}", field="role")
         if not content or not content.strip():
             return None
+        if len(content) > MAX_TURN_CHARS:
+            content = content[: MAX_TURN_CHARS - 20] + " [cut by the adapter]"
+        idempotency_key = None
+        if key is not None:
+            idempotency_key = re.sub(r"[^!-~]", "_", f"turn:{self.id}:{key}")[:255]
         with self._lock:
-            answer = self.retold.append_turn(self.principal, role, content)
+            try:
+                answer = self.retold.append_turn(self.principal, role, content, idempotency_key=idempotency_key)
+            except (ValidationFailed, PayloadTooLarge) as error:
+                log.warning("Retold refused a %s turn, skipped: %s", role, error)
+                return None
             self.turns.append((role, content))
         return int(answer["turn"])
 

@@ -12,9 +12,13 @@
 - The five tools are CrewAI tools whose argument models are generated from the OpenAPI schemas
   (`retold_schemas`, without the principal); each call reads the principal of the kickoff it
   runs in. A refusal comes back to the agent as the tool's answer: `error: <code>: <detail>`.
-- Turns: the LLM proxy records each task's text as the user turn at the task's first model call;
-  `step_callback` records the agent's actions, tool results and final answers, in order;
-  `task_callback` records a task's text and output that no proxy or step callback saw.
+- Turns, in order: the LLM proxy records each task's text as the user turn at the task's first
+  model call and each action the model writes (text-mode models) before its tool runs; each
+  memory tool records its own result as a tool turn (native function calling too);
+  `step_callback` records other tools' results and the final answers; `task_callback` records a
+  task's text and output that neither saw.
+- A kickoff that raises never reaches `after_kickoff`: end its session with
+  `memory.session().end()` in the host's error path, or let it be.
 - `RetoldLLM`, an LLM proxy around any CrewAI LLM: the ProfileBlock and the host-issued recall
   for the task added to the system message, and each final answer put through the
   orchestrator's decision (the regenerated answer, or the draft; any failure keeps the draft).
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crewai.agents.parser import AgentAction, AgentFinish
-from crewai.llms.base_llm import BaseLLM
+from crewai.llms.base_llm import BaseLLM, call_stop_override
 from crewai.tools import BaseTool
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
@@ -41,7 +45,7 @@ from retold.adapters.base import (
     Retold,
     RetoldError,
     ToolSpec,
-    arguments_as_json,
+    call_tool,
     derive_principal,
     memory_prompt,
     tool_result,
@@ -126,16 +130,12 @@ class RetoldCrew:
         principal = self._principal.get()
         if principal is None:
             return "error: principal_invalid: no kickoff is running (add memory.crew_hooks() to the Crew)"
-        session = self.session()
-        context: list[str] = []
-        if session is not None:
-            principal, context = session.principal, session.context()
         try:
-            answer = self.retold.tool(spec.name, principal, arguments_as_json(spec.arguments(**arguments)),
-                                      context=context)
+            answer = tool_result(call_tool(self.retold, spec, principal, self.session(), arguments))
         except RetoldError as error:
-            return f"error: {error}"
-        return tool_result(answer)
+            answer = f"error: {error}"
+        self._record("tool", f"{spec.name}: {answer}")
+        return answer
 
     # Turns.
 
@@ -163,8 +163,9 @@ class RetoldCrew:
     def step_callback(self, step: Any) -> None:
         """For `Agent(step_callback=...)`: actions, tool results and final answers as turns."""
         if isinstance(step, AgentAction):
-            self._record("assistant", step.text.strip())
-            if step.result is not None:
+            # The action itself was recorded by the LLM proxy before the tool ran, and a
+            # memory tool records its own result; another tool's result is recorded here.
+            if step.result is not None and step.tool not in {spec.name for spec in TOOLS}:
                 self._record("tool", f"{step.tool}: {step.result}")
         elif isinstance(step, AgentFinish):
             run = self._current.get()
@@ -218,14 +219,20 @@ class RetoldCrew:
 
     def _decided(self, task: str | None, draft: Any) -> Any:
         run = self._current.get()
-        if not self.decide or run is None or run.session is None or task is None or not isinstance(draft, str):
+        if run is None or run.session is None or task is None or not isinstance(draft, str):
+            return draft
+        if not self.decide:
+            if "Action:" in draft and FINAL not in draft:
+                self._record("assistant", draft.strip())
             return draft
         if FINAL in draft:
             head, answer = draft.split(FINAL, 1)
         elif "Action:" not in draft:
             head, answer = None, draft
         else:
-            return draft  # a tool call, not an answer
+            # A tool call, not an answer: the agent's turn, recorded before the tool runs.
+            self._record("assistant", draft.strip())
+            return draft
         if not answer.strip():
             return draft
         decided = run.session.decide(task, answer.strip(), deadline_ms=self.deadline_ms)
@@ -254,8 +261,12 @@ class RetoldLLM(BaseLLM):
         task = _task_text(from_task)
         if memory is not None:
             messages = memory._prepare(messages, task)
-        draft = self.inner.call(messages, tools=tools, callbacks=callbacks, available_functions=available_functions,
-                                from_task=from_task, from_agent=from_agent, response_model=response_model)
+        # CrewAI sets its stop words (`Observation:`) for the LLM it calls: this proxy. Pass
+        # them on, or a text-mode model writes past the action and invents its result.
+        stops = list(dict.fromkeys([*(self.stop_sequences or []), *(getattr(self.inner, "stop", None) or [])]))
+        with call_stop_override(self.inner, stops):
+            draft = self.inner.call(messages, tools=tools, callbacks=callbacks, available_functions=available_functions,
+                                    from_task=from_task, from_agent=from_agent, response_model=response_model)
         return memory._decided(task, draft) if memory is not None else draft
 
     def supports_function_calling(self) -> bool:
