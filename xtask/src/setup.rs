@@ -126,7 +126,8 @@ fn install_chromium() -> Result<bool> {
     };
     eprintln!("xtask setup: apt-get install chromium ({} is missing)", chromium.display());
     let install = ["install", "-y", "-q", "--no-install-recommends", "chromium"];
-    if !apt(&install)? && !(apt(&["update", "-q"])? && apt(&install)?) {
+    let installed = apt(&install)? || (apt(&["update", "-q"])? && apt(&install)?);
+    if !installed {
         bail!(
             "apt-get install chromium failed: install it (as root), or set RETOLD_CHROMIUM to a Chromium binary"
         );

@@ -198,16 +198,15 @@ impl OperationsService {
                 return Ok(outcome);
             }
             if due.is_empty() {
-                if outcome.expired > 0 {
-                    let event = app_event(
-                        self.ids.as_ref(),
-                        self.clock.as_ref(),
-                        EventKind::OpsExpiry,
-                        None,
-                        &[("expired", outcome.expired.to_string()), ("actor", actor.to_owned())],
-                    );
-                    self.audit.append(vec![event]).await?;
-                }
+                // Every run leaves one event, so "when did expiry last run" has an answer.
+                let event = app_event(
+                    self.ids.as_ref(),
+                    self.clock.as_ref(),
+                    EventKind::OpsExpiry,
+                    None,
+                    &[("expired", outcome.expired.to_string()), ("actor", actor.to_owned())],
+                );
+                self.audit.append(vec![event]).await?;
                 return Ok(outcome);
             }
             match self.expire_batch(&due, actor).await {
@@ -323,9 +322,10 @@ impl OperationsService {
     }
 
     /// What an operator checks first: the snapshots on disk (newest first, with size and
-    /// time) and the latest operation events (`ops.*`: expiry runs, snapshots, erasures,
-    /// retention, re-embedding), newest first.
-    pub async fn status(&self, events: usize) -> Result<OperationsStatus> {
+    /// time) and the latest `per_kind` events of each operation (expiry runs, snapshots,
+    /// erasures, retention, re-embedding, model switches), newest first, so a burst of one
+    /// kind never hides the last of another.
+    pub async fn status(&self, per_kind: usize) -> Result<OperationsStatus> {
         let mut snapshots = Vec::new();
         for path in self.snapshot_files()?.into_iter().rev() {
             let meta = std::fs::metadata(&path).map_err(|e| DomainError::backend("snapshot directory", e))?;
@@ -335,7 +335,18 @@ impl OperationsService {
                 modified_at: meta.modified().ok().map(retold_domain::Timestamp::from),
             });
         }
-        let events = self.inspection.latest_events("ops.", events).await?;
+        let mut events = Vec::new();
+        for kind in [
+            EventKind::OpsExpiry,
+            EventKind::OpsSnapshot,
+            EventKind::OpsErasure,
+            EventKind::OpsRetention,
+            EventKind::OpsReembed,
+            EventKind::OpsModelSwitch,
+        ] {
+            events.extend(self.inspection.latest_events(kind.as_str(), per_kind).await?);
+        }
+        events.sort_by(|a, b| b.at.cmp(&a.at).then_with(|| b.id.as_str().cmp(a.id.as_str())));
         Ok(OperationsStatus { snapshots, events })
     }
 

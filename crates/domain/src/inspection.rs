@@ -24,7 +24,8 @@ pub struct PageRequest {
 pub struct RecordBrowse {
     pub scope: Option<Scope>,
     pub status: Option<Status>,
-    /// Words the content (or the record id) contains, case-insensitively.
+    /// Words the record holds (each word, or the start of one, in its content, subject or
+    /// entity aliases: search as you type), or its exact id.
     pub text: Option<String>,
     pub page: PageRequest,
 }
@@ -49,10 +50,15 @@ pub struct SessionSummary {
     pub turns: u32,
 }
 
+/// Counts stop here: a page says "more than this many" past it, so no count scans a big
+/// store.
+pub const COUNT_CAP: u64 = 10_000;
+
 /// Read-only browsing for operators.
 #[async_trait]
 pub trait Inspection: Send + Sync {
-    /// Records matching `filter`, newest first, and how many match in all.
+    /// Records matching `filter`, newest first, and how many match in all (at most
+    /// [`COUNT_CAP`]; more are counted as `COUNT_CAP + 1`).
     async fn browse_records(&self, filter: &RecordBrowse) -> Result<(Vec<MemoryRecord>, u64)>;
     /// Searches of the search log, newest first.
     async fn recent_searches(&self, page: PageRequest) -> Result<Vec<SearchSummary>>;

@@ -31,7 +31,9 @@ pub use crate::ids::{
     AgentId, DecisionId, EntityId, EventId, GrantId, MAX_ID_LEN, ProjectId, RecordId, ReviewId, SearchId,
     SessionId, UserId,
 };
-pub use crate::inspection::{Inspection, PageRequest, RecordBrowse, SearchSummary, SessionSummary};
+pub use crate::inspection::{
+    COUNT_CAP, Inspection, PageRequest, RecordBrowse, SearchSummary, SessionSummary,
+};
 pub use crate::ports::{
     ActivationStore, ApiKeyStore, AuditLog, Clock, CompletionClient, CompletionRequest, CompletionResponse,
     ConflictLink, CurrentFacts, DecisionLog, DueReviewRules, EligibilityFilter, EligibilityIndex,

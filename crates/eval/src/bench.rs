@@ -8,8 +8,8 @@ use anyhow::{Context, Result, bail};
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
     AgentId, Confidence, Content, EligibilityFilter, EligibilityIndex, EmbeddingModelInfo, EmbeddingRow,
-    EmbeddingSource, MemoryRecord, MemoryType, RecordId, RecordKey, RecordWriter, Scope, SourceKind, Status,
-    VectorIndex, WriteUnit,
+    EmbeddingSource, Inspection, MemoryRecord, MemoryType, PageRequest, RecordBrowse, RecordId, RecordKey,
+    RecordWriter, Scope, SourceKind, Status, VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -422,8 +422,74 @@ async fn bench_store() -> Result<Value> {
         }
         let q = percentiles(times);
         println!("| {n} | {per_s:.0} | {:.2} / {:.2} |", q.0, q.1);
-        sizes.insert(n.to_string(), json!({"insert_per_s": round(per_s), "eligible_ms": ms(q)}));
+        let browse = bench_browse(&store, &scopes[3], n).await?;
+        sizes.insert(
+            n.to_string(),
+            json!({"insert_per_s": round(per_s), "eligible_ms": ms(q), "browse_ms": browse}),
+        );
         store.close().await?;
     }
+    println!(
+        "\ninspector record pages (`GET /v1/admin/records`: one page of 50 and the total count), p50 / p95 ms:"
+    );
+    println!("| rows | first page | last page | one scope + status | a common word | rare words | an id |");
+    println!("|---|---|---|---|---|---|---|");
+    for (n, size) in &sizes {
+        let b = &size["browse_ms"];
+        let cell = |k: &str| format!("{} / {}", b[k]["p50"], b[k]["p95"]);
+        println!(
+            "| {n} | {} | {} | {} | {} | {} | {} |",
+            cell("first"),
+            cell("last"),
+            cell("scope_status"),
+            cell("common_word"),
+            cell("rare_words"),
+            cell("id")
+        );
+    }
     Ok(json!({"store": sizes}))
+}
+
+/// The inspector's record pages over `n` rows: each filter 30 times.
+async fn bench_browse(store: &SqliteStore, scope: &Scope, n: usize) -> Result<Value> {
+    let page = |offset: usize| PageRequest { limit: 50, offset };
+    let cases = [
+        ("first", RecordBrowse { scope: None, status: None, text: None, page: page(0) }),
+        ("last", RecordBrowse { scope: None, status: None, text: None, page: page(n - 50) }),
+        (
+            "scope_status",
+            RecordBrowse {
+                scope: Some(scope.clone()),
+                status: Some(Status::Confirmed),
+                text: None,
+                page: page(0),
+            },
+        ),
+        (
+            "common_word",
+            RecordBrowse { scope: None, status: None, text: Some("agent".into()), page: page(0) },
+        ),
+        (
+            "rare_words",
+            RecordBrowse {
+                scope: None,
+                status: None,
+                text: Some(format!("record {}:", n / 2)),
+                page: page(0),
+            },
+        ),
+        ("id", RecordBrowse { scope: None, status: None, text: Some(id(n / 2).to_string()), page: page(0) }),
+    ];
+    let mut out = serde_json::Map::new();
+    for (name, filter) in cases {
+        let mut times = Vec::new();
+        for _ in 0..30 {
+            let t = Instant::now();
+            let (records, total) = store.browse_records(&filter).await?;
+            times.push(t.elapsed());
+            anyhow::ensure!(total == 0 || !records.is_empty(), "{name}: a page of nothing out of {total}");
+        }
+        out.insert(name.into(), ms(percentiles(times)));
+    }
+    Ok(Value::Object(out))
 }

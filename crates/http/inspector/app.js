@@ -5,6 +5,12 @@
 
 const KEY = "retold.adminKey";
 const PAGE = 50;
+// The current navigation: its requests are aborted when the next one begins, an answer that
+// arrives after that is dropped (so a slow page never replaces a newer one), and its timers
+// are cleared.
+let current = { controller: new AbortController(), cleanups: [] };
+class Superseded extends Error {}
+const offsetOf = (params) => Math.max(0, Number.parseInt(params.get("offset") || "0", 10) || 0);
 const view = document.getElementById("view");
 const statusBox = document.getElementById("status");
 const nav = document.getElementById("nav");
@@ -67,15 +73,26 @@ class ApiError extends Error {
 }
 
 async function api(method, path, body) {
+  const navigation = current;
   const headers = { Authorization: `Bearer ${sessionStorage.getItem(KEY) || ""}` };
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await response.text();
+  let response, text;
+  try {
+    response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      signal: navigation.controller.signal });
+    text = await response.text();
+  } catch (e) {
+    if (navigation !== current) throw new Superseded();
+    throw e;
+  }
+  if (navigation !== current) throw new Superseded();
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch { data = null; }
   if (!response.ok) {
     const error = new ApiError(response.status, data?.code || `http_${response.status}`, data?.detail || text);
-    if (response.status === 401 || response.status === 403) {
+    if (response.status === 401 && sessionStorage.getItem(KEY) !== null) {
+      // The key stopped working (rotated, server restarted with another): sign in again, once
+      // however many requests were in flight.
       sessionStorage.removeItem(KEY);
       login("The admin key was refused; enter it again.");
     }
@@ -96,7 +113,7 @@ const query = (params) => {
 function login(message) {
   nav.hidden = true;
   const input = h("input", { id: "admin-key", name: "admin-key", type: "password", autocomplete: "current-password", required: true });
-  const error = h("p", { class: "error", id: "login-error" }, message || "");
+  const error = h("p", { class: "error", id: "login-error", role: "alert" }, message || "");
   const form = h("form", {
     onsubmit: async (event) => {
       event.preventDefault();
@@ -138,43 +155,54 @@ document.getElementById("signout").addEventListener("click", () => {
 // ---- Records -------------------------------------------------------------------------------
 
 const STATUSES = ["", "provisional", "confirmed", "superseded", "expired", "deleted"];
+const SCOPE = /^((user|project|org):[A-Za-z0-9_.@+-]{1,128}|agent:[A-Za-z0-9_.@+-]{1,128}(\/[A-Za-z0-9_.@+-]{1,128})?)$/;
 
 async function records(params) {
   const scope = h("input", { id: "f-scope", name: "scope", value: params.get("scope") || "", placeholder: "user:jo" });
   const status = h("select", { id: "f-status", name: "status" },
     STATUSES.map((s) => h("option", { value: s, selected: (params.get("status") || "") === s }, s || "any status")));
   const q = h("input", { id: "f-q", name: "q", type: "search", value: params.get("q") || "", placeholder: "words in the content" });
-  const results = h("div", { id: "record-results", "aria-live": "polite" });
-  let offset = Number(params.get("offset") || 0);
+  const results = h("div", { id: "record-results" });
+  const count = h("p", { id: "record-count", "aria-live": "polite", class: "muted" });
+  let offset = offsetOf(params);
   let timer = null;
-  let generation = 0;
+  let latest = 0;
 
   async function load() {
-    const mine = ++generation;
+    const mine = ++latest;
+    const at = offset;
     const filter = { scope: scope.value.trim(), status: status.value, q: q.value.trim() };
-    history.replaceState(null, "", `#/records${query({ ...filter, offset: offset || undefined })}`);
+    if (filter.scope && !SCOPE.test(filter.scope)) {
+      count.textContent = "Type a whole scope: user:jo, project:p, org:o, agent:a or agent:a/u.";
+      return; // no request for a scope still being typed
+    }
+    history.replaceState(null, "", `#/records${query({ ...filter, offset: at || undefined })}`);
     try {
-      const page = await api("GET", `/v1/admin/records${query({ ...filter, limit: PAGE, offset })}`);
-      if (mine !== generation) return; // a newer keystroke won
+      const page = await api("GET", `/v1/admin/records${query({ ...filter, limit: PAGE, offset: at })}`);
+      if (mine !== latest) return; // a newer keystroke won
       const rows = page.records.map((r) => [recordLink(r.id), r.content, `${r.scope_kind}:${r.scope_id}`, pill(r.status), r.type, when(r.created_at)]);
-      const last = Math.min(offset + page.records.length, page.total);
+      const last = at + page.records.length;
+      const of = `${page.total}${page.more ? "+" : ""}`;
+      count.textContent = page.total ? `${at + 1}–${last} of ${of}` : "0 records";
       results.replaceChildren(
         table(["Id", "Content", "Scope", "Status", "Type", "Created"], rows),
         h("div", { class: "pager" },
-          h("button", { type: "button", class: "secondary", disabled: offset === 0, onclick: () => { offset = Math.max(0, offset - PAGE); load(); } }, "Previous"),
-          h("span", {}, page.total ? `${offset + 1}–${last} of ${page.total}` : "0 records"),
-          h("button", { type: "button", class: "secondary", disabled: last >= page.total, onclick: () => { offset += PAGE; load(); } }, "Next")));
+          h("button", { type: "button", class: "secondary", disabled: at === 0, onclick: () => { offset = Math.max(0, at - PAGE); load(); } }, "Previous"),
+          h("span", {}, count.textContent),
+          h("button", { type: "button", class: "secondary", disabled: page.records.length < PAGE || (!page.more && last >= page.total), onclick: () => { offset = at + PAGE; load(); } }, "Next")));
     } catch (e) {
-      if (mine === generation) results.replaceChildren(h("p", { class: "error" }, e.message));
+      if (mine === latest && !(e instanceof Superseded)) results.replaceChildren(h("p", { class: "error" }, e.message));
     }
   }
   const soon = () => { clearTimeout(timer); offset = 0; timer = setTimeout(load, 200); };
+  current.cleanups.push(() => clearTimeout(timer));
   for (const input of [scope, q]) input.addEventListener("input", soon);
   status.addEventListener("change", soon);
   show("Records",
     h("form", { class: "filters", role: "search", onsubmit: (e) => { e.preventDefault(); load(); } },
       h("label", { for: "f-scope" }, "Scope", scope), h("label", { for: "f-status" }, "Status", status),
       h("label", { for: "f-q" }, "Search", q)),
+    count,
     results);
   await load();
 }
@@ -212,14 +240,15 @@ function timeline(events) {
 // ---- Search traces -------------------------------------------------------------------------
 
 async function searches(params) {
-  const offset = Number(params.get("offset") || 0);
-  const page = await api("GET", `/v1/admin/search-log${query({ limit: PAGE, offset })}`);
+  const offset = offsetOf(params);
+  const page = await api("GET", `/v1/admin/search-log${query({ limit: PAGE + 1, offset })}`);
+  const older = page.searches.length > PAGE;
   show("Search traces",
-    table(["Trace", "When", "Principal", "Query", "Eligible #", "Results #", "ms"], page.searches.map((s) => [
+    table(["Trace", "When", "Principal", "Query", "Eligible #", "Results #", "ms"], page.searches.slice(0, PAGE).map((s) => [
       traceLink(s.id), when(s.at), `${s.agent_id} / ${s.user_id}`, s.query, s.eligible_count, s.results, (s.total_us / 1000).toFixed(1)])),
     h("div", { class: "pager" },
       offset ? h("a", { href: `#/searches${query({ offset: Math.max(0, offset - PAGE) || undefined })}` }, "Newer") : null,
-      page.searches.length === PAGE ? h("a", { href: `#/searches${query({ offset: offset + PAGE })}` }, "Older") : null));
+      older ? h("a", { href: `#/searches${query({ offset: offset + PAGE })}` }, "Older") : null));
 }
 
 // Stages in pipeline order. Dense runs beside lexical-then-entity, so those start together.
@@ -314,14 +343,15 @@ async function trySearch(params) {
 // ---- Sessions ------------------------------------------------------------------------------
 
 async function sessions(params) {
-  const offset = Number(params.get("offset") || 0);
-  const page = await api("GET", `/v1/admin/sessions${query({ limit: PAGE, offset })}`);
+  const offset = offsetOf(params);
+  const page = await api("GET", `/v1/admin/sessions${query({ limit: PAGE + 1, offset })}`);
+  const older = page.sessions.length > PAGE;
   show("Sessions",
-    table(["Session", "Principal", "Started", "Ended", "Turns #"], page.sessions.map((s) => [
+    table(["Session", "Principal", "Started", "Ended", "Turns #"], page.sessions.slice(0, PAGE).map((s) => [
       sessionLink(s.id), `${s.agent_id} / ${s.user_id}${s.project_id ? ` (${s.project_id})` : ""}`, when(s.started_at), when(s.ended_at), s.turns])),
     h("div", { class: "pager" },
       offset ? h("a", { href: `#/sessions${query({ offset: Math.max(0, offset - PAGE) || undefined })}` }, "Newer") : null,
-      page.sessions.length === PAGE ? h("a", { href: `#/sessions${query({ offset: offset + PAGE })}` }, "Older") : null));
+      older ? h("a", { href: `#/sessions${query({ offset: offset + PAGE })}` }, "Older") : null));
 }
 
 async function session(id) {
@@ -402,9 +432,9 @@ async function reviews() {
 }
 
 async function conflicts(params) {
-  const offset = Number(params.get("offset") || 0);
+  const offset = offsetOf(params);
   const [page, open] = await Promise.all([
-    api("GET", `/v1/admin/conflicts${query({ limit: PAGE, offset })}`),
+    api("GET", `/v1/admin/conflicts${query({ limit: PAGE + 1, offset })}`),
     api("GET", "/v1/admin/reviews?limit=1000"),
   ]);
   const reviewOf = new Map(open.reviews.map((r) => [r.record_id, r]));
@@ -416,10 +446,13 @@ async function conflicts(params) {
       say(`Flagged ${flagged.total} records for review.`);
       await again();
     } }, "Flag due reviews")),
-    table(["Stays the result", "Contradicted by", "Review"], page.conflicts.map((c) => [
+    table(["Stays the result", "Contradicted by", "Review"], page.conflicts.slice(0, PAGE).map((c) => [
       h("div", {}, recordLink(c.record.id), " ", pill(c.record.status), h("div", {}, c.record.content)),
       h("div", {}, recordLink(c.conflicting.id), " ", pill(c.conflicting.status), h("div", {}, c.conflicting.content)),
-      reviewOf.has(c.conflicting.id) ? resolveButtons(reviewOf.get(c.conflicting.id), again) : h("span", { class: "muted" }, "not queued")])));
+      reviewOf.has(c.conflicting.id) ? resolveButtons(reviewOf.get(c.conflicting.id), again) : h("span", { class: "muted" }, "not queued")])),
+    h("div", { class: "pager" },
+      offset ? h("a", { href: `#/conflicts${query({ offset: Math.max(0, offset - PAGE) || undefined })}` }, "Newer") : null,
+      page.conflicts.length > PAGE ? h("a", { href: `#/conflicts${query({ offset: offset + PAGE })}` }, "Older") : null));
 }
 
 // ---- Operations ----------------------------------------------------------------------------
@@ -449,6 +482,9 @@ const ROUTES = [
 ];
 
 async function route() {
+  current.controller.abort();
+  for (const cleanup of current.cleanups.splice(0)) cleanup();
+  current = { controller: new AbortController(), cleanups: [] };
   if (!sessionStorage.getItem(KEY)) return login();
   nav.hidden = false;
   const [path, search] = (location.hash.slice(1) || "/records").split("?");
@@ -464,7 +500,7 @@ async function route() {
       try {
         await render(m, params);
       } catch (e) {
-        if (e.status !== 401 && e.status !== 403) show("Something failed", h("p", { class: "error" }, e.message));
+        if (!(e instanceof Superseded) && e.status !== 401) show("Something failed", h("p", { class: "error" }, e.message));
       }
       return;
     }

@@ -187,7 +187,9 @@ where
                 "a request with this Idempotency-Key is still being processed; retry once it has answered",
             )
             .into_response();
-            response.headers_mut().insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"));
             response
         }
         Err(error) => ApiError::from(error).into_response(),

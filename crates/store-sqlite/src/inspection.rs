@@ -4,8 +4,8 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ConflictLink, Inspection, MemoryRecord, PageRequest, RecordBrowse, RecordId,
-    Result as DomainResult, SearchId, SearchSummary, SessionSummary, UserId,
+    AgentId, AuditEvent, COUNT_CAP, ConflictLink, Inspection, MemoryRecord, PageRequest, RecordBrowse,
+    RecordId, Result as DomainResult, SearchId, SearchSummary, SessionSummary, UserId,
 };
 use sea_orm::{ConnectionTrait, Value};
 
@@ -17,10 +17,16 @@ fn page_values(page: PageRequest) -> [Value; 2] {
     [(page.limit.min(i64::MAX as usize) as i64).into(), (page.offset.min(i64::MAX as usize) as i64).into()]
 }
 
-/// `text` as a LIKE pattern that matches it literally anywhere.
-fn contains_pattern(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_");
-    format!("%{escaped}%")
+/// What an operator types, as an FTS5 query: every word, or the start of one (the last word
+/// may be half typed), each quoted so nothing typed is FTS syntax. None when nothing in it is
+/// a word.
+fn prefix_query(text: &str) -> Option<String> {
+    let words: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(|w| format!("\"{}\"*", w.replace('"', "\"\"")))
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// The first string after every string that starts with `prefix` (`ops.` -> `ops/`), for a
@@ -51,16 +57,25 @@ impl Inspection for SqliteStore {
             values.push(status.as_str().into());
         }
         if let Some(text) = filter.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-            clauses.push("(content LIKE ? ESCAPE '\\' OR id = ?)".into());
-            values.push(contains_pattern(text).into());
+            match prefix_query(text) {
+                Some(query) => {
+                    clauses.push(
+                        "(key IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR id = ?)".into(),
+                    );
+                    values.push(query.into());
+                }
+                None => clauses.push("id = ?".into()),
+            }
             values.push(text.into());
         }
         let where_sql = clauses.join(" AND ");
+        let mut counted = values.clone();
+        counted.push(((COUNT_CAP + 1) as i64).into());
         let count = self
             .reader
             .query_one_raw(stmt(
-                &format!("SELECT COUNT(*) AS n FROM records WHERE {where_sql}"),
-                values.clone(),
+                &format!("SELECT COUNT(*) AS n FROM (SELECT 1 FROM records WHERE {where_sql} LIMIT ?)"),
+                counted,
             ))
             .await
             .map_err(StoreError::from)?;

@@ -54,7 +54,8 @@ pub(crate) struct RecordsQuery {
     /// provisional, confirmed, superseded, expired or deleted.
     #[param(max_length = 16)]
     status: Option<String>,
-    /// Words the content contains (case-insensitive), or a record id.
+    /// Words the record holds (each word or the start of one, in its content, subject or
+    /// aliases), or a record id.
     #[param(max_length = 200)]
     q: Option<String>,
     /// Most records (default 50).
@@ -69,7 +70,10 @@ pub(crate) struct RecordsQuery {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct RecordPageDto {
     pub(crate) records: Vec<RecordDto>,
+    /// How many match, counted up to 10,000.
     pub(crate) total: u64,
+    /// More than `total` match (the count stopped at 10,000).
+    pub(crate) more: bool,
 }
 
 /// List records by scope, status and words, newest first.
@@ -103,7 +107,11 @@ pub(crate) async fn record_list(
         return Err(ApiError::validation("q", "at most 200 characters"));
     }
     let (records, total) = state.services.admin.browse_records(&filter).await?;
-    Ok(Json(RecordPageDto { records: records.iter().map(RecordDto::from).collect(), total }))
+    Ok(Json(RecordPageDto {
+        records: records.iter().map(RecordDto::from).collect(),
+        total: total.min(retold_domain::COUNT_CAP),
+        more: total > retold_domain::COUNT_CAP,
+    }))
 }
 
 /// One record in full, whatever its scope: links, conflicts, supersession chain.
@@ -339,8 +347,8 @@ pub(crate) struct SnapshotFileDto {
 pub(crate) struct OpsStatusDto {
     /// Newest first.
     pub(crate) snapshots: Vec<SnapshotFileDto>,
-    /// The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),
-    /// newest first.
+    /// The latest operation events, up to five of each kind (expiry runs, snapshots,
+    /// erasures, retention, re-embedding, model switches), newest first.
     pub(crate) events: Vec<EventDto>,
 }
 
@@ -355,7 +363,7 @@ pub(crate) struct OpsStatusDto {
     security(("bearer" = []))
 )]
 pub(crate) async fn ops_status(State(state): State<AppState>, _: AdminKey) -> ApiResult<Json<OpsStatusDto>> {
-    let status = state.services.operations.status(20).await?;
+    let status = state.services.operations.status(5).await?;
     Ok(Json(OpsStatusDto {
         snapshots: status
             .snapshots

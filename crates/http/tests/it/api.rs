@@ -376,3 +376,25 @@ async fn every_error_code_has_its_status_and_shape() {
     assert_eq!((status, body["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
     assert_eq!(body["detail"], "the request could not be completed");
 }
+
+#[tokio::test]
+async fn every_admin_read_needs_the_admin_key() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    let document: serde_json::Value = serde_json::from_str(&retold_http::openapi_json()).unwrap();
+    let mut checked = 0;
+    for (path, item) in document["paths"].as_object().unwrap() {
+        if !path.starts_with("/v1/admin/") || item.get("get").is_none() {
+            continue;
+        }
+        let concrete = path.replace("{id}", "mem_0001");
+        for (key, expected) in
+            [(None, StatusCode::UNAUTHORIZED), (Some(host.as_str()), StatusCode::FORBIDDEN)]
+        {
+            let (status, body) = app.call("GET", &concrete, key, None).await;
+            assert_eq!(status, expected, "GET {concrete} with {key:?}: {body}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 14, "only {checked} admin GET endpoints in the document");
+}

@@ -22,10 +22,15 @@ fn the_inspector_works_in_a_real_browser_against_the_real_server() {
     let server = e2e::start_with(
         dir.path(),
         ADMIN,
-        &[("RETOLD__HOSTED__ANTHROPIC__BASE_URL", &provider.base_url()), ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "test-key")],
+        &[
+            ("RETOLD__HOSTED__ANTHROPIC__BASE_URL", &provider.base_url()),
+            ("RETOLD__HOSTED__ANTHROPIC__API_KEY", "test-key"),
+        ],
     );
-    let turns: Vec<_> =
-        crate::extraction::TURNS.iter().map(|(role, content)| serde_json::json!({"role": role, "content": content})).collect();
+    let turns: Vec<_> = crate::extraction::TURNS
+        .iter()
+        .map(|(role, content)| serde_json::json!({"role": role, "content": content}))
+        .collect();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("inspector");
     let chromium = retold_provision::chromium();

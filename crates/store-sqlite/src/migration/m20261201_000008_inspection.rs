@@ -1,4 +1,5 @@
-//! The inspector's operation list: the latest events of one kind family without a scan.
+//! The inspector's lists: the latest events of one kind, and sessions newest first, without a
+//! scan or a sort of the whole table.
 
 use sea_orm_migration::prelude::*;
 
@@ -7,6 +8,7 @@ pub(crate) struct Migration;
 
 const SCHEMA: &str = r#"
 CREATE INDEX events_kind ON events (kind, seq);
+CREATE INDEX sessions_started ON sessions (started_at, id);
 "#;
 
 #[async_trait::async_trait]

@@ -833,3 +833,37 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     assert_eq!(report.embeddings, 2);
     assert_eq!(store.reembed_counts(&other).await.unwrap().staged, 0);
 }
+
+/// Contract: operators' record pages filter, count and page in the store; typed words match
+/// by word and word start, never as FTS syntax; an id matches exactly.
+pub async fn records_are_browsed_by_scope_status_and_words_newest_first(backend: Arc<dyn Backend>) {
+    use retold_domain::{Inspection, PageRequest, RecordBrowse};
+    let store: &dyn Backend = backend.as_ref();
+    for n in 1..=7 {
+        insert(store, record(n, "project:p", &format!("note {n} about the build cache"))).await;
+    }
+    insert(store, record(8, "project:q", "Deploys use the blue-green switch \" * NEAR(")).await;
+    let browse: &dyn Inspection = backend.as_ref();
+    let page = |limit, offset| PageRequest { limit, offset };
+    let ids = |records: &[retold_domain::MemoryRecord]| {
+        records.iter().map(|r| r.id.to_string()).collect::<Vec<_>>()
+    };
+    let all = RecordBrowse { scope: None, status: None, text: None, page: page(3, 0) };
+    let (first, total) = browse.browse_records(&all).await.unwrap();
+    assert_eq!((ids(&first), total), (vec!["mem_0008".into(), "mem_0007".into(), "mem_0006".into()], 8));
+    let (last, _) = browse.browse_records(&RecordBrowse { page: page(3, 6), ..all.clone() }).await.unwrap();
+    assert_eq!(ids(&last), ["mem_0002", "mem_0001"]);
+    let scoped = RecordBrowse { scope: Some(Scope::parse("project:q").unwrap()), ..all.clone() };
+    assert_eq!(browse.browse_records(&scoped).await.unwrap().1, 1);
+    let deleted = RecordBrowse { status: Some(Status::Deleted), ..all.clone() };
+    assert_eq!(browse.browse_records(&deleted).await.unwrap().1, 0);
+    for (typed, expected) in [("cach", 7), ("build CACHE", 7), ("note 3", 1), ("blue gr", 1), ("mem_0004", 1)]
+    {
+        let found = RecordBrowse { text: Some(typed.into()), page: page(50, 0), ..all.clone() };
+        assert_eq!(browse.browse_records(&found).await.unwrap().1, expected, "{typed:?}");
+    }
+    for nasty in ["\"", "*", "NEAR(a b)", "content:x", "(", "AND", "-x", "%", "_", "\\"] {
+        let found = RecordBrowse { text: Some(nasty.into()), page: page(50, 0), ..all.clone() };
+        assert!(browse.browse_records(&found).await.is_ok(), "{nasty:?}");
+    }
+}
