@@ -1167,8 +1167,8 @@ export interface components {
         /** @description Snapshots on disk and the latest operations. */
         OpsStatusDto: {
             /**
-             * @description The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),
-             *     newest first.
+             * @description The latest operation events, up to five of each kind (expiry runs, snapshots,
+             *     erasures, retention, re-embedding, model switches), newest first.
              */
             events: components["schemas"]["EventDto"][];
             /** @description Newest first. */
@@ -1291,8 +1291,13 @@ export interface components {
         };
         /** @description A page of records and how many match in all. */
         RecordPageDto: {
+            /** @description More than `total` match (the count stopped at 10,000). */
+            more: boolean;
             records: components["schemas"]["RecordDto"][];
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description How many match, counted up to 10,000.
+             */
             total: number;
         };
         /** @description A searched record that was not admitted, and why. */
@@ -3220,7 +3225,10 @@ export interface operations {
                 scope?: string;
                 /** @description provisional, confirmed, superseded, expired or deleted. */
                 status?: string;
-                /** @description Words the content contains (case-insensitive), or a record id. */
+                /**
+                 * @description Words the record holds (each word or the start of one, in its content, subject or
+                 *     aliases), or a record id.
+                 */
                 q?: string;
                 /** @description Most records (default 50). */
                 limit?: number;

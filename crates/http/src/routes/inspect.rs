@@ -94,12 +94,8 @@ pub(crate) async fn record_list(
     ValidQuery(query): ValidQuery<RecordsQuery>,
 ) -> ApiResult<Json<RecordPageDto>> {
     let filter = RecordBrowse {
-        scope: query.scope.filter(|s| !s.is_empty()).map(|s| field("scope", Scope::parse(&s))).transpose()?,
-        status: query
-            .status
-            .filter(|s| !s.is_empty())
-            .map(|s| field("status", Status::parse(&s)))
-            .transpose()?,
+        scope: query.scope.map(|s| field("scope", Scope::parse(&s))).transpose()?,
+        status: query.status.map(|s| field("status", Status::parse(&s))).transpose()?,
         text: query.q.filter(|q| !q.trim().is_empty()),
         page: page(query.limit, query.offset)?,
     };

@@ -515,8 +515,14 @@ class RecordDto(BaseModel):
 
 
 class RecordPageDto(BaseModel):
+    more: Annotated[
+        bool,
+        Field(description='More than `total` match (the count stopped at 10,000).'),
+    ]
     records: list[RecordDto]
-    total: Annotated[int, Field(ge=0)]
+    total: Annotated[
+        int, Field(description='How many match, counted up to 10,000.', ge=0)
+    ]
 
 
 class RefusedDto(BaseModel):
@@ -1096,7 +1102,7 @@ class OpsStatusDto(BaseModel):
     events: Annotated[
         list[EventDto],
         Field(
-            description='The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),\nnewest first.'
+            description='The latest operation events, up to five of each kind (expiry runs, snapshots,\nerasures, retention, re-embedding, model switches), newest first.'
         ),
     ]
     snapshots: Annotated[list[SnapshotFileDto], Field(description='Newest first.')]

@@ -27,8 +27,8 @@ class OpsStatusDto:
     """ Snapshots on disk and the latest operations.
 
         Attributes:
-            events (list[EventDto]): The latest `ops.*` events (expiry runs, snapshots, erasures, retention, re-embedding),
-                newest first.
+            events (list[EventDto]): The latest operation events, up to five of each kind (expiry runs, snapshots,
+                erasures, retention, re-embedding, model switches), newest first.
             snapshots (list[SnapshotFileDto]): Newest first.
      """
 

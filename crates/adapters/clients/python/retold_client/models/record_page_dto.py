@@ -26,10 +26,12 @@ class RecordPageDto:
     """ A page of records and how many match in all.
 
         Attributes:
+            more (bool): More than `total` match (the count stopped at 10,000).
             records (list[RecordDto]):
-            total (int):
+            total (int): How many match, counted up to 10,000.
      """
 
+    more: bool
     records: list[RecordDto]
     total: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -40,6 +42,8 @@ class RecordPageDto:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.record_dto import RecordDto # noqa: PLC0415
+        more = self.more
+
         records = []
         for records_item_data in self.records:
             records_item = records_item_data.to_dict()
@@ -53,6 +57,7 @@ class RecordPageDto:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "more": more,
             "records": records,
             "total": total,
         })
@@ -65,6 +70,8 @@ class RecordPageDto:
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.record_dto import RecordDto # noqa: PLC0415
         d = dict(src_dict)
+        more = d.pop("more")
+
         records = []
         _records = d.pop("records")
         for records_item_data in (_records):
@@ -78,6 +85,7 @@ class RecordPageDto:
         total = d.pop("total")
 
         record_page_dto = cls(
+            more=more,
             records=records,
             total=total,
         )
