@@ -93,6 +93,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         lexical_enough_terms: r.gate.lexical_enough_terms,
         duplicate_collapse_floor: t.duplicate_collapse_floor,
         entity_max_share: r.entity_max_share,
+        entity_broad_corroborates: r.entity_broad_corroborates,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
         episodic_freshness_floor: r.freshness.floor,
         reranker_enabled: r.reranker.enabled,

@@ -381,6 +381,8 @@ pub struct RetrievalSettings {
     pub duplicate_collapse_floor: Option<f64>,
     #[validate(range(min = 0.0, max = 1.0))]
     pub entity_max_share: f64,
+    /// A broad entity the query names ranks those of its records another channel found.
+    pub entity_broad_corroborates: bool,
     #[validate(nested)]
     pub freshness: FreshnessSettings,
     #[validate(nested)]

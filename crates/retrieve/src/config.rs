@@ -27,6 +27,10 @@ pub struct RetrieveConfig {
     /// The entity channel skips an entity linked to more than this share of the eligible
     /// records and to more than `per_generator_k` of them (1.0 keeps every entity).
     pub entity_max_share: f64,
+    /// A broad entity the query names (one past `entity_max_share`) still ranks those of its
+    /// records the dense or lexical channel found, in their best rank there: the name then
+    /// corroborates a candidate instead of listing half the store.
+    pub entity_broad_corroborates: bool,
     /// An episodic record's score halves every this many days (non-time-bounded queries).
     pub episodic_half_life_days: f64,
     /// The smallest freshness factor an old episode can get (its score never drops below
@@ -52,6 +56,7 @@ impl Default for RetrieveConfig {
             lexical_enough_terms: 2,
             duplicate_collapse_floor: 0.95,
             entity_max_share: 0.2,
+            entity_broad_corroborates: true,
             episodic_half_life_days: 30.0,
             episodic_freshness_floor: 0.8,
             reranker_enabled: false,

@@ -97,7 +97,10 @@ impl Retriever {
             hits.push(Channel::Lexical, list, trace);
             timings.0.push((PipelineStage::Lexical, micros(took)));
         }
-        if let Some((((list, trace, matches), keys), took)) = entity {
+        if let Some(((((mut list, mut trace, mut matches), keys), broad), took)) = entity {
+            if self.config.entity_broad_corroborates && !broad.is_empty() {
+                corroborate(&hits.lists, &broad, k, &mut list, &mut trace, &mut matches);
+            }
             hits.entity = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Entity, list, trace);
@@ -178,7 +181,7 @@ impl Retriever {
         query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Ranked<EntityMatch>, HashMap<RecordId, RecordKey>)> {
+    ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
         let names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
         let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
         let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
@@ -199,9 +202,25 @@ impl Retriever {
         } else {
             per_entity.into_iter().filter(|(_, n)| *n > cap).map(|(e, _)| e.clone()).collect()
         };
-        // Per record: its best role, how many query entities link it, and its key.
+        // Per record: its best role, how many query entities link it, and its key. A broad
+        // entity's links are kept aside, for `corroborate`.
         let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();
-        for link in linked.into_iter().filter(|l| !broad.contains(&l.entity_id)) {
+        let mut broad_links: Broad = HashMap::new();
+        let (narrow, wide): (Vec<_>, Vec<_>) =
+            linked.into_iter().partition(|l| !broad.contains(&l.entity_id));
+        if self.config.entity_broad_corroborates {
+            for link in wide {
+                let entry = broad_links.entry(link.record_id.clone()).or_insert((
+                    link.role,
+                    link.key,
+                    link.entity_id.clone(),
+                ));
+                if link.role == LinkRole::About && entry.0 != LinkRole::About {
+                    *entry = (link.role, link.key, link.entity_id);
+                }
+            }
+        }
+        for link in narrow {
             let entry = per_record.entry(link.record_id.clone()).or_insert((
                 link.role,
                 0,
@@ -232,7 +251,44 @@ impl Retriever {
             key_of.insert(id.clone(), key);
             list.push(id);
         }
-        Ok(((list, trace, matches), key_of))
+        Ok((((list, trace, matches), key_of), broad_links))
+    }
+}
+
+/// A broad entity's links: record -> (best role, key, entity).
+type Broad = HashMap<RecordId, (LinkRole, RecordKey, EntityId)>;
+
+/// Append to the entity channel's list the broad entities' records that another channel
+/// found, in the order of their best rank there (dense and lexical interleaved), up to `k`.
+fn corroborate(
+    others: &[Vec<RecordId>],
+    broad: &Broad,
+    k: usize,
+    list: &mut Vec<RecordId>,
+    trace: &mut Vec<TraceCandidate>,
+    matches: &mut HashMap<RecordId, EntityMatch>,
+) {
+    let deepest = others.iter().map(Vec::len).max().unwrap_or(0);
+    for i in 0..deepest {
+        for found in others {
+            if list.len() >= k {
+                return;
+            }
+            let Some(id) = found.get(i) else { continue };
+            let Some((role, _, entity_id)) = broad.get(id) else { continue };
+            if matches.contains_key(id) {
+                continue;
+            }
+            let rank = list.len() as u32 + 1;
+            trace.push(TraceCandidate {
+                record_id: id.clone(),
+                rank,
+                score: 0.0,
+                detail: format!("{} {entity_id} (broad: corroborates rank {})", role.as_str(), i + 1),
+            });
+            matches.insert(id.clone(), EntityMatch { rank, entity_id: entity_id.clone(), role: *role });
+            list.push(id.clone());
+        }
     }
 }
 
