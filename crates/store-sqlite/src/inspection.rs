@@ -56,25 +56,34 @@ impl Inspection for SqliteStore {
             clauses.push("status = ?".into());
             values.push(status.as_str().into());
         }
+        // Words go through FTS5, newest match first, with the store's other filters applied
+        // as each match is read, so a page (and a count capped at COUNT_CAP) stops early
+        // however common the word; an id is looked up as an id.
+        let mut from = "records".to_owned();
+        let mut order = "key DESC";
+        let mut leading: Vec<Value> = Vec::new();
         if let Some(text) = filter.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
-            match prefix_query(text) {
+            match prefix_query(text).filter(|_| RecordId::new(text.to_owned()).is_err()) {
                 Some(query) => {
-                    clauses.push(
-                        "(key IN (SELECT rowid FROM records_fts WHERE records_fts MATCH ?) OR id = ?)".into(),
-                    );
-                    values.push(query.into());
+                    from = "(SELECT rowid AS k FROM records_fts WHERE records_fts MATCH ? ORDER BY rowid DESC) AS f \
+                            CROSS JOIN records ON records.key = f.k"
+                        .to_owned();
+                    order = "f.k DESC";
+                    leading.push(query.into());
                 }
-                None => clauses.push("id = ?".into()),
+                None => {
+                    clauses.push("id = ?".into());
+                    values.push(text.into());
+                }
             }
-            values.push(text.into());
         }
         let where_sql = clauses.join(" AND ");
-        let mut counted = values.clone();
+        let mut counted = [leading.clone(), values.clone()].concat();
         counted.push(((COUNT_CAP + 1) as i64).into());
         let count = self
             .reader
             .query_one_raw(stmt(
-                &format!("SELECT COUNT(*) AS n FROM (SELECT 1 FROM records WHERE {where_sql} LIMIT ?)"),
+                &format!("SELECT COUNT(*) AS n FROM (SELECT 1 FROM {from} WHERE {where_sql} LIMIT ?)"),
                 counted,
             ))
             .await
@@ -83,12 +92,15 @@ impl Inspection for SqliteStore {
             Some(row) => row.try_get("", "n").map_err(StoreError::from)?,
             None => 0,
         };
-        values.extend(page_values(filter.page));
+        let mut paged = [leading, values].concat();
+        paged.extend(page_values(filter.page));
         let rows = self
             .reader
             .query_all_raw(stmt(
-                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql} ORDER BY key DESC LIMIT ? OFFSET ?"),
-                values,
+                &format!(
+                    "SELECT records.key AS key, {RECORD_COLUMNS} FROM {from} WHERE {where_sql} ORDER BY {order} LIMIT ? OFFSET ?"
+                ),
+                paged,
             ))
             .await
             .map_err(StoreError::from)?;
