@@ -38,7 +38,12 @@ const zed = await write({ content: "Jo's preferred editor is Zed now.", source_k
 assert.equal(zed.outcome, "superseding", JSON.stringify(zed));
 const vim = await write({ content: "Jo's preferred editor is Vim, it seems.", source_kind: "agent_inference", ...fact });
 assert.equal(vim.outcome, "conflicting", JSON.stringify(vim));
-for (let n = 1; n <= 52; n++) {
+// A second conflict, resolved from the review queue page.
+const shellFact = { subject: { name: "Jo", kind: "person" }, attribute: "login_shell" };
+await write({ content: "Jo's login shell is bash.", source_kind: "system", ...shellFact });
+const fish = await write({ content: "Jo's login shell is fish, apparently.", source_kind: "agent_inference", ...shellFact });
+assert.equal(fish.outcome, "conflicting", JSON.stringify(fish));
+for (let n = 1; n <= 50; n++) {
   await write({ content: `Build note ${n}: the cache of job ${n} lives on disk ${n % 7}.`, source_kind: "system" });
 }
 const session = await call("POST", "/v1/sessions", { principal: jo }, host);
@@ -60,7 +65,7 @@ const report = await call("POST", `/v1/sessions/${extracted.id}/end`,
 assert.ok(JSON.stringify(report).includes("created"), JSON.stringify(report));
 await call("POST", "/v1/admin/ops/snapshot", {});
 const flagged = await call("POST", "/v1/admin/ops/flag-reviews", {});
-assert.equal(flagged.unresolved_conflict, 1, JSON.stringify(flagged));
+assert.equal(flagged.unresolved_conflict, 2, JSON.stringify(flagged));
 
 // ---- The browser ---------------------------------------------------------------------------
 const browser = await chromium.launch({
@@ -217,6 +222,15 @@ try {
   const vimText = await page.locator("#timeline").innerText();
   assert.ok(vimText.includes("review.resolved"), vimText);
   step("resolve a conflict and see the audit event");
+
+  // The review queue: confirm the other contradicting record, then see its audit events.
+  await page.getByRole("link", { name: "Review queue" }).click();
+  await page.getByRole("button", { name: `confirm ${fish.record_id}` }).click();
+  await page.locator("#resolved-events").waitFor();
+  const confirmed = await page.locator("#resolved-events").innerText();
+  assert.ok(confirmed.includes("review.resolved") && confirmed.includes("record.confirmed"), confirmed);
+  assert.equal(await page.getByRole("button", { name: `confirm ${fish.record_id}` }).count(), 0, "resolved items leave the queue");
+  step("the review queue: confirm, and the audit events after");
 
   // Operations: the snapshot taken while seeding.
   await page.getByRole("link", { name: "Operations" }).click();
