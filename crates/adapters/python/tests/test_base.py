@@ -3,6 +3,7 @@ key, sessions and the fail-closed decision, against the real server."""
 
 import json
 
+import pydantic
 import pytest
 from proxy import Proxy
 
@@ -46,7 +47,7 @@ def test_the_tools_take_the_generated_arguments_without_the_principal():
     # The constraints come from the OpenAPI document, not a hand-written copy.
     assert schema["properties"]["content"]["maxLength"] == 8000
     assert set(schema["required"]) == {"content", "scope", "source_kind", "type"}
-    with pytest.raises(Exception):
+    with pytest.raises(pydantic.ValidationError, match="scope"):
         write(content="x", scope="nowhere", source_kind="system", type="semantic")
 
 

@@ -268,10 +268,7 @@ class Retold:
     # answer as a dict and raises a `RetoldError` for a refusal.
 
     def search(self, principal: Principal, query: str, *, context: Sequence[str] = (), **options: Any) -> dict:
-        body = {"principal": principal.to_body(), "query": query[:MAX_QUERY_CHARS], **_present(options)}
-        if context:
-            body["context"] = list(context)[-10:]
-        return self._send(_SEARCH, body)
+        return self.tool("memory_search", principal, {"query": query, **options}, context=context)
 
     def get(self, principal: Principal, ids: Sequence[str]) -> dict:
         return self._send(_GET, {"principal": principal.to_body(), "ids": list(ids)})
@@ -506,6 +503,7 @@ class MemorySession:
             self.profile = started["profile"]
         self.principal = principal.in_session(self.id)
         self.turns: list[tuple[str, str]] = []
+        self._recalled: tuple[tuple[str, int], list[dict]] | None = None
         self._lock = threading.Lock()
         self.ended = False
 
@@ -545,8 +543,14 @@ class MemorySession:
         return self.retold.search(self.principal, query, context=self.context(), **options)
 
     def recall(self, query: str, *, limit: int = 5) -> list[dict]:
-        """Host-issued recall for `query`: the search's results (records with explanations)."""
-        return self.search(query, limit=limit)["results"]
+        """Host-issued recall for `query`: the search's results (records with explanations).
+        Asked again for the same query (the model called again within one turn), it answers
+        from the last search instead of searching again."""
+        if self._recalled is not None and self._recalled[0] == (query, limit):
+            return self._recalled[1]
+        results = self.search(query, limit=limit)["results"]
+        self._recalled = ((query, limit), results)
+        return results
 
     def decide(self, turn: str, draft: str, *, deadline_ms: int | None = None) -> Answer:
         """The orchestrator's decision on `draft`: its regenerated answer, else the draft.
@@ -560,8 +564,10 @@ class MemorySession:
             return Answer(draft, False, decision.get("reason") or "draft_kept", decision.get("id"),
                           list(decision.get("admitted", [])))
         except RetoldError as error:
+            log.warning("Retold decision failed, keeping the draft: %s", error)
             return Answer(draft, False, f"failed: {error.code}")
         except Exception as error:  # noqa: BLE001 - fail closed on anything
+            log.exception("Retold decision failed, keeping the draft")
             return Answer(draft, False, f"failed: {type(error).__name__}")
 
     def end(self, *, wait_for_extraction: bool = False) -> dict | None:

@@ -63,7 +63,6 @@ class _Run:
     session: MemorySession | None
     asked: set[str] = field(default_factory=set)
     answered: set[str] = field(default_factory=set)
-    recalled: dict[str, list[dict]] = field(default_factory=dict)
     decisions: list[Answer] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -197,14 +196,11 @@ class RetoldCrew:
         if run is None or run.session is None or task is None:
             return messages
         self._asked(task)
-        recalled = run.recalled.get(task)
-        if recalled is None:
-            try:
-                recalled = run.session.recall(task, limit=self.recall_limit)
-            except RetoldError as error:
-                log.warning("Retold recall failed: %s", error)
-                recalled = []
-            run.recalled[task] = recalled
+        try:
+            recalled = run.session.recall(task, limit=self.recall_limit)
+        except RetoldError as error:
+            log.warning("Retold recall failed: %s", error)
+            recalled = []
         extra = memory_prompt(run.session.profile, recalled)
         if not extra:
             return messages

@@ -80,7 +80,6 @@ class RetoldMemory:
         self._starting: dict[tuple[str, Principal], threading.Lock] = {}
         self._failed: dict[tuple[str, Principal], float] = {}
         self._recorded: dict[tuple[str, Principal], set[str]] = {}
-        self._recalled: dict[str, tuple[str, list[dict]]] = {}
         self._lock = threading.Lock()
 
     # The principal and the session of the current run.
@@ -133,7 +132,6 @@ class RetoldMemory:
             self._starting.pop(key, None)
         if session is None:
             return None
-        self._recalled.pop(session.id, None)
         return session.end(wait_for_extraction=wait_for_extraction)
 
     # The tools.
@@ -173,15 +171,6 @@ class RetoldMemory:
             if turn is not None:
                 session.record(*turn, key=message.id)
             recorded.add(message.id)
-
-    def _recall(self, session: MemorySession, question: str) -> list[dict]:
-        """Host-issued recall for the latest user message, once per message."""
-        cached = self._recalled.get(session.id)
-        if cached is not None and cached[0] == question:
-            return cached[1]
-        results = session.recall(question, limit=self.recall_limit)
-        self._recalled[session.id] = (question, results)
-        return results
 
 
 def _text(message: BaseMessage) -> str:
@@ -262,7 +251,7 @@ class RetoldMiddleware(AgentMiddleware):
         if session is None or question is None:
             return request, None
         try:
-            recalled = self.memory._recall(session, question)
+            recalled = session.recall(question, limit=self.memory.recall_limit)
         except RetoldError as error:
             log.warning("Retold recall failed: %s", error)
             recalled = []
