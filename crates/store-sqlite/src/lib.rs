@@ -9,11 +9,9 @@
 
 mod activation;
 mod api_keys;
-mod convert;
 mod decisions;
 mod entities;
 mod erasure;
-mod error;
 mod idempotency;
 mod inspection;
 mod lexical;
@@ -27,5 +25,8 @@ mod snapshots;
 mod store;
 mod vector_scan;
 
-pub use crate::error::StoreError;
+// Row conversion and the error type are shared with the PostgreSQL store.
+use retold_store_sql::{convert, error};
+
 pub use crate::store::{Durability, SqliteStore, StoreConfig};
+pub use retold_store_sql::StoreError;

@@ -825,39 +825,8 @@ impl EligibilitySource for SqliteStore {
             Some(row) => row.try_get("", "packed").map_err(StoreError::from)?,
             None => String::new(),
         };
-        packed.lines().map(|line| parse_eligibility_row(line).map_err(Into::into)).collect()
+        packed.lines().map(|line| convert::parse_eligibility_row(line).map_err(Into::into)).collect()
     }
-}
-
-fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
-    let bad = |what: &str| crate::error::corrupt("records", format!("eligibility row {line:?}: {what}"));
-    let fields: Vec<&str> = line.split('|').collect();
-    let [key, id, scope_kind, scope_id, status, kind, expires, event, version, loser] = fields[..] else {
-        return Err(bad("wrong field count"));
-    };
-    let time = |v: &str| -> Result<Option<retold_domain::Timestamp>, StoreError> {
-        if v.is_empty() {
-            return Ok(None);
-        }
-        let ms: i64 = v.parse().map_err(|_| bad("time"))?;
-        retold_domain::chrono::DateTime::from_timestamp_millis(ms).map(Some).ok_or_else(|| bad("time"))
-    };
-    Ok(EligibilityRow {
-        key: RecordKey(key.parse().map_err(|_| bad("key"))?),
-        id: RecordId::new(id).map_err(|e| crate::error::corrupt("records", e))?,
-        scope: Scope::new(
-            retold_domain::ScopeKind::parse(scope_kind).map_err(|e| crate::error::corrupt("records", e))?,
-            scope_id,
-        )
-        .map_err(|e| crate::error::corrupt("records", e))?,
-        status: retold_domain::Status::parse(status).map_err(|e| crate::error::corrupt("records", e))?,
-        memory_type: retold_domain::MemoryType::parse(kind)
-            .map_err(|e| crate::error::corrupt("records", e))?,
-        expires_at: time(expires)?,
-        event_at: time(event)?,
-        version: version.parse().map_err(|_| bad("version"))?,
-        conflict_loser: loser == "1",
-    })
 }
 
 #[async_trait]

@@ -10,7 +10,7 @@ use std::ffi::{CStr, CString, c_int};
 use std::ptr::NonNull;
 
 use libsqlite3_sys as ffi;
-use retold_domain::{EmbeddingScan, RecordId, RecordKey};
+use retold_domain::EmbeddingScan;
 use sea_orm::sqlx::SqlitePool;
 
 use crate::error::{StoreError, corrupt};
@@ -50,7 +50,6 @@ pub(crate) async fn scan(
     let db = handle.as_raw_handle().as_ptr();
     let sql = CString::new(SQL).expect("no NUL in the statement");
     let model = CString::new(model).map_err(|_| corrupt("embeddings", "model name contains NUL"))?;
-    let stride = dims as usize * 4;
 
     let mut raw: *mut ffi::sqlite3_stmt = std::ptr::null_mut();
     // SAFETY: `db` is the live handle we hold the lock on; `sql` is NUL-terminated; `raw`
@@ -105,16 +104,8 @@ pub(crate) async fn scan(
             };
             (key, id, blob)
         };
-        if blob.len() != stride {
-            return Err(corrupt(
-                "embeddings",
-                format!("vector of key {key} has {} bytes, expected {stride}", blob.len()),
-            ));
-        }
-        let id = std::str::from_utf8(id).map_err(|e| corrupt("embeddings", e))?;
-        out.ids.push(RecordId::new(id).map_err(|e| corrupt("embeddings", e))?);
-        out.keys.push(RecordKey(u64::try_from(key).map_err(|e| corrupt("embeddings", e))?));
-        out.vectors.extend(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+        let id = std::str::from_utf8(id).map_err(|e| corrupt("embeddings", e))?.to_owned();
+        crate::convert::push_vector(&mut out, key, id, blob)?;
     }
     Ok(out)
 }

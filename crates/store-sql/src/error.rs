@@ -3,10 +3,10 @@
 use retold_domain::DomainError;
 use sea_orm::DbErr;
 
-/// What can go wrong in the SQLite store.
+/// What can go wrong in a SQL store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// SQLite or the connection pool failed.
+    /// The database or the connection pool failed.
     #[error("database: {0}")]
     Db(#[from] DbErr),
     /// A stored row does not convert to a domain value (a bug or a hand-edited database).
@@ -38,30 +38,50 @@ pub enum StoreError {
 /// SQLite's primary result codes for a full disk and an I/O error.
 const SQLITE_FULL: i64 = 13;
 const SQLITE_IOERR: i64 = 10;
+/// PostgreSQL's SQLSTATEs for a full disk, an I/O error, a serialisation failure and a
+/// deadlock.
+const PG_DISK_FULL: &str = "53100";
+const PG_IO_ERROR: &str = "58030";
+const PG_SERIALIZATION: &str = "40001";
+const PG_DEADLOCK: &str = "40P01";
 
-/// The SQLite primary result code behind a database error, if it came from SQLite.
-fn sqlite_code(error: &DbErr) -> Option<i64> {
+/// The driver's code behind a database error: SQLite's extended result code as digits,
+/// PostgreSQL's SQLSTATE.
+fn database_code(error: &DbErr) -> Option<String> {
     let (DbErr::Exec(runtime) | DbErr::Query(runtime) | DbErr::Conn(runtime)) = error else {
         return None;
     };
     let sea_orm::RuntimeErr::SqlxError(sqlx) = runtime else { return None };
     let sea_orm::sqlx::Error::Database(database) = sqlx.as_ref() else { return None };
-    // sqlx reports the extended code; its low byte is the primary one.
-    database.code()?.parse::<i64>().ok().map(|code| code & 0xff)
+    database.code().map(|code| code.into_owned())
+}
+
+/// Whether `code` is SQLite's `primary` code (sqlx reports the extended code; its low byte
+/// is the primary one) or the PostgreSQL SQLSTATE `sqlstate`.
+fn is_code(error: &DbErr, primary: i64, sqlstate: &str) -> bool {
+    database_code(error)
+        .is_some_and(|code| code == sqlstate || code.parse::<i64>().is_ok_and(|n| n & 0xff == primary))
 }
 
 impl StoreError {
-    /// Whether the disk is full (SQLITE_FULL, or ENOSPC on a file the store writes itself).
+    /// Whether the disk is full (SQLITE_FULL, PostgreSQL's disk_full, or ENOSPC on a file
+    /// the store writes itself).
     fn is_full(&self) -> bool {
         match self {
-            Self::Db(db) => sqlite_code(db) == Some(SQLITE_FULL),
+            Self::Db(db) => is_code(db, SQLITE_FULL, PG_DISK_FULL),
             Self::Io(io) => io.kind() == std::io::ErrorKind::StorageFull,
             _ => false,
         }
     }
 
     fn is_io(&self) -> bool {
-        matches!(self, Self::Db(db) if sqlite_code(db) == Some(SQLITE_IOERR))
+        matches!(self, Self::Db(db) if is_code(db, SQLITE_IOERR, PG_IO_ERROR))
+    }
+
+    /// A PostgreSQL transaction that lost a race (serialisation failure, deadlock): nothing
+    /// of it committed, and a retry may succeed.
+    fn is_lost_race(&self) -> bool {
+        matches!(self, Self::Db(db) if database_code(db).is_some_and(|c| c == PG_SERIALIZATION || c == PG_DEADLOCK))
     }
 }
 
@@ -73,6 +93,9 @@ impl From<StoreError> for DomainError {
         if error.is_io() {
             return DomainError::StorageIo(error.to_string());
         }
+        if error.is_lost_race() {
+            return DomainError::Contention(error.to_string());
+        }
         match error {
             StoreError::StaleVersion { .. } | StoreError::Contended(_) => {
                 DomainError::Contention(error.to_string())
@@ -82,11 +105,11 @@ impl From<StoreError> for DomainError {
             StoreError::Db(_)
             | StoreError::Corrupt { .. }
             | StoreError::NewerDatabase { .. }
-            | StoreError::Io(_) => DomainError::backend("sqlite store", error),
+            | StoreError::Io(_) => DomainError::backend("store", error),
         }
     }
 }
 
-pub(crate) fn corrupt(table: &'static str, reason: impl std::fmt::Display) -> StoreError {
+pub fn corrupt(table: &'static str, reason: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt { table, reason: reason.to_string() }
 }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use retold_domain::EligibilityRow;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
     AgentId, Attribute, AuditEvent, Confidence, Content, Entity, EntityId, EntityKind, EntityStatus, EventId,
@@ -13,11 +14,11 @@ use sea_orm::{QueryResult, Value};
 use crate::error::{StoreError, corrupt};
 
 /// Columns of `records` in the order [`record_values`] produces them.
-pub(crate) const RECORD_COLUMNS: &str = "id, type, version, content, subject_entity_id, attribute, scope_kind, \
+pub const RECORD_COLUMNS: &str = "id, type, version, content, subject_entity_id, attribute, scope_kind, \
      scope_id, source_kind, source_ref, creator_agent_id, evidence, created_at, event_at, expires_at, confidence, \
      status, supersedes_id, reinforcements, last_reinforced_at, tags";
 
-pub(crate) fn millis(at: Timestamp) -> i64 {
+pub fn millis(at: Timestamp) -> i64 {
     at.timestamp_millis()
 }
 
@@ -31,7 +32,7 @@ fn opt_millis(table: &'static str, value: Option<i64>) -> Result<Option<Timestam
 }
 
 /// The values of a record for an INSERT, in [`RECORD_COLUMNS`] order.
-pub(crate) fn record_values(r: &MemoryRecord) -> Vec<Value> {
+pub fn record_values(r: &MemoryRecord) -> Vec<Value> {
     let tags: Vec<&str> = r.tags.iter().map(Tag::as_str).collect();
     vec![
         r.id.as_str().into(),
@@ -67,7 +68,7 @@ fn get<T: sea_orm::TryGetable>(
 }
 
 /// Build the domain record from a `SELECT key, <RECORD_COLUMNS>` row.
-pub(crate) fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
+pub fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
     const T: &str = "records";
     let bad = |e: retold_domain::DomainError| corrupt(T, e);
     let subject: Option<String> = get(row, T, "subject_entity_id")?;
@@ -123,12 +124,12 @@ fn content_or_erased(content: String) -> retold_domain::Result<Content> {
     if content.is_empty() { Content::new("[erased]") } else { Content::new(content) }
 }
 
-pub(crate) fn record_key(row: &QueryResult) -> Result<RecordKey, StoreError> {
+pub fn record_key(row: &QueryResult) -> Result<RecordKey, StoreError> {
     let key: i64 = get(row, "records", "key")?;
     u64::try_from(key).map(RecordKey).map_err(|e| corrupt("records", format!("key: {e}")))
 }
 
-pub(crate) fn link_from_row(row: &QueryResult) -> Result<RecordEntityLink, StoreError> {
+pub fn link_from_row(row: &QueryResult) -> Result<RecordEntityLink, StoreError> {
     const T: &str = "record_entities";
     let bad = |e: retold_domain::DomainError| corrupt(T, e);
     Ok(RecordEntityLink {
@@ -138,7 +139,7 @@ pub(crate) fn link_from_row(row: &QueryResult) -> Result<RecordEntityLink, Store
     })
 }
 
-pub(crate) fn entity_from_row(row: &QueryResult) -> Result<Entity, StoreError> {
+pub fn entity_from_row(row: &QueryResult) -> Result<Entity, StoreError> {
     const T: &str = "entities";
     let bad = |e: retold_domain::DomainError| corrupt(T, e);
     Ok(Entity {
@@ -159,7 +160,7 @@ pub(crate) fn entity_from_row(row: &QueryResult) -> Result<Entity, StoreError> {
     })
 }
 
-pub(crate) fn grant_from_row(row: &QueryResult) -> Result<Grant, StoreError> {
+pub fn grant_from_row(row: &QueryResult) -> Result<Grant, StoreError> {
     const T: &str = "grants";
     let bad = |e: retold_domain::DomainError| corrupt(T, e);
     Ok(Grant {
@@ -175,11 +176,11 @@ pub(crate) fn grant_from_row(row: &QueryResult) -> Result<Grant, StoreError> {
     })
 }
 
-pub(crate) fn event_details(event: &AuditEvent) -> String {
+pub fn event_details(event: &AuditEvent) -> String {
     serde_json::to_string(&event.details).expect("a string map serialises")
 }
 
-pub(crate) fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError> {
+pub fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError> {
     const T: &str = "events";
     let bad = |e: retold_domain::DomainError| corrupt(T, e);
     let details: BTreeMap<String, String> = serde_json::from_str(&get::<String>(row, T, "details")?)
@@ -195,6 +196,66 @@ pub(crate) fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError
 }
 
 /// Little-endian `f32`s.
-pub(crate) fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
+pub fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// One eligibility row as both stores pack it: `key|id|scope_kind|scope_id|status|type|
+/// expires_at|event_at|version|loser`, times as milliseconds or empty, loser `1` or `0`.
+pub fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
+    let bad = |what: &str| corrupt("records", format!("eligibility row {line:?}: {what}"));
+    let fields: Vec<&str> = line.split('|').collect();
+    let [key, id, scope_kind, scope_id, status, kind, expires, event, version, loser] = fields[..] else {
+        return Err(bad("wrong field count"));
+    };
+    let time = |v: &str| -> Result<Option<retold_domain::Timestamp>, StoreError> {
+        if v.is_empty() {
+            return Ok(None);
+        }
+        let ms: i64 = v.parse().map_err(|_| bad("time"))?;
+        retold_domain::chrono::DateTime::from_timestamp_millis(ms).map(Some).ok_or_else(|| bad("time"))
+    };
+    Ok(EligibilityRow {
+        key: RecordKey(key.parse().map_err(|_| bad("key"))?),
+        id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
+        scope: Scope::new(
+            retold_domain::ScopeKind::parse(scope_kind).map_err(|e| corrupt("records", e))?,
+            scope_id,
+        )
+        .map_err(|e| corrupt("records", e))?,
+        status: retold_domain::Status::parse(status).map_err(|e| corrupt("records", e))?,
+        memory_type: retold_domain::MemoryType::parse(kind).map_err(|e| corrupt("records", e))?,
+        expires_at: time(expires)?,
+        event_at: time(event)?,
+        version: version.parse().map_err(|_| bad("version"))?,
+        conflict_loser: loser == "1",
+    })
+}
+
+/// Append one stored vector (`dims` little-endian `f32`s) to a boot scan.
+pub fn push_vector(
+    scan: &mut retold_domain::EmbeddingScan,
+    key: i64,
+    id: String,
+    blob: &[u8],
+) -> Result<(), StoreError> {
+    let stride = scan.dims as usize * 4;
+    if blob.len() != stride {
+        return Err(corrupt(
+            "embeddings",
+            format!("vector of key {key} has {} bytes, expected {stride}", blob.len()),
+        ));
+    }
+    scan.ids.push(RecordId::new(id).map_err(|e| corrupt("embeddings", e))?);
+    scan.keys.push(RecordKey(u64::try_from(key).map_err(|e| corrupt("embeddings", e))?));
+    scan.vectors.extend(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
+    Ok(())
+}
+
+/// Little-endian `f32`s back to a vector.
+pub fn vector_from_blob(table: &'static str, blob: &[u8]) -> Result<Vec<f32>, StoreError> {
+    if !blob.len().is_multiple_of(4) {
+        return Err(corrupt(table, format!("a vector of {} bytes", blob.len())));
+    }
+    Ok(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
