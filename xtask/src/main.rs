@@ -9,6 +9,7 @@
 //! The xtask stays light (it links no part of the service), so `cargo xtask setup` on a fresh
 //! clone compiles in seconds; `xtask/tests/tidy.rs` checks it.
 
+mod postgres;
 mod setup;
 
 use std::process::Command;
@@ -21,6 +22,7 @@ fn main() -> Result<()> {
     match command {
         "ci" => ci(rest),
         "setup" => setup::run(rest),
+        "postgres" => postgres::run(rest),
         "bench" => release_eval("bench", rest),
         "openapi" => openapi(rest),
         "clients" => clients(rest),
@@ -42,7 +44,8 @@ fn print_help() {
         "usage: cargo xtask <command>\n\n\
          commands:\n  \
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
-         ci      setup, then cargo fmt --check, clippy -D warnings and every test\n  \
+         ci      setup, then cargo fmt --check, clippy -D warnings and every test (with a private PostgreSQL server)\n  \
+         postgres start|stop|url: the private PostgreSQL server the tests use (start prints its URL variable)\n  \
          reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
          bench   [pipeline|index|store|http|ops] [--large] [--out FILE]: speed and memory figures (release build)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
@@ -58,9 +61,59 @@ fn ci(args: &[String]) -> Result<()> {
     setup::run(&[])?;
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
-    cargo(&["test", "--workspace", "--all-targets", "--locked"])?;
+    // The PostgreSQL store's tests (and the HTTP tests on PostgreSQL) need a server: a fresh
+    // private one, stopped afterwards whether the tests passed or not.
+    let url = postgres::start()?;
+    let tested = test_with_postgres(&url);
+    let stopped = postgres::stop();
+    tested?;
+    stopped?;
     eprintln!("xtask ci: all checks passed");
     Ok(())
+}
+
+/// The HTTP tests that run a second time on PostgreSQL (`RETOLD_TEST_BACKEND=postgres`):
+/// every end-to-end test of behaviour, not those of SQLite's own files (crash recovery of
+/// the file, a full disk, byte-identical files after refused input, file snapshots, the
+/// inspector's snapshot page) nor the slow framework adapters, which change nothing per store.
+const POSTGRES_HTTP_TESTS: &[&str] = &[
+    "api::",
+    "e2e::",
+    "idempotency::",
+    "authz::",
+    "activation::",
+    "orchestrator::",
+    "extraction::",
+    "mcp::",
+    "cli::",
+    "telemetry::",
+];
+
+/// Every test (the PostgreSQL store's own against the server at `url`), then the HTTP
+/// end-to-end tests again on PostgreSQL.
+fn test_with_postgres(url: &str) -> Result<()> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let run = |args: &[&str], backend: Option<&str>| -> Result<()> {
+        eprintln!(
+            "$ {}cargo {}",
+            backend.map(|b| format!("RETOLD_TEST_BACKEND={b} ")).unwrap_or_default(),
+            args.join(" ")
+        );
+        let mut command = Command::new(&cargo);
+        command.args(args).current_dir(workspace_root()).env(retold_provision::TEST_POSTGRES_URL, url);
+        if let Some(backend) = backend {
+            command.env("RETOLD_TEST_BACKEND", backend);
+        }
+        let status = command.status().with_context(|| format!("running cargo {}", args.join(" ")))?;
+        if !status.success() {
+            bail!("cargo {} failed ({status})", args.join(" "));
+        }
+        Ok(())
+    };
+    run(&["test", "--workspace", "--all-targets", "--locked"], None)?;
+    let mut args = vec!["test", "-p", "retold-http", "--test", "it", "--locked", "--"];
+    args.extend(POSTGRES_HTTP_TESTS);
+    run(&args, Some("postgres"))
 }
 
 /// The reliability suite's parts: (name, test filter, what the full run sets). Each is an

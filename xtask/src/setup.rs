@@ -40,6 +40,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if install_chromium()? {
         fetched += 1;
     }
+    if install_postgres()? {
+        fetched += 1;
+    }
     if fetched == 0 {
         eprintln!("xtask setup: everything already provisioned in {}", cache.display());
     } else {
@@ -112,8 +115,21 @@ fn install_node_packages(dir: &str) -> Result<bool> {
 /// Debian's Chromium for the inspector's browser tests (Playwright's own browser download
 /// cannot work offline), installed with apt-get when missing.
 fn install_chromium() -> Result<bool> {
-    let chromium = retold_provision::chromium();
-    if chromium.exists() {
+    apt_install("chromium", &retold_provision::chromium(), "RETOLD_CHROMIUM to a Chromium binary")
+}
+
+/// Debian's PostgreSQL server for the PostgreSQL store's tests (`cargo xtask postgres`).
+fn install_postgres() -> Result<bool> {
+    apt_install(
+        "postgresql",
+        &retold_provision::postgres_bin().join("initdb"),
+        "RETOLD_POSTGRES_BIN to PostgreSQL's bin directory",
+    )
+}
+
+/// Install a Debian package with apt-get unless `wanted` exists already.
+fn apt_install(package: &str, wanted: &Path, instead: &str) -> Result<bool> {
+    if wanted.exists() {
         return Ok(false);
     }
     let apt = |args: &[&str]| -> Result<bool> {
@@ -121,19 +137,19 @@ fn install_chromium() -> Result<bool> {
             .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .status()
-            .context("running apt-get (install Debian's chromium package, or set RETOLD_CHROMIUM)")?
+            .with_context(|| {
+                format!("running apt-get (install Debian's {package} package, or set {instead})")
+            })?
             .success())
     };
-    eprintln!("xtask setup: apt-get install chromium ({} is missing)", chromium.display());
-    let install = ["install", "-y", "-q", "--no-install-recommends", "chromium"];
+    eprintln!("xtask setup: apt-get install {package} ({} is missing)", wanted.display());
+    let install = ["install", "-y", "-q", "--no-install-recommends", package];
     let installed = apt(&install)? || (apt(&["update", "-q"])? && apt(&install)?);
     if !installed {
-        bail!(
-            "apt-get install chromium failed: install it (as root), or set RETOLD_CHROMIUM to a Chromium binary"
-        );
+        bail!("apt-get install {package} failed: install it (as root), or set {instead}");
     }
-    if !chromium.exists() {
-        bail!("apt-get installed chromium but {} is still missing", chromium.display());
+    if !wanted.exists() {
+        bail!("apt-get installed {package} but {} is still missing", wanted.display());
     }
     Ok(true)
 }

@@ -6,6 +6,7 @@
 
 mod activation;
 mod audit;
+mod changes;
 mod decision;
 mod entity;
 mod error;
@@ -22,6 +23,7 @@ mod trace;
 
 pub use crate::activation::{ActivationDecision, Ambience, ProfileBlock, ProfileEntry, ReviewVerdict};
 pub use crate::audit::{AuditEvent, EventKind};
+pub use crate::changes::{ChangeBatch, ChangeFeed, CurrentRecord};
 pub use crate::decision::{DecisionTimings, Disposition, Gap, GapKind, KeptReason, TurnMemoryDecision};
 pub use crate::entity::{
     Entity, EntityKind, EntityStatus, LinkRole, MAX_NAME_CHARS, Name, RecordEntityLink, fold_name,

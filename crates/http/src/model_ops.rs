@@ -7,14 +7,13 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use retold_app::{Calibration, ReembedOutcome, ReembedService, Stores};
+use retold_app::{Calibration, ReembedOutcome, ReembedService};
 use retold_domain::{Embedder, EmbeddingModelInfo, ReembedCounts};
 use retold_index::OnnxEmbedder;
-use retold_store_sqlite::SqliteStore;
 use serde::Deserialize;
 
 use crate::serve_error::ServeError;
-use crate::server::{embedder_config, lock_data_dir, store_config};
+use crate::server::{StoreHandle, embedder_config, lock_data_dir, store_config};
 use crate::settings::{CalibrationSettings, Settings};
 use crate::system::{SystemClock, UlidIds};
 
@@ -37,17 +36,17 @@ fn calibration_of(c: &CalibrationSettings) -> Calibration {
     }
 }
 
-async fn open(settings: &Settings) -> Result<(Arc<SqliteStore>, ReembedService), ServeError> {
+async fn open(settings: &Settings) -> Result<(Arc<StoreHandle>, ReembedService), ServeError> {
     let data_dir = settings.data_dir();
     let path = store_config(settings, &data_dir).path;
-    if !path.is_file() {
+    if settings.storage.backend == crate::settings::Backend::Sqlite && !path.is_file() {
         return Err(ServeError::Startup(retold_domain::DomainError::NotFound {
             what: "store",
             id: path.display().to_string(),
         }));
     }
-    let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
-    let stores = Stores::from_store(store.clone());
+    let (store, stores, _feed) = crate::server::open_store(settings, &data_dir).await?;
+    let store = Arc::new(store);
     let service = ReembedService::new(&stores, Arc::new(SystemClock), Arc::new(UlidIds::new()?));
     Ok((store, service))
 }
@@ -70,7 +69,7 @@ pub async fn reembed(
     let model = load_model(settings).await?;
     let (store, service) = open(settings).await?;
     let outcome = service.run(model.as_ref() as &dyn Embedder, batch, "retold ops reembed", progress).await;
-    SqliteStore::clone(&store).close().await?;
+    StoreHandle::clone(&store).close().await?;
     Ok(outcome?)
 }
 
@@ -126,7 +125,7 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
         Ok::<_, retold_domain::DomainError>(SwitchOutcome { to: to.clone(), switched, caught_up })
     }
     .await;
-    SqliteStore::clone(&store).close().await?;
+    StoreHandle::clone(&store).close().await?;
     Ok(result?)
 }
 

@@ -18,6 +18,7 @@ use retold_ingest::{
 use retold_retrieve::{
     HostedLLMQueryRewriter, NoRewriter, QueryRewriter, RetrieveConfig, RetrievePorts, Retriever,
 };
+use retold_store_postgres::{PostgresConfig, PostgresStore};
 use retold_store_sqlite::{Durability, SqliteStore, StoreConfig};
 
 use crate::auth::hash_key;
@@ -148,6 +149,83 @@ pub fn store_config(settings: &Settings, data_dir: &Path) -> StoreConfig {
         busy_timeout: std::time::Duration::from_millis(s.busy_timeout_ms),
         read_connections: s.max_read_connections,
     }
+}
+
+/// The PostgreSQL store's configuration from settings.
+pub fn postgres_config(settings: &Settings) -> PostgresConfig {
+    let s = &settings.storage;
+    PostgresConfig {
+        url: s.url.expose().to_owned(),
+        max_connections: s.max_connections,
+        acquire_timeout: std::time::Duration::from_millis(s.acquire_timeout_ms),
+        statement_timeout: std::time::Duration::from_millis(s.statement_timeout_ms),
+    }
+}
+
+/// The store a service runs on, to flush and close on shutdown; a PostgreSQL replica also
+/// stops following the other replicas' changes.
+#[derive(Debug, Clone)]
+pub enum StoreHandle {
+    Sqlite(SqliteStore),
+    Postgres { store: PostgresStore, follower: tokio_util::sync::CancellationToken },
+}
+
+impl StoreHandle {
+    /// The SQLite store, when that is the backend.
+    pub fn sqlite(&self) -> Option<&SqliteStore> {
+        match self {
+            Self::Sqlite(store) => Some(store),
+            Self::Postgres { .. } => None,
+        }
+    }
+
+    /// Every store port, straight on the store (no derived in-memory copies).
+    pub fn stores(&self) -> Stores {
+        match self {
+            Self::Sqlite(store) => Stores::from_store(Arc::new(store.clone())),
+            Self::Postgres { store, .. } => Stores::from_store(Arc::new(store.clone())),
+        }
+    }
+
+    /// Write every search trace handed so far.
+    pub async fn flush_traces(&self) {
+        match self {
+            Self::Sqlite(store) => store.flush_traces().await,
+            Self::Postgres { store, .. } => store.flush_traces().await,
+        }
+    }
+
+    /// Flush the traces and close the pools.
+    pub async fn close(self) -> Result<(), retold_store_sqlite::StoreError> {
+        match self {
+            Self::Sqlite(store) => store.close().await,
+            Self::Postgres { store, follower } => {
+                follower.cancel();
+                store.close().await
+            }
+        }
+    }
+}
+
+/// Open the configured store: its handle, its ports, and for PostgreSQL its change feed.
+pub(crate) async fn open_store(
+    settings: &Settings,
+    data_dir: &Path,
+) -> Result<(StoreHandle, Stores, Option<Arc<dyn retold_domain::ChangeFeed>>), ServeError> {
+    Ok(match settings.storage.backend {
+        crate::settings::Backend::Sqlite => {
+            let store = Arc::new(SqliteStore::open(&store_config(settings, data_dir)).await?);
+            (StoreHandle::Sqlite((*store).clone()), Stores::from_store(store), None)
+        }
+        crate::settings::Backend::Postgres => {
+            let store = Arc::new(PostgresStore::open(&postgres_config(settings)).await?);
+            let handle = StoreHandle::Postgres {
+                store: (*store).clone(),
+                follower: tokio_util::sync::CancellationToken::new(),
+            };
+            (handle, Stores::from_store(store.clone()), Some(store as Arc<dyn retold_domain::ChangeFeed>))
+        }
+    })
 }
 
 /// The hosted client's configuration from settings (the settings already hold keys from the
@@ -326,13 +404,21 @@ pub fn orchestrator_config(settings: &Settings) -> retold_app::orchestrator::Orc
 
 /// The store's ports with the eligibility filter answered from an `EligibilityTable` rebuilt
 /// from the store, kept current by wrapping the two writers every record change goes through.
-pub async fn derive_eligibility(mut stores: Stores) -> retold_domain::Result<Stores> {
+pub async fn derive_eligibility(stores: Stores) -> retold_domain::Result<Stores> {
+    Ok(derive_eligibility_table(stores).await?.0)
+}
+
+/// [`derive_eligibility`], also handing back the table (a replica's follower keeps it current
+/// with other processes' writes).
+pub async fn derive_eligibility_table(
+    mut stores: Stores,
+) -> retold_domain::Result<(Stores, Arc<EligibilityTable>)> {
     let table = Arc::new(EligibilityTable::rebuild(stores.eligibility_rows.as_ref()).await?);
     stores.writer = Arc::new(TrackedWriter { inner: stores.writer, table: table.clone() });
     stores.entity_writer =
         Arc::new(TrackedEntityWriter { inner: stores.entity_writer, table: table.clone() });
-    stores.eligibility = table;
-    Ok(stores)
+    stores.eligibility = table.clone();
+    Ok((stores, table))
 }
 
 /// Every service over `components`: the write path and search (`wire`), sessions,
@@ -459,7 +545,7 @@ fn orchestrator_stage(
 pub struct Built {
     pub state: AppState,
     /// The store, to close on shutdown.
-    pub store: Arc<SqliteStore>,
+    pub store: Arc<StoreHandle>,
     pub new_admin_key: Option<String>,
     pub vectors_loaded: usize,
 }
@@ -474,8 +560,13 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let data_dir = settings.data_dir();
     std::fs::create_dir_all(&data_dir)
         .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
-    let store = Arc::new(SqliteStore::open(&store_config(settings, &data_dir)).await?);
-    let stores = Stores::from_store(store.clone());
+    let (store, stores, feed) = open_store(settings, &data_dir).await?;
+    // A replica follows the changes committed after this number; the rebuild below reads at
+    // least everything before it (re-applying a change is harmless).
+    let after = match &feed {
+        Some(feed) => Some(feed.change_head().await?),
+        None => None,
+    };
     let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
     if report.incompatible > 0 {
         // Serving would leave those records out of the dense channel without a word.
@@ -495,8 +586,17 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
             info.dims
         )));
     }
-    let stores = derive_eligibility(stores).await?;
+    let (stores, table) = derive_eligibility_table(stores).await?;
     let index = Arc::new(index);
+    if let (Some(feed), Some(after), StoreHandle::Postgres { follower, .. }) = (feed, after, &store) {
+        let follow =
+            retold_index::Follower { feed, table, index: index.clone(), model: embedder.info().clone() };
+        // Catch up once before serving (writes committed during the rebuild), then follow.
+        let after = follow.catch_up(after).await?;
+        let poll = std::time::Duration::from_millis(settings.storage.follow_poll_ms);
+        tokio::spawn(follow.run(after, poll, follower.clone()));
+    }
+    let store = Arc::new(store);
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
     let (hosted, extraction_status) = hosted_stages(settings)?;
@@ -610,7 +710,7 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
         );
     }
     // Closing a clone closes the shared pools.
-    SqliteStore::clone(&store).close().await?;
+    StoreHandle::clone(&store).close().await?;
     println!("retold stopped");
     Ok(())
 }
@@ -674,7 +774,7 @@ pub async fn serve_mcp_stdio(
     let tools = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
         .map_err(ServeError::Orchestrator)?;
     let served = tools.serve_stdio(&key, agent_id, user_id, project_id).await;
-    SqliteStore::clone(&store).close().await?;
+    StoreHandle::clone(&store).close().await?;
     served.map_err(|e| ServeError::Io(std::io::Error::other(format!("MCP over stdio: {e}"))))
 }
 

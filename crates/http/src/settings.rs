@@ -314,10 +314,31 @@ pub enum Synchronous {
     Full,
 }
 
+/// Which store holds the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// A SQLite file in the data directory (one process).
+    Sqlite,
+    /// A PostgreSQL database at `storage.url` (any number of replicas).
+    Postgres,
+}
+
 /// `storage.*`
 #[derive(Debug, Clone, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct StorageSettings {
+    pub backend: Backend,
+    /// `postgres://…` when the backend is postgres (it may hold a password: never logged).
+    pub url: Secret,
+    #[validate(range(min = 1, max = 1000))]
+    pub max_connections: u32,
+    #[validate(range(min = 1, max = 600_000))]
+    pub acquire_timeout_ms: u64,
+    #[validate(range(min = 1, max = 3_600_000))]
+    pub statement_timeout_ms: u64,
+    #[validate(range(min = 10, max = 600_000))]
+    pub follow_poll_ms: u64,
     #[validate(length(min = 1, max = 255))]
     pub sqlite_file: String,
     #[validate(range(min = 1, max = 600_000))]
@@ -600,6 +621,15 @@ impl Settings {
                 "hosted.backoff_max_ms: {} is below hosted.backoff_ms {}",
                 self.hosted.backoff_max_ms, self.hosted.backoff_ms
             ));
+        }
+        let url = self.storage.url.expose();
+        if self.storage.backend == Backend::Postgres
+            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        {
+            problems.push(
+                "storage.url: the postgres backend needs a postgres:// URL (set RETOLD__STORAGE__URL)"
+                    .to_owned(),
+            );
         }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());

@@ -169,6 +169,27 @@ impl EligibilityTable {
         }
     }
 
+    /// Take rows read from the store now (a replica following other processes' writes):
+    /// a row replaces an older version of itself and adds its conflict flag to the same
+    /// version; a row older than the table's is left out. Returns, per row, whether the table
+    /// now holds that row's version (so its vector may follow it).
+    pub fn refresh(&self, rows: &[EligibilityRow]) -> Vec<bool> {
+        let mut table = self.write();
+        rows.iter()
+            .map(|row| match table.keys.binary_search(&row.key) {
+                Ok(i) if table.versions[i] > row.version => false,
+                Ok(i) if table.versions[i] == row.version => {
+                    table.losers[i] |= row.conflict_loser;
+                    true
+                }
+                _ => {
+                    table.upsert(row);
+                    true
+                }
+            })
+            .collect()
+    }
+
     /// The filter over the table: the same records, in the same (key) order, as the store's
     /// `EligibilityIndex::eligible` for the same filter.
     pub fn filter(&self, filter: &EligibilityFilter) -> Vec<EligibleRecord> {

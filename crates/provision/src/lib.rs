@@ -163,6 +163,25 @@ pub fn chromium() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"))
 }
 
+/// The directory of PostgreSQL's server programs (`initdb`, `pg_ctl`, `postgres`): the
+/// `RETOLD_POSTGRES_BIN` variable, or Debian's newest `/usr/lib/postgresql/<major>/bin`.
+pub fn postgres_bin() -> PathBuf {
+    if let Some(dir) = std::env::var_os("RETOLD_POSTGRES_BIN") {
+        return PathBuf::from(dir);
+    }
+    let newest = std::fs::read_dir("/usr/lib/postgresql")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .max();
+    PathBuf::from(format!("/usr/lib/postgresql/{}/bin", newest.unwrap_or(15)))
+}
+
+/// The environment variable the PostgreSQL tests read their server's URL from
+/// (`cargo xtask postgres start` prints it; `cargo xtask ci` sets it).
+pub const TEST_POSTGRES_URL: &str = "RETOLD_TEST_POSTGRES_URL";
+
 /// The default model directory (all-MiniLM-L6-v2, int8).
 pub fn default_model_dir() -> PathBuf {
     cache_dir().join(MODEL_DIR)

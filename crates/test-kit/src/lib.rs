@@ -6,6 +6,7 @@
 
 pub mod contract;
 mod doubles;
+pub mod postgres;
 mod spy;
 mod world;
 

@@ -53,6 +53,7 @@ pub(crate) fn start_configured(
         // A developer's provider keys would turn extraction on against the real provider.
         .env_remove("ANTHROPIC_API_KEY")
         .env_remove("OPENAI_API_KEY")
+        .envs(crate::backend_env(data_dir))
         .envs(extra_env.iter().copied())
         .stdout(Stdio::piped())
         .spawn()

@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use retold_domain::chrono::{TimeDelta, TimeZone, Utc};
-use retold_domain::{
-    EligibilityFilter, EligibilityIndex, Embedder, EmbeddingModelInfo, Scope, SessionId, Status, TurnBuffer,
-};
+use retold_domain::{EligibilityFilter, Embedder, EmbeddingModelInfo, Scope, SessionId, Status};
 use retold_test_kit::ManualClock;
 use serde_json::{Value, json};
 
@@ -52,7 +50,7 @@ async fn app_on(
     let state = retold_http::AppState { services, admin_hashes: vec![retold_http::hash_key(ADMIN_KEY)] };
     TestApp {
         router: retold_http::app(state, &settings.server),
-        built_store: (*store).clone(),
+        built_store: retold_http::StoreHandle::Sqlite((*store).clone()),
         tasks,
         _dir: dir,
     }
@@ -83,7 +81,15 @@ async fn records(app: &TestApp, scope: &str) -> Vec<String> {
         event_to: None,
         include_conflicts: false,
     };
-    app.built_store.eligible(&filter).await.unwrap().into_iter().map(|e| e.id.to_string()).collect()
+    app.built_store
+        .stores()
+        .eligibility
+        .eligible(&filter)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.id.to_string())
+        .collect()
 }
 
 #[tokio::test]
@@ -141,7 +147,7 @@ async fn a_retried_revise_forget_or_turn_answers_as_the_first_time_and_changes_n
     assert_eq!((first.status, first.body["turn"].as_u64()), (StatusCode::CREATED, Some(1)), "{}", first.body);
     let retry = post(&app, &turns, &host, Some("turn-1"), &turn).await;
     assert_eq!((retry.status, &retry.body, replayed(&retry)), (first.status, &first.body, true));
-    let stored = app.built_store.turns(&SessionId::new(sid).unwrap()).await.unwrap();
+    let stored = app.built_store.stores().turns.turns(&SessionId::new(sid).unwrap()).await.unwrap();
     assert_eq!(stored.len(), 1);
 }
 

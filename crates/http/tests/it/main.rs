@@ -21,6 +21,7 @@ mod openapi;
 mod operations;
 mod orchestrator;
 mod reembed;
+mod replicas;
 mod settings;
 mod telemetry;
 
@@ -46,18 +47,42 @@ pub(crate) fn embedder(settings: &Settings) -> Arc<OnnxEmbedder> {
         .clone()
 }
 
+/// The store the tests run on: SQLite by default; with `RETOLD_TEST_BACKEND=postgres` (set
+/// by `cargo xtask ci` for its PostgreSQL pass) a database on the tests' PostgreSQL server,
+/// one per data directory (a restart on the same directory finds the same database).
+pub(crate) fn backend_env(data_dir: &std::path::Path) -> Vec<(String, String)> {
+    match std::env::var("RETOLD_TEST_BACKEND").as_deref() {
+        Ok("postgres") => {
+            let remembered = data_dir.join("test-postgres-url");
+            let url = std::fs::read_to_string(&remembered).unwrap_or_else(|_| {
+                let url = retold_test_kit::postgres::fresh_database();
+                std::fs::create_dir_all(data_dir).unwrap();
+                std::fs::write(&remembered, &url).unwrap();
+                url
+            });
+            vec![
+                ("RETOLD__STORAGE__BACKEND".to_owned(), "postgres".to_owned()),
+                ("RETOLD__STORAGE__URL".to_owned(), url),
+            ]
+        }
+        Ok("sqlite") | Err(_) => Vec::new(),
+        Ok(other) => panic!("RETOLD_TEST_BACKEND={other:?}: expected sqlite or postgres"),
+    }
+}
+
 pub(crate) fn settings(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Settings {
     let mut env = vec![
         ("RETOLD__SERVER__DATA_DIR".to_owned(), data_dir.display().to_string()),
         ("RETOLD__AUTH__ADMIN_KEY".to_owned(), ADMIN_KEY.to_owned()),
     ];
+    env.extend(backend_env(data_dir));
     env.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     Settings::load_with_env(None, env).unwrap()
 }
 
 pub(crate) struct TestApp {
     pub(crate) router: Router,
-    pub(crate) built_store: retold_store_sqlite::SqliteStore,
+    pub(crate) built_store: retold_http::StoreHandle,
     /// Background work the app started (extraction runs).
     pub(crate) tasks: tokio_util::task::TaskTracker,
     _dir: tempfile::TempDir,

@@ -194,4 +194,28 @@ fn every_inner_default_is_the_yaml_default() {
         retold_http::store_config(&settings, dir),
         retold_store_sqlite::StoreConfig::new(dir.join(&settings.storage.sqlite_file))
     );
+    assert_eq!(retold_http::postgres_config(&settings), retold_store_postgres::PostgresConfig::new(""));
+}
+
+#[test]
+fn the_postgres_backend_needs_a_postgres_url() {
+    let error = Settings::load_with_env(None, env(&[("RETOLD__STORAGE__BACKEND", "postgres")])).unwrap_err();
+    assert!(error.to_string().contains("storage.url"), "{error}");
+    let error = Settings::load_with_env(
+        None,
+        env(&[("RETOLD__STORAGE__BACKEND", "postgres"), ("RETOLD__STORAGE__URL", "mysql://x/y")]),
+    )
+    .unwrap_err();
+    assert!(error.to_string().contains("postgres://"), "{error}");
+    let settings = Settings::load_with_env(
+        None,
+        env(&[
+            ("RETOLD__STORAGE__BACKEND", "postgres"),
+            ("RETOLD__STORAGE__URL", "postgres://u:pw@db/retold"),
+        ]),
+    )
+    .unwrap();
+    assert!(!format!("{:?}", settings.storage).contains("pw"), "the URL's password is never shown");
+    let error = Settings::load_with_env(None, env(&[("RETOLD__STORAGE__BACKEND", "mysql")])).unwrap_err();
+    assert!(error.to_string().contains("backend"), "{error}");
 }

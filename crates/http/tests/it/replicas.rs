@@ -1,0 +1,176 @@
+//! Replicas: two real `retold serve` processes on one PostgreSQL database (the tests' private
+//! server). A write acknowledged by A is found by a search on B within a bounded delay, and
+//! by A at once (read-your-writes); A killed with `kill -9` under three writers leaves B
+//! consistent: every write A acknowledged is readable on B and found there through both
+//! channels, no result is returned twice, and B keeps writing.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::e2e::{Server, start_with};
+
+const KEY: &str = "replica-admin-key";
+
+fn post(url: &str, key: &str, body: &Value) -> Option<Value> {
+    let out = std::process::Command::new("curl")
+        .args(["-sS", "--fail-with-body", "--max-time", "10", "-H"])
+        .arg(format!("Authorization: Bearer {key}"))
+        .args(["-H", "Content-Type: application/json", "-X", "POST", url, "-d"])
+        .arg(body.to_string())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    serde_json::from_slice(&out.stdout).ok()
+}
+
+fn principal() -> Value {
+    json!({"agent_id": "replica-agent", "user_id": "ops"})
+}
+
+fn write(server: &Server, key: &str, content: &str) -> Option<String> {
+    let body = json!({"principal": principal(), "type": "episodic", "content": content,
+        "scope": "project:replicas", "source_kind": "system"});
+    post(&format!("{}/v1/memory/write", server.url), key, &body)?["record_id"].as_str().map(str::to_owned)
+}
+
+/// The ids a search on `server` returns for `query` (with whether each came through both
+/// channels).
+fn search(server: &Server, key: &str, query: &str) -> Vec<(String, bool)> {
+    let body = json!({"principal": principal(), "query": query, "limit": 50});
+    let found = post(&format!("{}/v1/memory/search", server.url), key, &body).unwrap_or_default();
+    found["results"]
+        .as_array()
+        .map(|results| {
+            results
+                .iter()
+                .map(|h| {
+                    let both = !h["matched"]["dense"].is_null() && !h["matched"]["lexical"].is_null();
+                    (h["record"]["id"].as_str().unwrap_or_default().to_owned(), both)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn replica(dir: &std::path::Path, url: &str) -> Server {
+    start_with(dir, KEY, &[("RETOLD__STORAGE__BACKEND", "postgres"), ("RETOLD__STORAGE__URL", url)])
+}
+
+#[test]
+fn a_write_on_one_replica_is_searchable_on_the_other_and_survives_its_kill_9() {
+    let url = retold_test_kit::postgres::fresh_database();
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = replica(dir_a.path(), &url);
+    let b = replica(dir_b.path(), &url);
+    // Grants and keys written through A hold on B: they are rows of the shared database.
+    a.grant(KEY, "replica-agent", "project:replicas");
+    let key = a.host_key(KEY);
+
+    // Propagation: write on A, poll B's search until the record shows.
+    let mut delays = Vec::new();
+    for n in 0..10 {
+        let content = format!("Replica probe rtok{n}q on the staging cluster.");
+        let id = write(&a, &key, &content).expect("A acknowledges the write");
+        let written = Instant::now();
+        assert!(
+            search(&a, &key, &format!("rtok{n}q")).iter().any(|(hit, _)| *hit == id),
+            "read-your-writes: A finds its own write at once"
+        );
+        loop {
+            if search(&b, &key, &format!("rtok{n}q")).iter().any(|(hit, both)| *hit == id && *both) {
+                delays.push(written.elapsed());
+                break;
+            }
+            assert!(written.elapsed() < Duration::from_secs(5), "B never found {id} through both channels");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    delays.sort();
+    println!(
+        "| replicas | write on A → found on B (both channels) | median {:?} | max {:?} (includes one search round trip) |",
+        delays[delays.len() / 2],
+        delays[delays.len() - 1]
+    );
+
+    // kill -9 A under three writers.
+    let stop = Arc::new(AtomicBool::new(false));
+    let acked = Arc::new(Mutex::new(Vec::new()));
+    let a = Arc::new(Mutex::new(a));
+    let writers: Vec<_> = (0..3u32)
+        .map(|w| {
+            let (url, key, stop, acked) = (
+                format!("{}/v1/memory/write", a.lock().unwrap().url),
+                key.clone(),
+                stop.clone(),
+                acked.clone(),
+            );
+            std::thread::spawn(move || {
+                let mut n = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let token = format!("killtok{w}x{n}");
+                    let content = format!("Replica writer {w} note {n} with token {token}.");
+                    let body = json!({"principal": principal(), "type": "episodic", "content": content,
+                        "scope": "project:replicas", "source_kind": "system"});
+                    if let Some(answer) = post(&url, &key, &body)
+                        && let Some(id) = answer["record_id"].as_str()
+                    {
+                        acked.lock().unwrap().push((id.to_owned(), token));
+                    }
+                    n += 1;
+                }
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1200));
+    {
+        let mut a = a.lock().unwrap();
+        a.child.kill().unwrap(); // SIGKILL: no shutdown path runs
+        a.child.wait().unwrap();
+    }
+    stop.store(true, Ordering::SeqCst);
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(acked.len() >= 3, "the writers got answers before the kill: {}", acked.len());
+
+    // Every write A acknowledged is on B, readable and found through both channels.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut missing: Vec<String> = Vec::new();
+    for (id, token) in &acked {
+        let got =
+            post(&format!("{}/v1/memory/get", b.url), &key, &json!({"principal": principal(), "ids": [id]}));
+        if got.as_ref().and_then(|g| g["records"][0]["record"]["id"].as_str()) != Some(id.as_str()) {
+            missing.push(format!("{id}: not readable on B ({got:?})"));
+            continue;
+        }
+        loop {
+            let hits = search(&b, &key, token);
+            if hits.iter().any(|(hit, both)| hit == id && *both) {
+                break;
+            }
+            if Instant::now() > deadline {
+                missing.push(format!("{id} ({token}): not found by both channels on B: {hits:?}"));
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    assert!(missing.is_empty(), "{} of {} acknowledged writes: {missing:#?}", missing.len(), acked.len());
+    // No result twice, and B keeps taking writes.
+    let hits = search(&b, &key, "Replica writer note token");
+    let mut ids: Vec<&String> = hits.iter().map(|(id, _)| id).collect();
+    let total = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), total, "a search on B returns each record once");
+    let after = write(&b, &key, "Replica B still writes after A died: rtokafterq.").expect("B writes");
+    assert!(search(&b, &key, "rtokafterq").iter().any(|(id, _)| *id == after));
+    println!("| replicas | kill -9 of A under 3 writers | {} acknowledged | 0 missing on B |", acked.len());
+    b.stop();
+}

@@ -1,0 +1,206 @@
+//! The lexical channel on PostgreSQL: a weighted `tsvector` per record (aliases A, subject B,
+//! content C, as the seed weighs them) under a GIN index, ranked by `ts_rank` with weights
+//! 3 : 2 : 1 (the SQLite store's BM25 column weights) and length normalisation, restricted to
+//! the eligible records before the top-k cut.
+//!
+//! Each query term becomes `phraseto_tsquery('retold', term)`, the terms OR-joined: the text
+//! is only ever a bound parameter parsed by PostgreSQL's text parser, never query syntax, and
+//! an identifier stays one token where the parser keeps it whole (paths, versions, hosts,
+//! e-mail addresses), on the document's side too. Which terms each hit matched is asked of
+//! the same tsvector (and of its aliases alone), for the top hits only.
+//!
+//! As in the SQLite store: when most records are eligible, a window of the best matches is
+//! ranked and filtered in memory; otherwise the matches are joined to the eligible keys first.
+
+use async_trait::async_trait;
+use retold_domain::{LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey, Result as DomainResult};
+use sea_orm::{ConnectionTrait, Value};
+
+use crate::error::{StoreError, corrupt};
+use crate::store::{PostgresStore, key_array, record_id_of, stmt};
+
+/// `ts_rank` weights in `{D, C, B, A}` order: content (C) 1, subject (B) 2, aliases (A) 3.
+const WEIGHTS: &str = "'{0.0, 0.333333, 0.666667, 1.0}'::float4[]";
+
+/// One ranked hit before its matched terms are known.
+struct Ranked {
+    key: RecordKey,
+    score: f64,
+}
+
+impl PostgresStore {
+    async fn lexical(
+        &self,
+        terms: &[LexicalTerm],
+        eligible: &[RecordKey],
+        k: usize,
+    ) -> Result<Vec<LexicalHit>, StoreError> {
+        let terms: Vec<&LexicalTerm> = terms.iter().filter(|t| !t.text.trim().is_empty()).collect();
+        if terms.is_empty() || eligible.is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        debug_assert!(eligible.is_sorted(), "eligible keys come ordered by key");
+        let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
+        let share = (eligible.len() as f64 / highest).clamp(0.001, 1.0);
+        let ranked = if share >= 1.0 / 3.0 {
+            let window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
+            let (hits, full) = self.ranked_window(&terms, eligible, k, Some(window)).await?;
+            if hits.len() < k && full { self.ranked_window(&terms, eligible, k, None).await?.0 } else { hits }
+        } else {
+            self.ranked_among(&terms, eligible, k).await?
+        };
+        if ranked.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.with_matches(&terms, ranked).await
+    }
+
+    /// The best matches (at most `window`; `None`: all), filtered to the eligible in memory;
+    /// and whether the window was full.
+    async fn ranked_window(
+        &self,
+        terms: &[&LexicalTerm],
+        eligible: &[RecordKey],
+        k: usize,
+        window: Option<usize>,
+    ) -> Result<(Vec<Ranked>, bool), StoreError> {
+        let mut values: Vec<Value> = terms.iter().map(|t| Value::from(t.text.as_str())).collect();
+        let limit = match window {
+            Some(w) => {
+                values.push(i64::try_from(w).unwrap_or(i64::MAX).into());
+                "LIMIT ?"
+            }
+            None => "",
+        };
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT f.key, ts_rank({WEIGHTS}, f.doc, q.q, 1)::float8 AS score \
+                     FROM records_fts f, (SELECT {} AS q) q WHERE f.doc @@ q.q \
+                     ORDER BY score DESC, f.key {limit}",
+                    query_sql(terms.len())
+                ),
+                values,
+            ))
+            .await?;
+        let full = window.is_some_and(|w| rows.len() >= w);
+        let mut hits = Vec::with_capacity(k);
+        for row in &rows {
+            let hit = ranked_of(row)?;
+            if eligible.binary_search(&hit.key).is_ok() {
+                hits.push(hit);
+                if hits.len() == k {
+                    break;
+                }
+            }
+        }
+        Ok((hits, full))
+    }
+
+    /// The best `k` eligible matches, joined to the eligible keys before they are ranked.
+    async fn ranked_among(
+        &self,
+        terms: &[&LexicalTerm],
+        eligible: &[RecordKey],
+        k: usize,
+    ) -> Result<Vec<Ranked>, StoreError> {
+        let mut values: Vec<Value> = terms.iter().map(|t| Value::from(t.text.as_str())).collect();
+        values.push(key_array(eligible.iter().copied()));
+        values.push(i64::try_from(k).unwrap_or(i64::MAX).into());
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT f.key, ts_rank({WEIGHTS}, f.doc, q.q, 1)::float8 AS score \
+                     FROM (SELECT {} AS q) q, records_fts f JOIN unnest(?::bigint[]) AS e(key) ON e.key = f.key \
+                     WHERE f.doc @@ q.q ORDER BY score DESC, f.key LIMIT ?",
+                    query_sql(terms.len())
+                ),
+                values,
+            ))
+            .await?;
+        rows.iter().map(ranked_of).collect()
+    }
+
+    /// The hits with their record ids and matched terms (each term asked of the whole
+    /// document and of its aliases), in rank order.
+    async fn with_matches(
+        &self,
+        terms: &[&LexicalTerm],
+        ranked: Vec<Ranked>,
+    ) -> Result<Vec<LexicalHit>, StoreError> {
+        let mut values: Vec<Value> = Vec::with_capacity(terms.len() * 2 + 1);
+        let mut columns = Vec::with_capacity(terms.len() * 2);
+        for (i, term) in terms.iter().enumerate() {
+            columns.push(format!("(f.doc @@ phraseto_tsquery('retold', ?)) AS m{i}"));
+            columns
+                .push(format!("(to_tsvector('retold', f.aliases) @@ phraseto_tsquery('retold', ?)) AS a{i}"));
+            values.push(term.text.as_str().into());
+            values.push(term.text.as_str().into());
+        }
+        values.push(key_array(ranked.iter().map(|r| r.key)));
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT f.key, f.record_id, {} FROM records_fts f WHERE f.key = ANY(?::bigint[])",
+                    columns.join(", ")
+                ),
+                values,
+            ))
+            .await?;
+        let mut by_key = std::collections::HashMap::with_capacity(rows.len());
+        for row in &rows {
+            let key: i64 = row.try_get("", "key")?;
+            let id = record_id_of(row, "record_id", "records_fts")?;
+            let mut matched = Vec::new();
+            for (i, term) in terms.iter().enumerate() {
+                let alias: bool = row.try_get("", &format!("a{i}"))?;
+                let any: bool = row.try_get("", &format!("m{i}"))?;
+                if any || alias {
+                    matched.push(MatchedTerm { term: term.text.clone(), identifier: term.identifier, alias });
+                }
+            }
+            by_key.insert(key, (id, matched));
+        }
+        ranked
+            .into_iter()
+            .enumerate()
+            .map(|(index, hit)| {
+                let (record_id, matched) =
+                    i64::try_from(hit.key.0).ok().and_then(|k| by_key.remove(&k)).ok_or_else(|| {
+                        corrupt("records_fts", format!("row {} vanished during the search", hit.key.0))
+                    })?;
+                Ok(LexicalHit {
+                    record_key: hit.key,
+                    record_id,
+                    rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
+                    score: hit.score,
+                    matched,
+                })
+            })
+            .collect()
+    }
+}
+
+/// The OR of one phrase query per term, each term a bound parameter.
+fn query_sql(terms: usize) -> String {
+    format!("({})", vec!["phraseto_tsquery('retold', ?)"; terms].join(" || "))
+}
+
+fn ranked_of(row: &sea_orm::QueryResult) -> Result<Ranked, StoreError> {
+    Ok(Ranked { key: crate::convert::record_key(row)?, score: row.try_get("", "score")? })
+}
+
+#[async_trait]
+impl LexicalIndex for PostgresStore {
+    async fn search(
+        &self,
+        terms: &[LexicalTerm],
+        eligible: &[RecordKey],
+        k: usize,
+    ) -> DomainResult<Vec<LexicalHit>> {
+        Ok(self.lexical(terms, eligible, k).await?)
+    }
+}

@@ -1,0 +1,16 @@
+//! Forward-only, versioned migrations, applied at start-up (by one replica at a time: the
+//! runner holds an advisory lock). A database that records a migration this binary does not
+//! know was written by a newer Retold and is refused before anything is changed.
+
+use sea_orm_migration::prelude::*;
+
+mod m20261202_000001_init;
+
+pub(crate) struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261202_000001_init::Migration)]
+    }
+}

@@ -1,0 +1,393 @@
+//! Sessions and numbered turns, and the extraction claims of ended sessions. Several
+//! processes share the rows: turn numbers are handed out under the session's row lock, and a
+//! claim is one conditional `UPDATE` on the session row it locked.
+
+use async_trait::async_trait;
+use retold_domain::chrono::{DateTime, Utc};
+use retold_domain::{
+    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, ProjectId, Result as DomainResult,
+    Session, SessionId, SessionTurn, Timestamp, TurnBuffer, TurnRole, UserId,
+};
+use sea_orm::{ConnectionTrait, DatabaseConnection, QueryResult, TransactionTrait};
+
+use crate::convert::millis;
+use crate::error::{StoreError, corrupt};
+use crate::store::{PostgresStore, insert_event, stmt};
+
+fn at(value: i64) -> Result<Timestamp, StoreError> {
+    DateTime::<Utc>::from_timestamp_millis(value)
+        .ok_or_else(|| corrupt("sessions", format!("bad timestamp {value}")))
+}
+
+pub(crate) fn session_from_row(row: &QueryResult) -> Result<Session, StoreError> {
+    let bad = |e: retold_domain::DomainError| corrupt("sessions", e);
+    Ok(Session {
+        id: SessionId::new(row.try_get::<String>("", "id")?).map_err(bad)?,
+        agent_id: AgentId::new(row.try_get::<String>("", "agent_id")?).map_err(bad)?,
+        user_id: UserId::new(row.try_get::<String>("", "user_id")?).map_err(bad)?,
+        project_id: row
+            .try_get::<Option<String>>("", "project_id")?
+            .map(ProjectId::new)
+            .transpose()
+            .map_err(bad)?,
+        started_at: at(row.try_get("", "started_at")?)?,
+        ended_at: row.try_get::<Option<i64>>("", "ended_at")?.map(at).transpose()?,
+    })
+}
+
+fn turn_from_row(row: &QueryResult) -> Result<SessionTurn, StoreError> {
+    let bad = |e: retold_domain::DomainError| corrupt("session_turns", e);
+    Ok(SessionTurn {
+        session_id: SessionId::new(row.try_get::<String>("", "session_id")?).map_err(bad)?,
+        turn: u32::try_from(row.try_get::<i64>("", "turn")?).map_err(|e| corrupt("session_turns", e))?,
+        role: TurnRole::parse(&row.try_get::<String>("", "role")?).map_err(bad)?,
+        content: row.try_get("", "content")?,
+        created_at: at(row.try_get("", "created_at")?)?,
+    })
+}
+
+impl PostgresStore {
+    /// Apply `set` (with `value` for its one placeholder, if any) to a session whose unfinished
+    /// extraction `claimant` holds; refused when it does not hold it.
+    async fn update_held_claim(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        set: &str,
+        value: Option<i64>,
+    ) -> Result<(), StoreError> {
+        // One conditional UPDATE: it row-locks the session and re-checks the holder on the
+        // row's latest version, so it is atomic against a concurrent claim or release.
+        let txn = self.db.begin().await?;
+        let mut values: Vec<sea_orm::Value> = value.into_iter().map(Into::into).collect();
+        values.extend([id.as_str().into(), claimant.into()]);
+        let result = txn
+            .execute_raw(stmt(
+                &format!(
+                    "UPDATE sessions SET {set} \
+                     WHERE id = ? AND extraction_claimed_by = ? AND extraction_finished_at IS NULL"
+                ),
+                values,
+            ))
+            .await?;
+        if result.rows_affected() == 0 {
+            return Err(StoreError::Duplicate(format!(
+                "{claimant} does not hold the extraction of session {id}"
+            )));
+        }
+        txn.commit().await?;
+        Ok(())
+    }
+}
+
+const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at";
+const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
+
+#[async_trait]
+impl TurnBuffer for PostgresStore {
+    async fn start_session(&self, session: Session, event: AuditEvent) -> DomainResult<()> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        txn.execute_raw(stmt(
+            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"),
+            [
+                session.id.as_str().into(),
+                session.agent_id.as_str().into(),
+                session.user_id.as_str().into(),
+                session.project_id.as_ref().map(|p| p.as_str().to_owned()).into(),
+                millis(session.started_at).into(),
+                session.ended_at.map(millis).into(),
+            ],
+        ))
+        .await
+        .map_err(|e| match e.sql_err() {
+            Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+                StoreError::Duplicate(format!("session {} already exists", session.id))
+            }
+            _ => StoreError::Db(e),
+        })?;
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn append_turn(
+        &self,
+        id: &SessionId,
+        role: TurnRole,
+        content: String,
+        at: Timestamp,
+    ) -> DomainResult<u32> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        // `FOR UPDATE` locks the session row until commit: concurrent appenders (in any process)
+        // take turns here, so each reads the previous one's turn in `max(turn)` below and no
+        // two get the same number; an `end_session` waits too (or is waited for, and then the
+        // row read here has ended). The primary key (session_id, turn) stays the last guard.
+        let open = txn
+            .query_one_raw(stmt(
+                "SELECT ended_at FROM sessions WHERE id = ? FOR UPDATE",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        match open {
+            None => return Err(StoreError::NotFound { what: "session", id: id.to_string() }.into()),
+            Some(row) if row.try_get::<Option<i64>>("", "ended_at").map_err(StoreError::from)?.is_some() => {
+                return Err(StoreError::Duplicate(format!("session {id} has ended")).into());
+            }
+            Some(_) => {}
+        }
+        let row = txn
+            .query_one_raw(stmt(
+                "INSERT INTO session_turns (session_id, turn, role, content, created_at) \
+                 SELECT ?, coalesce(max(turn), 0) + 1, ?, ?, ? FROM session_turns WHERE session_id = ? RETURNING turn",
+                [id.as_str().into(), role.as_str().into(), content.into(), millis(at).into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(|e| match e.sql_err() {
+                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+                    StoreError::Contended(format!("a turn of session {id} was appended concurrently"))
+                }
+                _ => StoreError::Db(e),
+            })?
+            .ok_or_else(|| corrupt("session_turns", "insert returned no turn"))?;
+        let turn: i64 = row.try_get("", "turn").map_err(StoreError::from)?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(u32::try_from(turn).map_err(|e| corrupt("session_turns", e))?)
+    }
+
+    async fn end_session(
+        &self,
+        id: &SessionId,
+        at: Timestamp,
+        extraction_requested: bool,
+        event: AuditEvent,
+    ) -> DomainResult<()> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        // One conditional UPDATE: of concurrent ends one finds the session open.
+        let result = txn
+            .execute_raw(stmt(
+                "UPDATE sessions SET ended_at = ?, extraction_requested = ? WHERE id = ? AND ended_at IS NULL",
+                [millis(at).into(), i64::from(extraction_requested).into(), id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if result.rows_affected() == 0 {
+            let exists = txn
+                .query_one_raw(stmt("SELECT 1 AS one FROM sessions WHERE id = ?", [id.as_str().into()]))
+                .await;
+            return Err(match exists.map_err(StoreError::from)? {
+                Some(_) => StoreError::Duplicate(format!("session {id} has already ended")),
+                None => StoreError::NotFound { what: "session", id: id.to_string() },
+            }
+            .into());
+        }
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn session(&self, id: &SessionId) -> DomainResult<Option<Session>> {
+        let row = self
+            .db
+            .query_one_raw(stmt(
+                &format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE id = ?"),
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(session_from_row).transpose()?)
+    }
+
+    async fn turn(&self, id: &SessionId, turn: u32) -> DomainResult<Option<SessionTurn>> {
+        let row = self
+            .db
+            .query_one_raw(stmt(
+                &format!("SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? AND turn = ?"),
+                [id.as_str().into(), i64::from(turn).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(turn_from_row).transpose()?)
+    }
+
+    async fn turns(&self, id: &SessionId) -> DomainResult<Vec<SessionTurn>> {
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!("SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? ORDER BY turn"),
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(turn_from_row).collect::<Result<_, _>>()?)
+    }
+}
+
+#[async_trait]
+impl ExtractionClaims for PostgresStore {
+    async fn claim_extraction(
+        &self,
+        id: &SessionId,
+        claimant: &str,
+        terms: ClaimTerms,
+    ) -> DomainResult<ExtractionClaim> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        // Across processes: the session row is locked first (`SELECT ... FOR UPDATE`), so
+        // concurrent claimants of this session take turns until each one's transaction ends.
+        // The claim itself is one conditional UPDATE, so of concurrent claimants at most one
+        // finds the session claimable (a later one sees the winner's claim, committed, on the
+        // row); and when it is refused, the state read below to say why is the same locked
+        // state the UPDATE saw (no release or lapse can slip in between).
+        let locked = txn
+            .query_one_raw(stmt("SELECT id FROM sessions WHERE id = ? FOR UPDATE", [id.as_str().into()]))
+            .await
+            .map_err(StoreError::from)?;
+        if locked.is_none() {
+            return Err(StoreError::NotFound { what: "session", id: id.to_string() }.into());
+        }
+        let claimed = txn
+            .query_one_raw(stmt(
+                "UPDATE sessions SET extraction_claimed_by = ?, extraction_claimed_at = ?, \
+                 extraction_attempts = extraction_attempts + 1 \
+                 WHERE id = ? AND ended_at IS NOT NULL AND extraction_finished_at IS NULL \
+                 AND extraction_attempts < ? \
+                 AND (extraction_claimed_by IS NULL OR extraction_claimed_at < ?) \
+                 RETURNING extraction_attempts",
+                [
+                    claimant.into(),
+                    millis(terms.at).into(),
+                    id.as_str().into(),
+                    i64::from(terms.max_attempts).into(),
+                    millis(terms.lapsed_before).into(),
+                ],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        if let Some(row) = claimed {
+            let attempt: i64 = row.try_get("", "extraction_attempts").map_err(StoreError::from)?;
+            txn.commit().await.map_err(StoreError::from)?;
+            let attempt = u32::try_from(attempt).map_err(|e| corrupt("sessions", e))?;
+            return Ok(ExtractionClaim::Claimed { attempt });
+        }
+        let row = txn
+            .query_one_raw(stmt(
+                "SELECT ended_at, extraction_claimed_by, extraction_claimed_at, extraction_finished_at, \
+                 extraction_attempts FROM sessions WHERE id = ?",
+                [id.as_str().into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .ok_or_else(|| StoreError::NotFound { what: "session", id: id.to_string() })?;
+        txn.commit().await.map_err(StoreError::from)?;
+        let get = |column: &str| row.try_get::<Option<i64>>("", column).map_err(StoreError::from);
+        let by: Option<String> = row.try_get("", "extraction_claimed_by").map_err(StoreError::from)?;
+        let attempts =
+            u32::try_from(get("extraction_attempts")?.unwrap_or(0)).map_err(|e| corrupt("sessions", e))?;
+        let live = get("extraction_claimed_at")?.is_some_and(|at| at >= millis(terms.lapsed_before));
+        Ok(match (get("ended_at")?, get("extraction_finished_at")?, by) {
+            (None, _, _) => ExtractionClaim::NotEnded,
+            (Some(_), Some(_), by) => ExtractionClaim::Done { by: by.unwrap_or_default() },
+            (Some(_), None, Some(by)) if live => ExtractionClaim::InProgress { by },
+            (Some(_), None, _) => ExtractionClaim::Exhausted { attempts },
+        })
+    }
+
+    async fn finish_extraction(&self, id: &SessionId, claimant: &str, at: Timestamp) -> DomainResult<()> {
+        Ok(self.update_held_claim(id, claimant, "extraction_finished_at = ?", Some(millis(at))).await?)
+    }
+
+    async fn release_extraction(&self, id: &SessionId, claimant: &str) -> DomainResult<()> {
+        let set = "extraction_claimed_by = NULL, extraction_claimed_at = NULL";
+        Ok(self.update_held_claim(id, claimant, set, None).await?)
+    }
+
+    async fn pending_extractions(&self, limit: usize, terms: ClaimTerms) -> DomainResult<Vec<SessionId>> {
+        // The sweep only lists candidates (never-claimed and lapsed ones); it takes nothing.
+        // Each listed session is then claimed with `claim_extraction`, whose atomic claim
+        // decides between processes that swept the same sessions.
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "SELECT id FROM sessions WHERE extraction_requested = 1 AND extraction_finished_at IS NULL \
+                 AND ended_at IS NOT NULL AND extraction_attempts < ? \
+                 AND (extraction_claimed_by IS NULL OR extraction_claimed_at < ?) \
+                 ORDER BY ended_at, id LIMIT ?",
+                [
+                    i64::from(terms.max_attempts).into(),
+                    millis(terms.lapsed_before).into(),
+                    i64::try_from(limit).unwrap_or(i64::MAX).into(),
+                ],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        let ids = rows
+            .iter()
+            .map(|row| {
+                let id: String = row.try_get("", "id")?;
+                SessionId::new(id).map_err(|e| corrupt("sessions", e))
+            })
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        Ok(ids)
+    }
+}
+
+#[async_trait]
+impl retold_domain::TranscriptRetention for PostgresStore {
+    async fn purge_turns(
+        &self,
+        before: Timestamp,
+        force: bool,
+        dry_run: bool,
+        event: AuditEvent,
+    ) -> DomainResult<retold_domain::RetentionReport> {
+        let before = millis(before);
+        let old = "EXISTS (SELECT 1 FROM session_turns t WHERE t.session_id = s.id AND t.created_at < ?)";
+        let eligible = if force { "true" } else { "s.extraction_finished_at IS NOT NULL" };
+        let db = &self.db;
+        let at = || vec![sea_orm::Value::from(before)];
+        let sessions =
+            scalar(db, &format!("SELECT count(*) FROM sessions s WHERE {old} AND {eligible}"), at()).await?;
+        let skipped =
+            scalar(db, &format!("SELECT count(*) FROM sessions s WHERE {old} AND NOT ({eligible})"), at())
+                .await?;
+        let turns = scalar(
+            db,
+            &format!(
+                "SELECT count(*) FROM session_turns t JOIN sessions s ON s.id = t.session_id \
+             WHERE t.created_at < ? AND {eligible}"
+            ),
+            at(),
+        )
+        .await?;
+        let report = retold_domain::RetentionReport { sessions, turns, skipped_sessions: skipped };
+        if dry_run || turns == 0 {
+            return Ok(report);
+        }
+        // The counts above are a report; the DELETE decides on its own what it deletes.
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        let deleted = txn
+            .execute_raw(stmt(
+                &format!(
+                    "DELETE FROM session_turns WHERE created_at < ? AND session_id IN \
+                     (SELECT s.id FROM sessions s WHERE {eligible})"
+                ),
+                [before.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected();
+        let mut event = event;
+        event.details.insert("turns".into(), deleted.to_string());
+        event.details.insert("sessions".into(), sessions.to_string());
+        insert_event(&txn, &event).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(retold_domain::RetentionReport { turns: deleted, ..report })
+    }
+}
+
+/// The one number `sql` selects (a `count(*)`), on the pool.
+async fn scalar(db: &DatabaseConnection, sql: &str, values: Vec<sea_orm::Value>) -> Result<u64, StoreError> {
+    let row = db.query_one_raw(stmt(sql, values)).await?.ok_or_else(|| corrupt("session_turns", "no row"))?;
+    let n: i64 = row.try_get_by_index(0)?;
+    Ok(u64::try_from(n).unwrap_or(0))
+}

@@ -1,0 +1,887 @@
+//! `PostgresStore`: connecting, migrating, the write unit with its change number, and the
+//! record store ports.
+
+use std::collections::{BTreeSet, HashSet};
+use std::time::Duration;
+
+use async_trait::async_trait;
+use retold_domain::{
+    AuditEvent, AuditLog, ConflictLink, CurrentFacts, EligibilityFilter, EligibilityIndex, EligibilityRow,
+    EligibilitySource, EligibleRecord, EmbeddingRow, EmbeddingScan, EmbeddingSource, EntityId, KeyedRecord,
+    LinkedRecord, MemoryRecord, RecordEntityLink, RecordGraph, RecordId, RecordKey, RecordReader,
+    RecordWriter, Result as DomainResult, Scope, WriteUnit,
+};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DatabaseTransaction, DbBackend, Statement,
+    TransactionTrait, Value,
+};
+use sea_orm_migration::MigratorTrait;
+
+use crate::convert::{self, RECORD_COLUMNS, millis, record_values};
+use crate::error::StoreError;
+use crate::migration::Migrator;
+
+/// How to reach the database.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostgresConfig {
+    /// `postgres://user[:password]@host[:port]/database`.
+    pub url: String,
+    /// Connections in this process's pool.
+    pub max_connections: u32,
+    /// How long a request waits for a pooled connection before failing.
+    pub acquire_timeout: Duration,
+    /// How long one statement may run before the server cancels it.
+    pub statement_timeout: Duration,
+}
+
+impl PostgresConfig {
+    /// Defaults: 10 connections, 30 s to acquire one, 30 s per statement.
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            url: url.into(),
+            max_connections: 10,
+            acquire_timeout: Duration::from_secs(30),
+            statement_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// The PostgreSQL store: one pool per process, any number of processes on one database.
+/// Every transaction that changes what replicas hold in memory takes the next change number
+/// first (`change_head` stays row-locked until it commits), so such transactions run one at a
+/// time across every process: the current-fact key guards and entity-name checks read a
+/// state no other writer can move before the commit, as with SQLite's single writer.
+#[derive(Debug, Clone)]
+pub struct PostgresStore {
+    pub(crate) db: DatabaseConnection,
+    /// search_log appends, written off the request path.
+    pub(crate) traces: std::sync::Arc<crate::search_log::TraceWriter>,
+    /// LISTEN on the change channel, opened on first wait.
+    pub(crate) listener: std::sync::Arc<tokio::sync::Mutex<Option<sea_orm::sqlx::postgres::PgListener>>>,
+}
+
+/// The NOTIFY channel of the change feed; the payload is the change number.
+pub(crate) const CHANGE_CHANNEL: &str = "retold_changes";
+
+/// Advisory lock key of the migration runner (replicas booting together migrate once).
+const MIGRATION_LOCK: i64 = 0x7265_746f_6c64; // "retold"
+
+/// A statement with `?` placeholders, numbered `$1, $2, …` as PostgreSQL wants them (a `?`
+/// inside a quoted literal is left alone; the store's SQL uses no `?` operator).
+pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statement {
+    Statement::from_sql_and_values(DbBackend::Postgres, numbered(sql), values)
+}
+
+fn numbered(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut n = 0;
+    let mut quoted = false;
+    for c in sql.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                out.push(c);
+            }
+            '?' if !quoted => {
+                n += 1;
+                out.push('$');
+                out.push_str(&n.to_string());
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+impl PostgresStore {
+    /// Connect and migrate. A database written by a newer Retold is refused before anything
+    /// is changed.
+    pub async fn open(config: &PostgresConfig) -> Result<Self, StoreError> {
+        let mut options = ConnectOptions::new(config.url.clone());
+        let statement_timeout = config.statement_timeout.as_millis().to_string();
+        options
+            .max_connections(config.max_connections.max(1))
+            .min_connections(1)
+            .acquire_timeout(config.acquire_timeout)
+            .sqlx_logging(false)
+            .map_sqlx_postgres_opts(move |o| {
+                o.application_name("retold").options([("statement_timeout", statement_timeout.as_str())])
+            });
+        let db = Database::connect(options).await?;
+        {
+            let txn = db.begin().await?;
+            txn.execute_raw(stmt("SELECT pg_advisory_xact_lock(?)", [MIGRATION_LOCK.into()])).await?;
+            refuse_newer(&txn, &config.url).await?;
+            Migrator::up(&txn, None).await?;
+            txn.commit().await?;
+        }
+        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(db.clone()));
+        Ok(Self { db, traces, listener: Default::default() })
+    }
+
+    /// Write every search trace handed so far.
+    pub async fn flush_traces(&self) {
+        self.traces.flush().await;
+    }
+
+    /// Write the waiting search traces, then close the pool (the LISTEN connection first: it
+    /// is one of the pool's, and closing waits for every connection to come back).
+    pub async fn close(self) -> Result<(), StoreError> {
+        self.traces.flush().await;
+        drop(self.listener.lock().await.take());
+        self.db.close().await?;
+        Ok(())
+    }
+
+    /// A transaction that changes records: it holds the next change number (and with it the
+    /// write turn) until it commits.
+    pub(crate) async fn begin_change(&self) -> Result<(DatabaseTransaction, i64), StoreError> {
+        let txn = self.db.begin().await?;
+        let row = txn
+            .query_one_raw(stmt("UPDATE change_head SET seq = seq + 1 RETURNING seq", []))
+            .await?
+            .ok_or_else(|| crate::error::corrupt("change_head", "the row is missing"))?;
+        let seq: i64 = row.try_get("", "seq")?;
+        Ok((txn, seq))
+    }
+
+    async fn apply_unit(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>, StoreError> {
+        let (txn, seq) = self.begin_change().await?;
+        for guard in &unit.guards {
+            check_guard(&txn, guard).await?;
+        }
+        for new in unit.entities.iter().filter(|n| n.name_was_unknown) {
+            // The name was unknown when the writer resolved it; if a concurrent write created
+            // it since, fail so the writer resolves again instead of duplicating the entity.
+            let name = new.entity.canonical_name.folded();
+            let taken = txn
+                .query_one_raw(stmt(
+                    "SELECT 1 AS one FROM entities WHERE scope_kind = ? AND scope_id = ? AND status != 'merged' \
+                     AND (name_folded = ? OR id IN (SELECT entity_id FROM entity_aliases WHERE alias_folded = ?))",
+                    [
+                        new.entity.scope.kind().as_str().into(),
+                        new.entity.scope.id().into(),
+                        name.clone().into(),
+                        name.into(),
+                    ],
+                ))
+                .await?;
+            if taken.is_some() {
+                return Err(StoreError::Contended(format!(
+                    "an entity named {:?} was created concurrently in {}",
+                    new.entity.canonical_name.as_str(),
+                    new.entity.scope
+                )));
+            }
+        }
+        for new in &unit.entities {
+            crate::entities::insert_entity(&txn, &new.entity, &new.aliases).await?;
+        }
+        let mut inserted = Vec::with_capacity(unit.inserts.len());
+        let mut changed: BTreeSet<String> = BTreeSet::new();
+        for record in &unit.inserts {
+            let placeholders = vec!["?"; 21].join(", ");
+            let row = txn
+                .query_one_raw(stmt(
+                    &format!("INSERT INTO records ({RECORD_COLUMNS}) VALUES ({placeholders}) RETURNING key"),
+                    record_values(record),
+                ))
+                .await
+                .map_err(|e| duplicate_or(e, || format!("record {} already exists", record.id)))?
+                .ok_or_else(|| crate::error::corrupt("records", "an insert returned no key"))?;
+            inserted.push(EligibleRecord { key: convert::record_key(&row)?, id: record.id.clone() });
+            changed.insert(record.id.to_string());
+        }
+        for update in &unit.updates {
+            apply_update(&txn, update).await?;
+            changed.insert(update.record.id.to_string());
+        }
+        for link in &unit.links {
+            insert_link(&txn, link).await?;
+        }
+        // Lexical rows after the links, so the denormalised aliases are complete.
+        for record in &unit.inserts {
+            if record.status.keeps_indexes() {
+                txn.execute_raw(stmt(
+                    &format!(
+                        "INSERT INTO records_fts (key, record_id, content, subject, aliases) \
+                         SELECT r.key, r.id, r.content, coalesce(r.subject, ''), {} FROM records r WHERE r.id = ?",
+                        aliases_of("r.id")
+                    ),
+                    [record.id.as_str().into()],
+                ))
+                .await?;
+            }
+        }
+        for row in &unit.embeddings {
+            insert_embedding(&txn, row).await?;
+            changed.insert(row.record_id.to_string());
+        }
+        for conflict in &unit.conflicts {
+            txn.execute_raw(stmt(
+                "INSERT INTO record_conflicts (record_id, conflicting_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [conflict.record_id.as_str().into(), conflict.conflicting_id.as_str().into()],
+            ))
+            .await?;
+            changed.insert(conflict.conflicting_id.to_string());
+        }
+        for event in &unit.events {
+            insert_event(&txn, event).await?;
+        }
+        if let Some(receipt) = &unit.receipt {
+            crate::receipts::insert_receipt(&txn, receipt).await?;
+        }
+        record_change(&txn, seq, changed.iter().map(String::as_str)).await?;
+        txn.commit().await?;
+        Ok(inserted)
+    }
+
+    pub(crate) async fn select_keyed(
+        &self,
+        where_sql: &str,
+        values: Vec<Value>,
+    ) -> Result<Vec<KeyedRecord>, StoreError> {
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+                values,
+            ))
+            .await?;
+        rows.iter()
+            .map(|row| {
+                Ok(KeyedRecord { key: convert::record_key(row)?, record: convert::record_from_row(row)? })
+            })
+            .collect()
+    }
+
+    /// Audit events matching `where_sql` (one placeholder, bound to `value`), oldest first.
+    pub(crate) async fn select_events(
+        &self,
+        where_sql: &str,
+        value: &str,
+    ) -> Result<Vec<AuditEvent>, StoreError> {
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT id, at, kind, record_id, actor, details FROM events WHERE {where_sql} ORDER BY seq"
+                ),
+                [value.into()],
+            ))
+            .await?;
+        rows.iter().map(convert::event_from_row).collect()
+    }
+
+    async fn select_records(
+        &self,
+        where_sql: &str,
+        values: Vec<Value>,
+    ) -> Result<Vec<MemoryRecord>, StoreError> {
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+                values,
+            ))
+            .await?;
+        rows.iter().map(convert::record_from_row).collect()
+    }
+}
+
+/// Record change `seq` (the records whose ids are `ids`) and notify the replicas; the
+/// notification is delivered when the transaction commits.
+pub(crate) async fn record_change(
+    txn: &DatabaseTransaction,
+    seq: i64,
+    ids: impl IntoIterator<Item = &str>,
+) -> Result<(), StoreError> {
+    let ids: Vec<&str> = ids.into_iter().collect();
+    txn.execute_raw(stmt(
+        "INSERT INTO record_changes (seq, at, keys) \
+         SELECT ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, \
+                coalesce(string_agg(key::text, ',' ORDER BY key), '') \
+         FROM records WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb))",
+        [seq.into(), serde_json::Value::from(ids).to_string().into()],
+    ))
+    .await?;
+    txn.execute_raw(stmt("SELECT pg_notify(?, ?)", [CHANGE_CHANNEL.into(), seq.to_string().into()])).await?;
+    Ok(())
+}
+
+/// Fail with `Contended` when the active records of a key moved on.
+async fn check_guard(txn: &DatabaseTransaction, guard: &retold_domain::KeyGuard) -> Result<(), StoreError> {
+    let rows = txn
+        .query_all_raw(stmt(
+            "SELECT id FROM records WHERE scope_kind = ? AND scope_id = ? AND subject_entity_id = ? AND attribute = ? \
+             AND status IN ('provisional', 'confirmed') ORDER BY id",
+            [
+                guard.scope.kind().as_str().into(),
+                guard.scope.id().into(),
+                guard.subject_entity_id.as_str().into(),
+                guard.attribute.as_str().into(),
+            ],
+        ))
+        .await?;
+    let actual: Vec<String> = rows.iter().map(|r| r.try_get::<String>("", "id")).collect::<Result<_, _>>()?;
+    let expected: Vec<&str> = guard.expected.iter().map(RecordId::as_str).collect();
+    if actual != expected {
+        return Err(StoreError::Contended(format!(
+            "the current fact {}/{} in {} changed concurrently",
+            guard.subject_entity_id, guard.attribute, guard.scope
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse a database that records migrations this binary does not know.
+async fn refuse_newer(db: &DatabaseTransaction, url: &str) -> Result<(), StoreError> {
+    let exists = db
+        .query_one_raw(stmt("SELECT to_regclass('seaql_migrations') IS NOT NULL AS present", []))
+        .await?
+        .map(|row| row.try_get::<bool>("", "present"))
+        .transpose()?
+        .unwrap_or(false);
+    if !exists {
+        return Ok(());
+    }
+    let known: HashSet<String> = Migrator::migrations().iter().map(|m| m.name().to_owned()).collect();
+    let rows = db.query_all_raw(stmt("SELECT version FROM seaql_migrations", [])).await?;
+    let mut unknown = Vec::new();
+    for row in rows {
+        let version: String = row.try_get("", "version")?;
+        if !known.contains(&version) {
+            unknown.push(version);
+        }
+    }
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(StoreError::NewerDatabase { path: redact_password(url), unknown })
+    }
+}
+
+/// The URL without its password, for messages.
+pub(crate) fn redact_password(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or("");
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_owned(),
+    }
+}
+
+/// SQL for the denormalised alias text of the record whose id is `record_id_sql`:
+/// canonical names and aliases of every linked entity.
+pub(crate) fn aliases_of(record_id_sql: &str) -> String {
+    format!(
+        "(SELECT coalesce(string_agg(name, ' | '), '') FROM ( \
+            SELECT e.canonical_name AS name FROM record_entities l JOIN entities e ON e.id = l.entity_id \
+              WHERE l.record_id = {record_id_sql} \
+            UNION ALL \
+            SELECT a.alias AS name FROM record_entities l JOIN entity_aliases a ON a.entity_id = l.entity_id \
+              WHERE l.record_id = {record_id_sql}) names)"
+    )
+}
+
+pub(crate) fn duplicate_or(error: sea_orm::DbErr, message: impl FnOnce() -> String) -> StoreError {
+    match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate(message()),
+        _ => StoreError::Db(error),
+    }
+}
+
+pub(crate) async fn apply_update(
+    txn: &DatabaseTransaction,
+    update: &retold_domain::RecordUpdate,
+) -> Result<(), StoreError> {
+    let r = &update.record;
+    if r.version != update.expected_version + 1 {
+        return Err(StoreError::Corrupt {
+            table: "records",
+            reason: format!("update of {} must carry version {}", r.id, update.expected_version + 1),
+        });
+    }
+    let tags: Vec<&str> = r.tags.iter().map(|t| t.as_str()).collect();
+    let subject = r.key.as_ref().map(|k| k.subject_entity_id.as_str().to_owned());
+    let attribute = r.key.as_ref().map(|k| k.attribute.as_str().to_owned());
+    // The row lock taken here holds until commit, so a second writer's version check waits.
+    let old = txn
+        .query_one_raw(stmt(
+            "SELECT key, subject_entity_id, attribute FROM records WHERE id = ? AND version = ? FOR UPDATE",
+            [r.id.as_str().into(), i64::from(update.expected_version).into()],
+        ))
+        .await?;
+    let Some(old) = old else {
+        let exists = txn
+            .query_one_raw(stmt("SELECT 1 AS one FROM records WHERE id = ?", [r.id.as_str().into()]))
+            .await?;
+        return Err(match exists {
+            Some(_) => StoreError::StaleVersion { id: r.id.to_string(), expected: update.expected_version },
+            None => StoreError::NotFound { what: "record", id: r.id.to_string() },
+        });
+    };
+    let key: i64 = old.try_get("", "key")?;
+    let key_changed = old.try_get::<Option<String>>("", "subject_entity_id")? != subject
+        || old.try_get::<Option<String>>("", "attribute")? != attribute;
+    txn.execute_raw(stmt(
+        "UPDATE records SET version = ?, status = ?, confidence = ?, expires_at = ?, event_at = ?, \
+         reinforcements = ?, last_reinforced_at = ?, tags = ?, subject_entity_id = ?, attribute = ?, \
+         supersedes_id = ? WHERE key = ?",
+        [
+            i64::from(r.version).into(),
+            r.status.as_str().into(),
+            r.confidence.get().into(),
+            r.expires_at.map(millis).into(),
+            r.event_at.map(millis).into(),
+            i64::from(r.reinforcements).into(),
+            r.last_reinforced_at.map(millis).into(),
+            serde_json::to_string(&tags).expect("strings serialise").into(),
+            subject.into(),
+            attribute.into(),
+            r.supersedes_id.as_ref().map(|s| s.as_str().to_owned()).into(),
+            key.into(),
+        ],
+    ))
+    .await?;
+    if !r.status.keeps_indexes() {
+        txn.execute_raw(stmt("DELETE FROM records_fts WHERE key = ?", [key.into()])).await?;
+    } else if key_changed {
+        txn.execute_raw(stmt(
+            "UPDATE records_fts SET subject = (SELECT coalesce(subject, '') FROM records WHERE key = ?) \
+             WHERE key = ?",
+            [key.into(), key.into()],
+        ))
+        .await?;
+    }
+    Ok(())
+}
+
+async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        "INSERT INTO record_entities (record_id, entity_id, role) VALUES (?, ?, ?)",
+        [link.record_id.as_str().into(), link.entity_id.as_str().into(), link.role.as_str().into()],
+    ))
+    .await?;
+    Ok(())
+}
+
+async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
+    if row.vector.len() != row.dims as usize {
+        return Err(StoreError::Corrupt {
+            table: "embeddings",
+            reason: format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
+        });
+    }
+    txn.execute_raw(stmt(
+        "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?) \
+         ON CONFLICT (record_key) DO UPDATE SET model = excluded.model, version = excluded.version, \
+           dims = excluded.dims, vector = excluded.vector",
+        [
+            row.record_id.as_str().into(),
+            row.record_id.as_str().into(),
+            row.model.as_str().into(),
+            i64::from(row.version).into(),
+            i64::from(row.dims).into(),
+            convert::vector_to_blob(&row.vector).into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+pub(crate) async fn insert_event(txn: &DatabaseTransaction, event: &AuditEvent) -> Result<(), StoreError> {
+    txn.execute_raw(stmt(
+        "INSERT INTO events (id, at, kind, record_id, actor, details) VALUES (?, ?, ?, ?, ?, ?)",
+        [
+            event.id.as_str().into(),
+            millis(event.at).into(),
+            event.kind.as_str().into(),
+            event.record_id.as_ref().map(|r| r.as_str().to_owned()).into(),
+            event.actor.as_ref().map(|a| a.as_str().to_owned()).into(),
+            convert::event_details(event).into(),
+        ],
+    ))
+    .await
+    .map_err(|e| duplicate_or(e, || format!("event {} already exists", event.id)))?;
+    Ok(())
+}
+
+/// `(scope_kind = ? AND scope_id = ?) OR …` for a scope list; `false` when empty.
+pub(crate) fn scope_clause(scopes: &[Scope], values: &mut Vec<Value>) -> String {
+    if scopes.is_empty() {
+        return "false".to_owned();
+    }
+    let parts: Vec<&str> = scopes
+        .iter()
+        .map(|s| {
+            values.push(s.kind().as_str().into());
+            values.push(s.id().into());
+            "(scope_kind = ? AND scope_id = ?)"
+        })
+        .collect();
+    format!("({})", parts.join(" OR "))
+}
+
+/// A JSON array of ids, for `IN (SELECT jsonb_array_elements_text(?::jsonb))`.
+pub(crate) fn json_ids(ids: &[RecordId]) -> Value {
+    serde_json::Value::from(ids.iter().map(RecordId::as_str).collect::<Vec<_>>()).to_string().into()
+}
+
+/// A PostgreSQL array literal of keys, for `= ANY(?::bigint[])`.
+pub(crate) fn key_array(keys: impl IntoIterator<Item = RecordKey>) -> Value {
+    let keys: Vec<String> = keys.into_iter().map(|k| k.0.to_string()).collect();
+    format!("{{{}}}", keys.join(",")).into()
+}
+
+pub(crate) fn record_id_of(
+    row: &sea_orm::QueryResult,
+    column: &str,
+    table: &'static str,
+) -> Result<RecordId, StoreError> {
+    let id: String = row.try_get("", column)?;
+    RecordId::new(id).map_err(|e| crate::error::corrupt(table, e))
+}
+
+#[async_trait]
+impl RecordWriter for PostgresStore {
+    async fn apply(&self, unit: WriteUnit) -> DomainResult<Vec<EligibleRecord>> {
+        Ok(self.apply_unit(unit).await?)
+    }
+}
+
+#[async_trait]
+impl RecordReader for PostgresStore {
+    async fn get(&self, id: &RecordId) -> DomainResult<Option<MemoryRecord>> {
+        Ok(self.select_records("id = ?", vec![id.as_str().into()]).await?.pop())
+    }
+
+    async fn get_many(&self, ids: &[RecordId]) -> DomainResult<Vec<MemoryRecord>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        Ok(self
+            .select_records("id IN (SELECT jsonb_array_elements_text(?::jsonb))", vec![json_ids(ids)])
+            .await?)
+    }
+
+    async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {
+        let row = self
+            .db
+            .query_one_raw(stmt("SELECT key FROM records WHERE id = ?", [id.as_str().into()]))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(convert::record_key).transpose()?)
+    }
+}
+
+#[async_trait]
+impl EligibilityIndex for PostgresStore {
+    async fn eligible(&self, filter: &EligibilityFilter) -> DomainResult<Vec<EligibleRecord>> {
+        if filter.scopes.is_empty() || filter.statuses.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut values = Vec::new();
+        let mut sql =
+            format!("SELECT key, id FROM records WHERE {}", scope_clause(&filter.scopes, &mut values));
+        let statuses: Vec<&str> = filter.statuses.iter().map(|s| s.as_str()).collect();
+        sql.push_str(&format!(" AND status IN ({})", vec!["?"; statuses.len()].join(", ")));
+        values.extend(statuses.into_iter().map(Value::from));
+        sql.push_str(" AND (expires_at IS NULL OR expires_at > ?)");
+        values.push(millis(filter.now).into());
+        if let Some(types) = &filter.types {
+            if types.is_empty() {
+                return Ok(Vec::new());
+            }
+            sql.push_str(&format!(" AND type IN ({})", vec!["?"; types.len()].join(", ")));
+            values.extend(types.iter().map(|t| Value::from(t.as_str())));
+        }
+        if let Some(from) = filter.event_from {
+            sql.push_str(" AND event_at >= ?");
+            values.push(millis(from).into());
+        }
+        if let Some(to) = filter.event_to {
+            sql.push_str(" AND event_at < ?");
+            values.push(millis(to).into());
+        }
+        if !filter.include_conflicts {
+            // Seed section 7: a provisional record on the lower-trust side of a conflict is
+            // for inspection, not a normal result.
+            sql.push_str(
+                " AND (status != 'provisional' OR NOT EXISTS \
+                 (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id))",
+            );
+        }
+        let rows = self
+            .db
+            .query_all_raw(stmt(&format!("{sql} ORDER BY key"), values))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                Ok(EligibleRecord { key: convert::record_key(row)?, id: record_id_of(row, "id", "records")? })
+            })
+            .collect::<Result<_, StoreError>>()?)
+    }
+}
+
+#[async_trait]
+impl CurrentFacts for PostgresStore {
+    async fn active_by_key(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        attribute: &str,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into(), attribute.into()];
+        let scopes = scope_clause(scopes, &mut values);
+        Ok(self
+            .select_keyed(
+                &format!(
+                    "subject_entity_id = ? AND attribute = ? AND {scopes} \
+                     AND status IN ('provisional', 'confirmed') ORDER BY key"
+                ),
+                values,
+            )
+            .await?)
+    }
+
+    async fn active_by_subject(
+        &self,
+        scopes: &[Scope],
+        subject_entity_id: &EntityId,
+        limit: usize,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into()];
+        let scopes = scope_clause(scopes, &mut values);
+        values.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        Ok(self
+            .select_keyed(
+                &format!(
+                    "subject_entity_id = ? AND {scopes} AND status IN ('provisional', 'confirmed') \
+                     ORDER BY key DESC LIMIT ?"
+                ),
+                values,
+            )
+            .await?)
+    }
+
+    async fn by_subject(
+        &self,
+        scopes: Option<&[Scope]>,
+        subject_entity_id: &EntityId,
+    ) -> DomainResult<Vec<KeyedRecord>> {
+        let mut values = vec![subject_entity_id.as_str().into()];
+        let scopes = scopes.map_or_else(|| "true".to_owned(), |s| scope_clause(s, &mut values));
+        Ok(self.select_keyed(&format!("subject_entity_id = ? AND {scopes} ORDER BY key"), values).await?)
+    }
+}
+
+#[async_trait]
+impl RecordGraph for PostgresStore {
+    async fn links_of(&self, ids: &[RecordId]) -> DomainResult<Vec<RecordEntityLink>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "SELECT record_id, entity_id, role FROM record_entities \
+                 WHERE record_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY record_id, role, entity_id",
+                [json_ids(ids)],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows.iter().map(convert::link_from_row).collect::<Result<_, _>>()?)
+    }
+
+    async fn linked_records(&self, entities: &[EntityId]) -> DomainResult<Vec<LinkedRecord>> {
+        if entities.is_empty() {
+            return Ok(Vec::new());
+        }
+        let json =
+            serde_json::Value::from(entities.iter().map(EntityId::as_str).collect::<Vec<_>>()).to_string();
+        // Links of records a merge left on the merged entity (records its caller could not
+        // write) still reach the survivor, reported under the survivor's id.
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "WITH RECURSIVE m(id, root) AS ( \
+                   SELECT value, value FROM jsonb_array_elements_text(?::jsonb) \
+                   UNION SELECT e.id, m.root FROM entities e JOIN m ON e.merged_into = m.id) \
+                 SELECT r.key AS key, l.record_id AS record_id, m.root AS entity_id, min(l.role) AS role \
+                 FROM record_entities l JOIN m ON l.entity_id = m.id JOIN records r ON r.id = l.record_id \
+                 GROUP BY r.key, l.record_id, m.root ORDER BY r.key, m.root",
+                [json.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                let link = convert::link_from_row(row)?;
+                Ok(LinkedRecord {
+                    key: convert::record_key(row)?,
+                    record_id: link.record_id,
+                    entity_id: link.entity_id,
+                    role: link.role,
+                })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+
+    async fn successors(&self, ids: &[RecordId]) -> DomainResult<Vec<(RecordId, RecordId)>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "SELECT id, supersedes_id FROM records \
+                 WHERE supersedes_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY key",
+                [json_ids(ids)],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                Ok((record_id_of(row, "id", "records")?, record_id_of(row, "supersedes_id", "records")?))
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+
+    async fn conflicts_of(&self, ids: &[RecordId]) -> DomainResult<Vec<ConflictLink>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "WITH wanted AS (SELECT jsonb_array_elements_text(?::jsonb) AS id) \
+                 SELECT record_id, conflicting_id FROM record_conflicts \
+                 WHERE record_id IN (SELECT id FROM wanted) OR conflicting_id IN (SELECT id FROM wanted) \
+                 ORDER BY record_id, conflicting_id",
+                [json_ids(ids)],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter()
+            .map(|row| {
+                Ok(ConflictLink {
+                    record_id: record_id_of(row, "record_id", "record_conflicts")?,
+                    conflicting_id: record_id_of(row, "conflicting_id", "record_conflicts")?,
+                })
+            })
+            .collect::<Result<_, StoreError>>()
+            .map_err(Into::into)
+    }
+}
+
+#[async_trait]
+impl AuditLog for PostgresStore {
+    async fn append(&self, events: Vec<AuditEvent>) -> DomainResult<()> {
+        let txn = self.db.begin().await.map_err(StoreError::from)?;
+        for event in &events {
+            insert_event(&txn, event).await?;
+        }
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn record_events(&self, id: &RecordId) -> DomainResult<Vec<AuditEvent>> {
+        Ok(self.select_events("record_id = ?", id.as_str()).await?)
+    }
+
+    async fn session_events(&self, id: &retold_domain::SessionId) -> DomainResult<Vec<AuditEvent>> {
+        Ok(self.select_events("((details::jsonb) ->> 'session_id') = ?", id.as_str()).await?)
+    }
+}
+
+/// The eligibility row of `records` (aliased `records`) as one `|`-separated line; ids,
+/// scopes, statuses and types never contain `|` or a newline.
+pub(crate) const ELIGIBILITY_LINE: &str = "concat_ws('|', key, id, scope_kind, scope_id, status, type, \
+     coalesce(expires_at::text, ''), coalesce(event_at::text, ''), version, \
+     CASE WHEN EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) THEN 1 ELSE 0 END)";
+
+#[async_trait]
+impl EligibilitySource for PostgresStore {
+    async fn eligibility_rows(&self) -> DomainResult<Vec<EligibilityRow>> {
+        // One packed row: through the driver each row costs microseconds.
+        let row = self
+            .db
+            .query_one_raw(stmt(
+                &format!(
+                    "SELECT coalesce(string_agg({ELIGIBILITY_LINE}, chr(10) ORDER BY key), '') AS packed FROM records"
+                ),
+                [],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        let packed: String = match row {
+            Some(row) => row.try_get("", "packed").map_err(StoreError::from)?,
+            None => String::new(),
+        };
+        packed.lines().map(|line| convert::parse_eligibility_row(line).map_err(Into::into)).collect()
+    }
+}
+
+/// The live vectors of one model, for the boot scan and the replicas' refresh.
+pub(crate) const LIVE_EMBEDDINGS: &str = "SELECT e.record_key, e.record_id, e.vector FROM embeddings e \
+     JOIN records r ON r.key = e.record_key \
+     WHERE r.status != 'deleted' AND r.erased_at IS NULL AND e.model = ? AND e.version = ? AND e.dims = ?";
+
+/// [`LIVE_EMBEDDINGS`] in key order, numbered for sqlx (which takes only literal SQL).
+const BOOT_SCAN: &str = "SELECT e.record_key, e.record_id, e.vector FROM embeddings e \
+     JOIN records r ON r.key = e.record_key \
+     WHERE r.status != 'deleted' AND r.erased_at IS NULL AND e.model = $1 AND e.version = $2 AND e.dims = $3 \
+     ORDER BY e.record_key";
+
+#[async_trait]
+impl EmbeddingSource for PostgresStore {
+    async fn compatible_embeddings(
+        &self,
+        model: &str,
+        version: u32,
+        dims: u32,
+    ) -> DomainResult<EmbeddingScan> {
+        use sea_orm::sqlx::Row;
+        let pool = self.db.get_postgres_connection_pool();
+        let rows = sea_orm::sqlx::query(BOOT_SCAN)
+            .bind(model)
+            .bind(i64::from(version))
+            .bind(i64::from(dims))
+            .fetch_all(pool)
+            .await
+            .map_err(|e| StoreError::Db(sea_orm::DbErr::Custom(e.to_string())))?;
+        let mut scan = EmbeddingScan { dims, ..EmbeddingScan::default() };
+        scan.keys.reserve(rows.len());
+        scan.ids.reserve(rows.len());
+        scan.vectors.reserve(rows.len() * dims as usize);
+        for row in &rows {
+            let key: i64 = row.get(0);
+            let id: String = row.get(1);
+            let blob: &[u8] = row.get(2);
+            convert::push_vector(&mut scan, key, id, blob)?;
+        }
+        let other = self
+            .db
+            .query_one_raw(stmt(
+                "SELECT count(*) AS n FROM embeddings e JOIN records r ON r.key = e.record_key \
+                 WHERE r.status != 'deleted' AND r.erased_at IS NULL AND NOT (e.model = ? AND e.version = ? AND e.dims = ?)",
+                [model.into(), i64::from(version).into(), i64::from(dims).into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .map(|row| row.try_get::<i64>("", "n"))
+            .transpose()
+            .map_err(StoreError::from)?
+            .unwrap_or(0);
+        scan.incompatible = u64::try_from(other).unwrap_or(0);
+        Ok(scan)
+    }
+}

@@ -1,0 +1,266 @@
+//! What holds on PostgreSQL beyond the shared contract: two stores with their own pools on one
+//! database (as two replicas are) racing for the same current fact and the same extraction
+//! claim, the change feed another replica follows, the newer-database refusal, and the
+//! append-only audit trail.
+
+use std::time::{Duration, Instant};
+
+use retold_domain::{
+    ChangeFeed, ClaimTerms, DomainError, EmbeddingModelInfo, EmbeddingRow, Entity, EntityId, EntityKind,
+    EntityStatus, ExtractionClaim, FactKey, KeyGuard, Name, NewEntity, RecordId, Scope, Session, SessionId,
+    Status, WriteUnit,
+};
+use retold_store_postgres::{PostgresConfig, PostgresStore, StoreError};
+use retold_test_kit::contract::fixtures::{event, record, t};
+use retold_test_kit::prelude::*;
+
+use crate::open;
+
+/// A second store on the fixture's database, with its own pool (another replica).
+async fn second(url: &str) -> PostgresStore {
+    PostgresStore::open(&PostgresConfig::new(url)).await.unwrap()
+}
+
+fn model() -> EmbeddingModelInfo {
+    EmbeddingModelInfo { name: "test-model".to_owned(), version: 1, dims: 3 }
+}
+
+/// A unit creating record `n` as the current fact `aditya/editor`, decided against no
+/// active record (the guard), with the subject entity created alongside when asked.
+fn fact_unit(n: u32, with_entity: bool) -> WriteUnit {
+    let subject = EntityId::new("ent_aditya").unwrap();
+    let mut r = record(n, "user:aditya", &format!("Aditya's editor is number {n}"));
+    r.key = Some(FactKey::new(subject.clone(), retold_domain::Attribute::new("editor").unwrap()));
+    let entities = if with_entity {
+        vec![NewEntity {
+            entity: Entity {
+                id: subject.clone(),
+                kind: EntityKind::Person,
+                canonical_name: Name::new("Aditya").unwrap(),
+                scope: Scope::parse("user:aditya").unwrap(),
+                status: EntityStatus::Confirmed,
+                merged_into: None,
+                created_at: t(1),
+            },
+            aliases: Vec::new(),
+            name_was_unknown: false,
+        }]
+    } else {
+        Vec::new()
+    };
+    WriteUnit {
+        guards: vec![KeyGuard {
+            scope: Scope::parse("user:aditya").unwrap(),
+            subject_entity_id: subject,
+            attribute: "editor".to_owned(),
+            expected: Vec::new(),
+        }],
+        entities,
+        events: vec![event("record.created", Some(&r.id))],
+        embeddings: vec![EmbeddingRow {
+            record_id: r.id.clone(),
+            model: "test-model".to_owned(),
+            version: 1,
+            dims: 3,
+            vector: vec![n as f32, 1.0, 0.0],
+        }],
+        inserts: vec![r],
+        ..WriteUnit::default()
+    }
+}
+
+#[tokio::test]
+async fn two_replicas_racing_for_one_current_fact_commit_exactly_one() {
+    let a = open().await;
+    let b = second(&a.url).await;
+    // The subject entity exists; both replicas decided against "no active record".
+    a.store.apply(fact_unit(1, true)).await.unwrap();
+    let first = RecordId::new("mem_0001").unwrap();
+    let mut forget = a.store.get(&first).await.unwrap().unwrap();
+    forget.status = Status::Deleted;
+    forget.version = 2;
+    a.store
+        .apply(WriteUnit {
+            updates: vec![retold_domain::RecordUpdate { record: forget, expected_version: 1 }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    for round in 0..20u32 {
+        let (x, y) = (10 + 2 * round, 11 + 2 * round);
+        let (ra, rb) = tokio::join!(a.store.apply(fact_unit(x, false)), b.apply(fact_unit(y, false)));
+        let won = [&ra, &rb].iter().filter(|r| r.is_ok()).count();
+        assert_eq!(won, 1, "round {round}: exactly one writer commits ({ra:?}, {rb:?})");
+        let lost = if ra.is_err() { ra } else { rb };
+        assert!(matches!(lost, Err(DomainError::Contention(_))), "the other is told to read again: {lost:?}");
+        let active = a
+            .store
+            .active_by_key(
+                &[Scope::parse("user:aditya").unwrap()],
+                &EntityId::new("ent_aditya").unwrap(),
+                "editor",
+            )
+            .await
+            .unwrap();
+        assert_eq!(active.len(), 1, "round {round}: one current fact");
+        // Retire it so the next round races again from "no active record".
+        let mut done = active[0].record.clone();
+        done.status = Status::Superseded;
+        done.version += 1;
+        a.store
+            .apply(WriteUnit {
+                updates: vec![retold_domain::RecordUpdate {
+                    expected_version: done.version - 1,
+                    record: done,
+                }],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+}
+
+#[tokio::test]
+async fn two_replicas_claiming_one_session_get_it_once() {
+    let a = open().await;
+    let b = second(&a.url).await;
+    let terms = ClaimTerms { at: t(5), lapsed_before: t(4), max_attempts: 3 };
+    for n in 0..20 {
+        let id = SessionId::new(format!("sess_race_{n}")).unwrap();
+        a.store
+            .start_session(
+                Session {
+                    id: id.clone(),
+                    agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+                    user_id: retold_domain::UserId::new("aditya").unwrap(),
+                    project_id: None,
+                    started_at: t(1),
+                    ended_at: None,
+                },
+                event("session.started", None),
+            )
+            .await
+            .unwrap();
+        a.store.end_session(&id, t(2), true, event("session.ended", None)).await.unwrap();
+        let (ca, cb) = tokio::join!(
+            a.store.claim_extraction(&id, "replica-a", terms),
+            b.claim_extraction(&id, "replica-b", terms)
+        );
+        let claimed = [ca.unwrap(), cb.unwrap()]
+            .iter()
+            .filter(|c| matches!(c, ExtractionClaim::Claimed { .. }))
+            .count();
+        assert_eq!(claimed, 1, "session {n}: one replica runs its extraction");
+    }
+}
+
+#[tokio::test]
+async fn another_replica_learns_of_a_write_by_notification_and_reads_its_row_and_vector() {
+    let a = open().await;
+    let b = second(&a.url).await;
+    let head = b.change_head().await.unwrap();
+    // B waits for a notification before A writes.
+    let waiter = {
+        let b = b.clone();
+        tokio::spawn(async move {
+            let started = Instant::now();
+            b.wait_for_change(Duration::from_secs(20)).await.unwrap();
+            started.elapsed()
+        })
+    };
+    // Let B's LISTEN start before the write.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.store.apply(fact_unit(1, true)).await.unwrap();
+    let waited = waiter.await.unwrap();
+    assert!(waited < Duration::from_secs(10), "woken by the notification, not the timeout ({waited:?})");
+    let batch = b.changes_since(head, 100).await.unwrap();
+    assert_eq!(batch.keys.len(), 1, "{batch:?}");
+    assert!(!batch.more);
+    let current = b.current(&batch.keys, &model()).await.unwrap();
+    assert_eq!(current.len(), 1);
+    assert_eq!(current[0].row.id.as_str(), "mem_0001");
+    assert_eq!(current[0].row.status, Status::Confirmed);
+    assert_eq!(current[0].vector.as_deref(), Some(&[1.0, 1.0, 0.0][..]));
+    // A vector of another model is not served.
+    let other = EmbeddingModelInfo { name: "other".to_owned(), ..model() };
+    assert_eq!(b.current(&batch.keys, &other).await.unwrap()[0].vector, None);
+    // Nothing after the last change; numbers have no gaps.
+    assert_eq!(b.changes_since(batch.last, 100).await.unwrap().keys, Vec::new());
+    assert_eq!(batch.last, head + 1, "one unit, one change: {batch:?}");
+}
+
+#[tokio::test]
+async fn a_replica_that_missed_notifications_catches_up_from_the_change_table_in_order() {
+    let a = open().await;
+    let b = second(&a.url).await;
+    for n in 1..=30 {
+        let r = record(n, "user:aditya", &format!("note {n}"));
+        let id = r.id.clone();
+        a.store
+            .apply(WriteUnit {
+                inserts: vec![r],
+                events: vec![event("record.created", Some(&id))],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    let mut after = 0;
+    let mut keys = Vec::new();
+    loop {
+        let batch = b.changes_since(after, 7).await.unwrap();
+        keys.extend(batch.keys);
+        after = batch.last;
+        if !batch.more {
+            break;
+        }
+    }
+    assert_eq!(keys.len(), 30, "every change, in batches of 7");
+    assert!(keys.is_sorted());
+    assert_eq!(after, b.change_head().await.unwrap());
+}
+
+#[tokio::test]
+async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
+    let fixture = open().await;
+    let url = fixture.url.clone();
+    fixture.store.close().await.unwrap();
+    let output = std::process::Command::new("psql")
+        .args([url.as_str(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c"])
+        .arg("INSERT INTO seaql_migrations (version, applied_at) VALUES ('m29990101_000001_future', 0)")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    match PostgresStore::open(&PostgresConfig::new(url)).await {
+        Err(StoreError::NewerDatabase { unknown, path }) => {
+            assert_eq!(unknown, vec!["m29990101_000001_future".to_owned()]);
+            assert!(!path.contains("password"));
+        }
+        other => panic!("expected NewerDatabase, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn audit_events_cannot_be_changed_or_deleted() {
+    let fixture = open().await;
+    let r = record(1, "user:aditya", "a note");
+    let id = r.id.clone();
+    fixture
+        .store
+        .apply(WriteUnit {
+            inserts: vec![r],
+            events: vec![event("record.created", Some(&id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    for sql in ["UPDATE events SET kind = 'record.deleted'", "DELETE FROM events"] {
+        let output = std::process::Command::new("psql")
+            .args([fixture.url.as_str(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{sql} must fail");
+        assert!(String::from_utf8_lossy(&output.stderr).contains("append-only"));
+    }
+    assert_eq!(fixture.store.record_events(&id).await.unwrap().len(), 1);
+}
