@@ -195,7 +195,30 @@ fn release_eval(command: &str, args: &[String]) -> Result<()> {
     }
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
     cargo_args.extend(args.iter().map(String::as_str));
-    cargo(&cargo_args)
+    let on_postgres = args.windows(2).any(|w| w[0] == "--store" && w[1] == "postgres")
+        || (command == "bench" && args.first().is_some_and(|a| a == "stores"));
+    if !on_postgres {
+        return cargo(&cargo_args);
+    }
+    // PostgreSQL runs get a private server for the run (stopped afterwards).
+    let url = postgres::start()?;
+    let ran = {
+        let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        eprintln!("$ cargo {}", cargo_args.join(" "));
+        Command::new(cargo_bin)
+            .args(&cargo_args)
+            .current_dir(workspace_root())
+            .env(retold_provision::TEST_POSTGRES_URL, &url)
+            .status()
+            .context("running retold-eval")
+    };
+    let stopped = postgres::stop();
+    let ran = ran?;
+    stopped?;
+    if !ran.success() {
+        bail!("retold-eval {command} failed ({ran})");
+    }
+    Ok(())
 }
 
 /// `cargo xtask clients`: regenerate the typed clients from `docs/openapi.json` (run

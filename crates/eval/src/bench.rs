@@ -56,11 +56,11 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
             "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
-            "index" | "store" | "pipeline" | "http" | "ops" if parsed.what.is_empty() => {
+            "index" | "store" | "stores" | "pipeline" | "http" | "ops" if parsed.what.is_empty() => {
                 parsed.what = arg.clone()
             }
             other => bail!(
-                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|http|ops] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
+                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|stores|http|ops] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
             ),
         }
     }
@@ -76,6 +76,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let report = match args.what.as_str() {
         "index" => runtime.block_on(bench_index(&args))?,
         "store" => runtime.block_on(bench_store())?,
+        "stores" => runtime.block_on(crate::bench_pipeline::stores(
+            args.sizes.clone().unwrap_or_else(|| vec![10_000, 50_000]),
+        ))?,
         "ops" => {
             let sizes = args.sizes.clone().unwrap_or_else(|| vec![10_000, 50_000]);
             runtime.block_on(crate::bench_pipeline::ops(sizes[0], *sizes.get(1).unwrap_or(&sizes[0])))?

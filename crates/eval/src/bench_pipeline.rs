@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use async_trait::async_trait;
 use retold_domain::chrono::Utc;
-use retold_domain::{Embedder, EmbeddingModelInfo, Scope, SearchLogStore};
+use retold_domain::{Embedder, EmbeddingModelInfo, Scope};
 use retold_index::ExactIndex;
 use retold_retrieve::SearchRequest;
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -135,7 +135,8 @@ async fn searches(
         let response = w.retriever.search(who, &SearchRequest::new(q.clone())).await?;
         let took = t.elapsed();
         eligible = response.eligible_count;
-        let (_, _, trace) = w.store.trace(&response.search_id).await?.context("trace written")?;
+        let (_, _, trace) =
+            w.store.stores().search_log.trace(&response.search_id).await?.context("trace written")?;
         let trace: Value = serde_json::from_str(&trace)?;
         // The first five warm the caches and the allocator; they are not counted.
         if i >= 5 {
@@ -267,7 +268,7 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
                 can_write: true,
             };
             let event = retold_test_kit::host_event("grant.created");
-            retold_domain::GrantStore::put_grant(&w.store, grant, event).await?;
+            w.store.stores().grants.put_grant(grant, event).await?;
         }
         let mut writes = Vec::with_capacity(n);
         let started = Instant::now();
@@ -701,4 +702,137 @@ async fn reembed(data: &std::path::Path, n: usize, settings: &retold_http::Setti
     Ok(json!({"operation": "reembed", "records": n, "seconds": (through_service * 100.0).round() / 100.0,
         "records_per_s": per_s.round(), "raw_seconds": (raw * 100.0).round() / 100.0,
         "raw_per_s": raw_per_s.round(), "ratio_to_raw": (per_s / raw_per_s * 100.0).round() / 100.0}))
+}
+
+/// `cargo xtask bench stores [--n 10000,50000]`: the same write path and search pipeline on
+/// SQLite and on PostgreSQL, side by side in one run (writes through the ingestor with fixed
+/// vectors, searches with a real query embedding, 10% of the records eligible), and the
+/// propagation delay of a write on one PostgreSQL replica to another's vector index.
+pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
+    use crate::eval::{StoreKind, world_on};
+    let cached = crate::eval::embedder()?;
+    let model = cached.model();
+    let dims = model.info().dims as usize;
+    let visible = Scope::parse("project:bench")?;
+    let hidden = Scope::parse("project:hidden")?;
+    let queries: Vec<String> =
+        (0..60).map(|i| format!("what happened with {} ({i})?", TOPICS[i % TOPICS.len()])).collect();
+    let mut out = BTreeMap::new();
+    let mut rows = Vec::new();
+    for &n in &sizes {
+        let records: HashMap<String, Vec<f32>> =
+            (0..n).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+        let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
+        for kind in [StoreKind::Sqlite, StoreKind::Postgres] {
+            let w = world_on(kind, embedder.clone(), &visible, Utc::now()).await?;
+            let everyone = retold_domain::Principal::new(
+                retold_domain::AgentId::new("bench-all")?,
+                retold_domain::UserId::new("eval-user")?,
+            );
+            for (i, scope) in [&visible, &hidden].into_iter().enumerate() {
+                let grant = retold_domain::Grant {
+                    id: retold_domain::GrantId::new(format!("grt_all{i}"))?,
+                    agent_id: everyone.agent_id.clone(),
+                    scope: scope.clone(),
+                    can_read: true,
+                    can_write: true,
+                };
+                w.store
+                    .stores()
+                    .grants
+                    .put_grant(grant, retold_test_kit::host_event("grant.created"))
+                    .await?;
+            }
+            let mut writes = Vec::with_capacity(n);
+            let started = Instant::now();
+            for i in 0..n {
+                let one = Instant::now();
+                if i % 10 == 0 {
+                    write_turn(&w, &visible, &text(i), None, Utc::now()).await?;
+                } else {
+                    crate::eval::write_turn_as(&w, &everyone, &hidden, &text(i), Utc::now()).await?;
+                }
+                writes.push(one.elapsed());
+                if i % 1000 == 999 {
+                    eprint!("\r  {} ingest {}/{n}", kind.name(), i + 1);
+                }
+            }
+            eprintln!();
+            let per_s = n as f64 / started.elapsed().as_secs_f64();
+            let (full, _, _) = searches(&w, &everyone, &queries).await?;
+            let (tenth, _, tenth_eligible) = searches(&w, &principal(), &queries).await?;
+            anyhow::ensure!(tenth_eligible == n.div_ceil(10), "eligibility {tenth_eligible} of {n}");
+            let (wp, fp, tp) = (pct(writes), pct(full), pct(tenth));
+            rows.push(format!(
+                "| {n} | {} | {:.2} / {:.2} | {per_s:.0} | {:.2} / {:.2} | {:.2} / {:.2} |",
+                kind.name(),
+                wp.0,
+                wp.1,
+                fp.0,
+                fp.1,
+                tp.0,
+                tp.1
+            ));
+            out.insert(
+                format!("{}_{n}", kind.name()),
+                json!({"write_ms": ms(wp), "writes_per_s": per_s, "search_all_ms": ms(fp), "search_tenth_ms": ms(tp)}),
+            );
+            w.store.clone().close().await?;
+        }
+    }
+    println!(
+        "\n| records | store | write p50 / p95 ms | writes/s (one client) | search p50 / p95 ms (all eligible) | search p50 / p95 ms (10% eligible) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for row in &rows {
+        println!("{row}");
+    }
+    let replica = replica_delay(model.clone(), dims).await?;
+    println!(
+        "\nreplica propagation (PostgreSQL): a write acknowledged on A is in B's vector index after p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms ({} writes)",
+        replica["p50"], replica["p95"], replica["max"], replica["writes"]
+    );
+    out.insert("replica_propagation_ms".into(), replica);
+    Ok(json!({"stores": out}))
+}
+
+/// Replica A writes through its ingestor; replica B (its own store, table, index and
+/// follower on the same database) is polled until the record's vector is in its index.
+async fn replica_delay(model: Arc<retold_index::OnnxEmbedder>, dims: usize) -> Result<Value> {
+    use retold_domain::{ChangeFeed, VectorIndex};
+    let url = retold_test_kit::postgres::fresh_database();
+    let writes = 200usize;
+    let records: HashMap<String, Vec<f32>> =
+        (0..writes).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+    let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
+    let scope = Scope::parse("project:bench")?;
+    let a = crate::eval::world_at(Some(url.clone()), embedder, &scope, Utc::now()).await?;
+    let b = Arc::new(
+        retold_store_postgres::PostgresStore::open(&retold_store_postgres::PostgresConfig::new(url)).await?,
+    );
+    let after = b.change_head().await?;
+    let table = Arc::new(retold_index::EligibilityTable::rebuild(b.as_ref()).await?);
+    let index = Arc::new(ExactIndex::new(dims));
+    let follower =
+        retold_index::Follower { feed: b.clone(), table, index: index.clone(), model: model.info().clone() };
+    let stop = tokio_util::sync::CancellationToken::new();
+    let running = tokio::spawn(follower.run(after, Duration::from_secs(1), stop.clone()));
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut delays = Vec::with_capacity(writes);
+    for i in 0..writes {
+        let id = write_turn(&a, &scope, &text(i), None, Utc::now()).await?;
+        let written = Instant::now();
+        let key = a.store.stores().records.key_of(&id).await?.context("the record has a key")?;
+        while index.vector(key).is_none() {
+            anyhow::ensure!(written.elapsed() < Duration::from_secs(10), "B never saw {id}");
+            tokio::time::sleep(Duration::from_micros(200)).await;
+        }
+        delays.push(written.elapsed());
+    }
+    stop.cancel();
+    running.await?;
+    a.store.clone().close().await?;
+    let max = delays.iter().max().copied().unwrap_or_default().as_secs_f64() * 1e3;
+    let (p50, p95) = pct(delays);
+    Ok(json!({"p50": p50, "p95": p95, "max": max, "writes": writes}))
 }

@@ -13,11 +13,12 @@ use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use retold_domain::{
     AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, EventKind, Grant,
-    GrantId, GrantStore, MemoryType, Name, Principal, RecordId, Scope, SourceKind, UserId,
+    GrantId, MemoryType, Name, Principal, RecordId, Scope, SourceKind, UserId,
 };
 use retold_index::{ExactIndex, OnnxEmbedder};
 use retold_ingest::{EntityRef, Ingestor, WriteOutcome, WriteRequest};
 use retold_retrieve::{Channels, Retriever, SearchRequest};
+use retold_store_postgres::{PostgresConfig, PostgresStore};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
 use retold_test_kit::{ManualClock, SequentialIds};
 use serde_json::{Value, json};
@@ -42,6 +43,7 @@ struct Args {
     /// record the result in the registry.
     bundle: Option<String>,
     record: bool,
+    store: StoreKind,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -60,7 +62,7 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -76,6 +78,7 @@ fn parse(args: &[String]) -> Result<Args> {
         turns: Turns::All,
         bundle: None,
         record: false,
+        store: StoreKind::Sqlite,
     };
     while let Some(flag) = it.next() {
         if flag == "--record" {
@@ -87,6 +90,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
             "--bundle" => parsed.bundle = Some(value.clone()),
+            "--store" => parsed.store = StoreKind::parse(value)?,
             "--limit" => parsed.limit = Some(value.parse().context("--limit takes a number of questions")?),
             "--turns" => {
                 parsed.turns = match value.as_str() {
@@ -111,6 +115,8 @@ fn parse(args: &[String]) -> Result<Args> {
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let args = parse(args)?;
+    STORE.set(args.store).ok();
+    eprintln!("store: {}", args.store.name());
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(async {
         match args.dataset.as_str() {
@@ -240,7 +246,7 @@ pub(crate) fn progress(what: &str, done: usize, total: usize) {
 pub(crate) struct World {
     pub(crate) ingestor: Ingestor,
     pub(crate) retriever: Retriever,
-    pub(crate) store: SqliteStore,
+    pub(crate) store: retold_http::StoreHandle,
     pub(crate) index: Arc<ExactIndex>,
     pub(crate) path: PathBuf,
     _dir: tempfile::TempDir,
@@ -252,10 +258,70 @@ pub(crate) fn principal() -> Principal {
     Principal::new(AgentId::new(AGENT).unwrap(), UserId::new("eval-user").unwrap())
 }
 
+/// Which store an evaluation or benchmark world runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StoreKind {
+    Sqlite,
+    /// A fresh database per world on the PostgreSQL server at `RETOLD_TEST_POSTGRES_URL`
+    /// (`cargo xtask eval|bench … --store postgres` starts a private one).
+    Postgres,
+}
+
+impl StoreKind {
+    pub(crate) fn parse(value: &str) -> Result<Self> {
+        match value {
+            "sqlite" => Ok(Self::Sqlite),
+            "postgres" => Ok(Self::Postgres),
+            other => bail!("--store takes sqlite or postgres, not {other:?}"),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Sqlite => "sqlite",
+            Self::Postgres => "postgres",
+        }
+    }
+}
+
+/// The store `world` uses (`--store`, default SQLite).
+static STORE: std::sync::OnceLock<StoreKind> = std::sync::OnceLock::new();
+
+fn store_kind() -> StoreKind {
+    *STORE.get().unwrap_or(&StoreKind::Sqlite)
+}
+
 pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateTime<Utc>) -> Result<World> {
+    world_on(store_kind(), embedder, scope, now).await
+}
+
+/// A world on a fresh store of `kind`.
+pub(crate) async fn world_on(
+    kind: StoreKind,
+    embedder: Arc<dyn Embedder>,
+    scope: &Scope,
+    now: DateTime<Utc>,
+) -> Result<World> {
+    let url = (kind == StoreKind::Postgres).then(retold_test_kit::postgres::fresh_database);
+    world_at(url, embedder, scope, now).await
+}
+
+/// A world on the PostgreSQL database at `url`, or on a fresh SQLite file without one.
+pub(crate) async fn world_at(
+    url: Option<String>,
+    embedder: Arc<dyn Embedder>,
+    scope: &Scope,
+    now: DateTime<Utc>,
+) -> Result<World> {
     let dir = tempfile::tempdir()?;
     let path = dir.path().join("eval.db");
-    let store = SqliteStore::open(&StoreConfig::new(&path)).await?;
+    let store = match url {
+        None => retold_http::StoreHandle::Sqlite(SqliteStore::open(&StoreConfig::new(&path)).await?),
+        Some(url) => {
+            retold_http::StoreHandle::postgres(PostgresStore::open(&PostgresConfig::new(url)).await?)
+        }
+    };
+    let ports = store.stores();
     let index = Arc::new(ExactIndex::new(embedder.info().dims as usize));
     let clock = Arc::new(ManualClock::new(now));
     let ids = Arc::new(SequentialIds::default());
@@ -274,11 +340,10 @@ pub(crate) async fn world(embedder: Arc<dyn Embedder>, scope: &Scope, now: DateT
         actor: None,
         details: BTreeMap::new(),
     };
-    store.put_grant(grant, event).await?;
+    ports.grants.put_grant(grant, event).await?;
     // No hosted stages: the evaluation measures retrieval on the raw questions. Eligibility
     // comes from the derived in-memory table, as in the service.
-    let stores =
-        retold_http::derive_eligibility(retold_app::Stores::from_store(Arc::new(store.clone()))).await?;
+    let stores = retold_http::derive_eligibility(ports).await?;
     let components = retold_http::Components { stores, index: index.clone(), embedder, clock, ids };
     let retold_http::Wired { ingestor, retriever, .. } =
         retold_http::wire(&components, &retold_http::Settings::load(None)?, &retold_http::Hosted::default());

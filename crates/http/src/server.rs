@@ -171,6 +171,11 @@ pub enum StoreHandle {
 }
 
 impl StoreHandle {
+    /// A PostgreSQL store that follows no other process (yet).
+    pub fn postgres(store: PostgresStore) -> Self {
+        Self::Postgres { store, follower: tokio_util::sync::CancellationToken::new() }
+    }
+
     /// The SQLite store, when that is the backend.
     pub fn sqlite(&self) -> Option<&SqliteStore> {
         match self {
@@ -219,10 +224,7 @@ pub(crate) async fn open_store(
         }
         crate::settings::Backend::Postgres => {
             let store = Arc::new(PostgresStore::open(&postgres_config(settings)).await?);
-            let handle = StoreHandle::Postgres {
-                store: (*store).clone(),
-                follower: tokio_util::sync::CancellationToken::new(),
-            };
+            let handle = StoreHandle::postgres((*store).clone());
             (handle, Stores::from_store(store.clone()), Some(store as Arc<dyn retold_domain::ChangeFeed>))
         }
     })
