@@ -47,10 +47,10 @@ fn print_help() {
          ci      setup, then cargo fmt --check, clippy -D warnings and every test (with a private PostgreSQL server)\n  \
          postgres start|stop|url: the private PostgreSQL server the tests use (start prints its URL variable)\n  \
          reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
-         bench   [pipeline|index|store|http|ops] [--large] [--out FILE]: speed and memory figures (release build)\n  \
+         bench   [pipeline|index|store|stores|http|ops] [--large] [--out FILE]: speed and memory figures (release build; stores: SQLite beside PostgreSQL)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          clients regenerate the typed clients from docs/openapi.json into crates/adapters/clients (CI fails when they drift)\n  \
-         eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N]: retrieval quality (release build)"
+         eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--store sqlite|postgres]: retrieval quality (release build)"
     );
 }
 
@@ -196,7 +196,7 @@ fn release_eval(command: &str, args: &[String]) -> Result<()> {
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
     cargo_args.extend(args.iter().map(String::as_str));
     let on_postgres = args.windows(2).any(|w| w[0] == "--store" && w[1] == "postgres")
-        || (command == "bench" && args.first().is_some_and(|a| a == "stores"));
+        || (command == "bench" && args.iter().any(|a| a == "stores"));
     if !on_postgres {
         return cargo(&cargo_args);
     }

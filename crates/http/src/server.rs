@@ -563,6 +563,10 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     std::fs::create_dir_all(&data_dir)
         .map_err(|source| ServeError::DataDir { path: data_dir.clone(), source })?;
     let (store, stores, feed) = open_store(settings, &data_dir).await?;
+    if let StoreHandle::Postgres { store, .. } = &store {
+        // While it serves, no model switch may replace the vectors it holds.
+        store.hold_serving_lock().await?;
+    }
     // A replica follows the changes committed after this number; the rebuild below reads at
     // least everything before it (re-applying a change is harmless).
     let after = match &feed {
@@ -593,7 +597,9 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     if let (Some(feed), Some(after), StoreHandle::Postgres { follower, .. }) = (feed, after, &store) {
         let follow =
             retold_index::Follower { feed, table, index: index.clone(), model: embedder.info().clone() };
-        // Catch up once before serving (writes committed during the rebuild), then follow.
+        // LISTEN first (so no notification falls between the catch-up and the first wait),
+        // catch up once before serving (writes committed during the rebuild), then follow.
+        follow.feed.wait_for_change(std::time::Duration::ZERO).await?;
         let after = follow.catch_up(after).await?;
         let poll = std::time::Duration::from_millis(settings.storage.follow_poll_ms);
         tokio::spawn(follow.run(after, poll, follower.clone()));

@@ -43,7 +43,15 @@ impl Follower {
                         continue;
                     }
                     match &record.vector {
-                        Some(vector) => self.index.upsert(record.row.key, &record.row.id, vector)?,
+                        // A vector the index refuses (another dimension count, not finite)
+                        // must not stop the follower: the record stays out of the dense
+                        // channel, as the boot scan would leave it.
+                        Some(vector) => {
+                            if let Err(e) = self.index.upsert(record.row.key, &record.row.id, vector) {
+                                tracing::warn!(error = %e, record = %record.row.id, "a followed vector was refused");
+                                self.index.mark_dead(record.row.key);
+                            }
+                        }
                         None => self.index.mark_dead(record.row.key),
                     }
                 }

@@ -116,7 +116,7 @@ impl ChangeFeed for PostgresStore {
     async fn wait_for_change(&self, timeout: Duration) -> DomainResult<()> {
         let mut listener = self.listener.lock().await;
         if listener.is_none() {
-            match PgListener::connect_with(self.db.get_postgres_connection_pool()).await {
+            match PgListener::connect(&self.url).await {
                 Ok(mut l) => match l.listen(CHANGE_CHANNEL).await {
                     Ok(()) => *listener = Some(l),
                     Err(e) => {

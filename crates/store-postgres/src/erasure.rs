@@ -231,6 +231,8 @@ impl Erasure for PostgresStore {
         // The records lose their vectors and lexical rows (and become erased): a change the
         // replicas must see, so the transaction holds the next change number.
         let (txn, seq) = self.begin_change().await?;
+        // A scrub may scan every search trace: no statement timeout for it.
+        txn.execute_unprepared("SET LOCAL statement_timeout = 0").await.map_err(StoreError::from)?;
         let result: Result<ErasureReport, StoreError> = async {
             // The ids in a table of this transaction only (dropped at commit, gone with a
             // rollback), so every statement below joins one indexed set.
@@ -266,11 +268,18 @@ impl Erasure for PostgresStore {
     /// to set.
     async fn compact(&self) -> DomainResult<(u64, u64)> {
         let before = self.size_on_disk().await?;
-        // VACUUM cannot run inside a transaction block: one statement per table, each its own.
+        // VACUUM cannot run inside a transaction block: one statement per table, on one
+        // connection of its own without the pool's statement timeout (a large table's
+        // rewrite takes longer).
+        let maintenance = self.maintenance_connection().await?;
+        maintenance.execute_unprepared("SET statement_timeout = 0").await.map_err(StoreError::from)?;
         for table in ERASED_TABLES {
-            self.db.execute_unprepared(&format!("VACUUM FULL {table}")).await.map_err(StoreError::from)?;
+            maintenance
+                .execute_unprepared(&format!("VACUUM FULL {table}"))
+                .await
+                .map_err(StoreError::from)?;
         }
-        match self.db.execute_unprepared("CHECKPOINT").await {
+        match maintenance.execute_unprepared("CHECKPOINT").await {
             Ok(_) => {}
             Err(e) if is_permission_denied(&e) => {
                 tracing::warn!(
@@ -281,6 +290,7 @@ impl Erasure for PostgresStore {
             }
             Err(e) => return Err(StoreError::from(e).into()),
         }
+        maintenance.close().await.map_err(StoreError::from)?;
         Ok((before, self.size_on_disk().await?))
     }
 }

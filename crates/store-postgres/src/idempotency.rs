@@ -52,8 +52,13 @@ impl PostgresStore {
         expires_at: Timestamp,
     ) -> Result<IdempotencyClaim, StoreError> {
         let txn = self.db.begin().await?;
-        txn.execute_raw(stmt("DELETE FROM idempotency_keys WHERE expires_at <= ?", [millis(now).into()]))
-            .await?;
+        txn.execute_raw(stmt(
+            "DELETE FROM idempotency_keys WHERE (host_key, agent_id, user_id, key) IN \
+             (SELECT host_key, agent_id, user_id, key FROM idempotency_keys WHERE expires_at <= ? \
+              FOR UPDATE SKIP LOCKED)",
+            [millis(now).into()],
+        ))
+        .await?;
         for _ in 0..CLAIM_TRIES {
             let mut values = key_values(key);
             values.extend([fingerprint.into(), millis(now).into(), millis(expires_at).into()]);

@@ -17,15 +17,17 @@ fn page_values(page: PageRequest) -> [Value; 2] {
     [(page.limit.min(i64::MAX as usize) as i64).into(), (page.offset.min(i64::MAX as usize) as i64).into()]
 }
 
-/// What an operator types, as a `to_tsquery('retold', …)` text: every word, or the start of
-/// one (the last word may be half typed), each a quoted prefix term (`'word':*`) of only
-/// letters and digits, so nothing typed is tsquery syntax, all required (` & `). None when
-/// nothing in it is a word.
+/// What an operator types, as a `to_tsquery('retold', …)` text: every whitespace-separated
+/// word, or the start of one (the last word may be half typed), each a quoted prefix term
+/// (`'word':*`, quotes and backslashes escaped, so nothing typed is tsquery syntax), all
+/// required (` & `). Inside the quotes PostgreSQL's parser tokenises the word as it tokenised
+/// the documents, so a host, path, version or e-mail address stays one lexeme on both sides.
+/// None when nothing in it is a word.
 fn prefix_query(text: &str) -> Option<String> {
     let words: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(|w| format!("'{}':*", w.replace('\'', "''")))
+        .split_whitespace()
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| format!("'{}':*", w.replace('\\', "\\\\").replace('\'', "''")))
         .collect();
     (!words.is_empty()).then(|| words.join(" & "))
 }

@@ -56,7 +56,10 @@ impl Reembedding for PostgresStore {
     }
 
     async fn discard_other_staged(&self, target: &EmbeddingModelInfo) -> DomainResult<u64> {
-        // Staged vectors are not served: no change number needed.
+        // Staged vectors are not served: no change number needed. The record's row is share-
+        // locked (`FOR SHARE OF r`): an erasure committing meanwhile is waited for and its
+        // record then read as not live, so no vector of erased content is staged after the
+        // erasure removed the staged ones.
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         let removed = txn
             .execute_raw(stmt(
@@ -102,7 +105,10 @@ impl Reembedding for PostgresStore {
         if rows.is_empty() {
             return Ok(0);
         }
-        // Staged vectors are not served: no change number needed.
+        // Staged vectors are not served: no change number needed. The record's row is share-
+        // locked (`FOR SHARE OF r`): an erasure committing meanwhile is waited for and its
+        // record then read as not live, so no vector of erased content is staged after the
+        // erasure removed the staged ones.
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         let mut written = 0;
         for row in rows {
@@ -118,7 +124,7 @@ impl Reembedding for PostgresStore {
                 .execute_raw(stmt(
                     &format!(
                         "INSERT INTO embeddings_staged (record_key, record_id, model, version, dims, vector) \
-                         SELECT r.key, r.id, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE} \
+                         SELECT r.key, r.id, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE} FOR SHARE OF r \
                          ON CONFLICT (record_key) DO UPDATE SET model = excluded.model, \
                            version = excluded.version, dims = excluded.dims, vector = excluded.vector"
                     ),
@@ -157,6 +163,27 @@ impl Reembedding for PostgresStore {
         // also keeps any other record change (a new live record) out until it commits, so the
         // completeness check below still holds at the switch.
         let (txn, seq) = self.begin_change().await?;
+        // Replicas serving the old model would drop every vector they hold: refuse while any
+        // serves (each holds the serving lock shared).
+        let free = txn
+            .query_one_raw(stmt(
+                "SELECT pg_try_advisory_xact_lock(?) AS free",
+                [crate::store::SERVING_LOCK.into()],
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .map(|row| row.try_get::<bool>("", "free"))
+            .transpose()
+            .map_err(StoreError::from)?
+            .unwrap_or(false);
+        if !free {
+            return Err(retold_domain::DomainError::Conflict(
+                "a Retold replica is serving this database: stop every replica before switching the model"
+                    .into(),
+            ));
+        }
+        // Every stored vector is replaced: no statement timeout for it.
+        txn.execute_unprepared("SET LOCAL statement_timeout = 0").await.map_err(StoreError::from)?;
         let missing = txn
             .query_one_raw(stmt(
                 &format!(

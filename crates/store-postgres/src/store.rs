@@ -19,6 +19,7 @@ use sea_orm_migration::MigratorTrait;
 
 use crate::convert::{self, RECORD_COLUMNS, millis, record_values};
 use crate::error::StoreError;
+pub(crate) use crate::error::duplicate_or;
 use crate::migration::Migrator;
 
 /// How to reach the database.
@@ -56,9 +57,16 @@ pub struct PostgresStore {
     pub(crate) db: DatabaseConnection,
     /// search_log appends, written off the request path.
     pub(crate) traces: std::sync::Arc<crate::search_log::TraceWriter>,
-    /// LISTEN on the change channel, opened on first wait.
+    /// LISTEN on the change channel (its own connection, outside the pool), opened on first
+    /// wait.
     pub(crate) listener: std::sync::Arc<tokio::sync::Mutex<Option<sea_orm::sqlx::postgres::PgListener>>>,
+    /// The serving lock's connection, while this process serves (`hold_serving_lock`).
+    serving: std::sync::Arc<tokio::sync::Mutex<Option<DatabaseConnection>>>,
+    pub(crate) url: std::sync::Arc<str>,
 }
+
+/// Advisory lock key every serving replica holds shared; a model switch needs it free.
+pub(crate) const SERVING_LOCK: i64 = 0x7265_746f_6c65; // "retole"
 
 /// The NOTIFY channel of the change feed; the payload is the change number.
 pub(crate) const CHANGE_CHANNEL: &str = "retold_changes";
@@ -116,7 +124,30 @@ impl PostgresStore {
             txn.commit().await?;
         }
         let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(db.clone()));
-        Ok(Self { db, traces, listener: Default::default() })
+        Ok(Self {
+            db,
+            traces,
+            listener: Default::default(),
+            serving: Default::default(),
+            url: config.url.as_str().into(),
+        })
+    }
+
+    /// Mark this process as serving the database until it closes: a model switch, which
+    /// would leave a serving replica without vectors, is refused meanwhile. The lock is held
+    /// shared on a connection of its own, so it goes when the process dies.
+    pub async fn hold_serving_lock(&self) -> Result<(), StoreError> {
+        let connection = self.maintenance_connection().await?;
+        connection.execute_raw(stmt("SELECT pg_advisory_lock_shared(?)", [SERVING_LOCK.into()])).await?;
+        *self.serving.lock().await = Some(connection);
+        Ok(())
+    }
+
+    /// One connection of its own, outside the pool (maintenance, session-level locks).
+    pub(crate) async fn maintenance_connection(&self) -> Result<DatabaseConnection, StoreError> {
+        let mut options = ConnectOptions::new(self.url.to_string());
+        options.max_connections(1).min_connections(1).sqlx_logging(false);
+        Ok(Database::connect(options).await?)
     }
 
     /// Write every search trace handed so far.
@@ -124,11 +155,14 @@ impl PostgresStore {
         self.traces.flush().await;
     }
 
-    /// Write the waiting search traces, then close the pool (the LISTEN connection first: it
-    /// is one of the pool's, and closing waits for every connection to come back).
+    /// Write the waiting search traces, then close the LISTEN and serving-lock connections
+    /// and the pool.
     pub async fn close(self) -> Result<(), StoreError> {
         self.traces.flush().await;
         drop(self.listener.lock().await.take());
+        if let Some(serving) = self.serving.lock().await.take() {
+            serving.close().await?;
+        }
         self.db.close().await?;
         Ok(())
     }
@@ -139,7 +173,15 @@ impl PostgresStore {
         let txn = self.db.begin().await?;
         let row = txn
             .query_one_raw(stmt("UPDATE change_head SET seq = seq + 1 RETURNING seq", []))
-            .await?
+            .await
+            .map_err(|e| match e.sql_err() {
+                // Waiting behind a long change (a scrub, a model switch) past the statement
+                // timeout: nothing was written, and trying again may succeed.
+                _ if format!("{e}").contains("statement timeout") => {
+                    StoreError::Contended("waited too long for the write turn".into())
+                }
+                _ => StoreError::Db(e),
+            })?
             .ok_or_else(|| crate::error::corrupt("change_head", "the row is missing"))?;
         let seq: i64 = row.try_get("", "seq")?;
         Ok((txn, seq))
@@ -384,13 +426,6 @@ pub(crate) fn aliases_of(record_id_sql: &str) -> String {
             SELECT a.alias AS name FROM record_entities l JOIN entity_aliases a ON a.entity_id = l.entity_id \
               WHERE l.record_id = {record_id_sql}) names)"
     )
-}
-
-pub(crate) fn duplicate_or(error: sea_orm::DbErr, message: impl FnOnce() -> String) -> StoreError {
-    match error.sql_err() {
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate(message()),
-        _ => StoreError::Db(error),
-    }
 }
 
 pub(crate) async fn apply_update(

@@ -56,11 +56,17 @@ fn database_code(error: &DbErr) -> Option<String> {
     database.code().map(|code| code.into_owned())
 }
 
-/// Whether `code` is SQLite's `primary` code (sqlx reports the extended code; its low byte
-/// is the primary one) or the PostgreSQL SQLSTATE `sqlstate`.
+/// Whether `code` is the PostgreSQL SQLSTATE `sqlstate` (always five characters) or SQLite's
+/// `primary` code (sqlx reports the extended code, at most four digits; its low byte is the
+/// primary one).
 fn is_code(error: &DbErr, primary: i64, sqlstate: &str) -> bool {
-    database_code(error)
-        .is_some_and(|code| code == sqlstate || code.parse::<i64>().is_ok_and(|n| n & 0xff == primary))
+    database_code(error).is_some_and(|code| {
+        if code.len() == 5 {
+            code == sqlstate
+        } else {
+            code.parse::<i64>().is_ok_and(|n| n & 0xff == primary)
+        }
+    })
 }
 
 impl StoreError {
@@ -112,4 +118,12 @@ impl From<StoreError> for DomainError {
 
 pub fn corrupt(table: &'static str, reason: impl std::fmt::Display) -> StoreError {
     StoreError::Corrupt { table, reason: reason.to_string() }
+}
+
+/// A unique-constraint violation as `Duplicate` with `message`, any other error as it is.
+pub fn duplicate_or(error: DbErr, message: impl FnOnce() -> String) -> StoreError {
+    match error.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate(message()),
+        _ => StoreError::Db(error),
+    }
 }

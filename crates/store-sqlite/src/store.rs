@@ -20,6 +20,7 @@ use sea_orm_migration::MigratorTrait;
 
 use crate::convert::{self, RECORD_COLUMNS, millis, record_values};
 use crate::error::StoreError;
+pub(crate) use crate::error::duplicate_or;
 use crate::migration::Migrator;
 
 /// SQLite `synchronous` level under WAL.
@@ -372,13 +373,6 @@ pub(crate) fn aliases_of(record_id_sql: &str) -> String {
             SELECT a.alias AS name FROM record_entities l JOIN entity_aliases a ON a.entity_id = l.entity_id \
               WHERE l.record_id = {record_id_sql}))"
     )
-}
-
-fn duplicate_or(error: sea_orm::DbErr, message: impl FnOnce() -> String) -> StoreError {
-    match error.sql_err() {
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => StoreError::Duplicate(message()),
-        _ => StoreError::Db(error),
-    }
 }
 
 pub(crate) async fn apply_update(

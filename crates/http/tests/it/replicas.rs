@@ -90,6 +90,15 @@ fn a_write_on_one_replica_is_searchable_on_the_other_and_survives_its_kill_9() {
             std::thread::sleep(Duration::from_millis(5));
         }
     }
+    // A forget on B reaches A's search the same way (a status change, not an insert).
+    let forgotten = write(&a, &key, "Replica probe rtokgoneq, to be forgotten.").expect("A writes");
+    let forget = json!({"principal": principal(), "id": forgotten, "reason": "replica test"});
+    post(&format!("{}/v1/memory/forget", b.url), &key, &forget).expect("B forgets A's record");
+    let asked = Instant::now();
+    while search(&a, &key, "rtokgoneq").iter().any(|(hit, _)| *hit == forgotten) {
+        assert!(asked.elapsed() < Duration::from_secs(5), "A still returns {forgotten} after B forgot it");
+        std::thread::sleep(Duration::from_millis(5));
+    }
     delays.sort();
     println!(
         "| replicas | write on A → found on B (both channels) | median {:?} | max {:?} (includes one search round trip) |",

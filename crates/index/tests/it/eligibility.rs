@@ -195,3 +195,46 @@ proptest! {
         })?;
     }
 }
+
+/// A replica's refresh: a newer version replaces the row, the same version only adds its
+/// conflict flag and is reported held, an older version is left out and reported not held,
+/// and an unknown key is added.
+#[test]
+fn refresh_takes_newer_rows_only_and_says_which_it_holds() {
+    use retold_domain::{EligibilityRow, MemoryType, RecordId, RecordKey, Scope, Status};
+    let row = |key: u64, version: u32, status: Status, loser: bool| EligibilityRow {
+        key: RecordKey(key),
+        id: RecordId::new(format!("mem_{key:04}")).unwrap(),
+        scope: Scope::parse("project:p").unwrap(),
+        status,
+        memory_type: MemoryType::Semantic,
+        expires_at: None,
+        event_at: None,
+        version,
+        conflict_loser: loser,
+    };
+    let table = EligibilityTable::from_rows(&[
+        row(1, 2, Status::Confirmed, false),
+        row(2, 1, Status::Provisional, false),
+    ]);
+    let held = table.refresh(&[
+        row(1, 1, Status::Deleted, false),    // older: ignored
+        row(2, 1, Status::Provisional, true), // same version: the conflict flag joins
+        row(3, 1, Status::Confirmed, false),  // new
+    ]);
+    assert_eq!(held, vec![false, true, true]);
+    let filter = retold_domain::EligibilityFilter {
+        scopes: vec![Scope::parse("project:p").unwrap()],
+        statuses: retold_domain::EligibilityFilter::statuses_for(false),
+        now: retold_domain::chrono::Utc::now(),
+        types: None,
+        event_from: None,
+        event_to: None,
+        include_conflicts: false,
+    };
+    let ids: Vec<String> = table.filter(&filter).into_iter().map(|e| e.id.to_string()).collect();
+    assert_eq!(ids, vec!["mem_0001", "mem_0003"], "1 stays confirmed, 2 lost its conflict, 3 is new");
+    assert_eq!(table.refresh(&[row(1, 3, Status::Deleted, false)]), vec![true]);
+    let ids: Vec<String> = table.filter(&filter).into_iter().map(|e| e.id.to_string()).collect();
+    assert_eq!(ids, vec!["mem_0003"], "a newer version replaces the row");
+}

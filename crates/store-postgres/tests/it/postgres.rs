@@ -223,7 +223,11 @@ async fn a_replica_that_missed_notifications_catches_up_from_the_change_table_in
 #[tokio::test]
 async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
     let fixture = open().await;
-    let url = fixture.url.clone();
+    fixture.store.apply(fact_unit(1, true)).await.unwrap();
+    // The test server trusts every local connection: any password is accepted, and must
+    // never show in a message.
+    let url = fixture.url.replacen("postgres://retold@", "postgres://retold:s3cret-pw@", 1);
+    assert_ne!(url, fixture.url);
     fixture.store.close().await.unwrap();
     let output = std::process::Command::new("psql")
         .args([url.as_str(), "-X", "-q", "-v", "ON_ERROR_STOP=1", "-c"])
@@ -232,12 +236,20 @@ async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
         .unwrap();
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
     match PostgresStore::open(&PostgresConfig::new(url)).await {
-        Err(StoreError::NewerDatabase { unknown, path }) => {
-            assert_eq!(unknown, vec!["m29990101_000001_future".to_owned()]);
-            assert!(!path.contains("password"));
+        Err(error @ StoreError::NewerDatabase { .. }) => {
+            let message = error.to_string();
+            assert!(message.contains("m29990101_000001_future"), "{message}");
+            assert!(!message.contains("s3cret-pw"), "the password is not shown: {message}");
         }
         other => panic!("expected NewerDatabase, got {other:?}"),
     }
+    // Untouched: the record is there and no migration ran (one known, one unknown).
+    let output = std::process::Command::new("psql")
+        .args([fixture.url.as_str(), "-X", "-A", "-t", "-c"])
+        .arg("SELECT (SELECT count(*) FROM records) || ' ' || (SELECT count(*) FROM seaql_migrations)")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 2");
 }
 
 #[tokio::test]
@@ -263,4 +275,19 @@ async fn audit_events_cannot_be_changed_or_deleted() {
         assert!(String::from_utf8_lossy(&output.stderr).contains("append-only"));
     }
     assert_eq!(fixture.store.record_events(&id).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn a_model_switch_is_refused_while_a_replica_serves() {
+    use retold_domain::Reembedding;
+    let serving = open().await;
+    serving.store.hold_serving_lock().await.unwrap();
+    let operator = second(&serving.url).await;
+    let target = EmbeddingModelInfo { name: "next-model".to_owned(), version: 1, dims: 3 };
+    match operator.switch_embeddings(&target, event("ops.model_switch", None)).await {
+        Err(DomainError::Conflict(message)) => assert!(message.contains("stop every replica"), "{message}"),
+        other => panic!("expected a refusal while a replica serves, got {other:?}"),
+    }
+    serving.store.close().await.unwrap();
+    assert_eq!(operator.switch_embeddings(&target, event("ops.model_switch", None)).await.unwrap(), 0);
 }
