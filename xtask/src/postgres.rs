@@ -56,7 +56,12 @@ fn pg(program: &str, args: &[&str]) -> Result<()> {
     } else {
         Command::new(&path)
     };
-    let status = command.args(args).status().with_context(|| format!("running {}", path.display()))?;
+    // initdb and pg_ctl narrate every step on stdout; failures go to stderr.
+    let status = command
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .with_context(|| format!("running {}", path.display()))?;
     if !status.success() {
         bail!("{program} {} failed ({status})", args.join(" "));
     }
