@@ -1,6 +1,7 @@
 //! Replicas: two real `retold serve` processes on one PostgreSQL database (the tests' private
 //! server). A write acknowledged by A is found by a search on B within a bounded delay, and
-//! by A at once (read-your-writes); A killed with `kill -9` under three writers leaves B
+//! by A at once (read-your-writes); a forget on B leaves A's search; A and B racing for one
+//! current fact leave exactly one; A killed with `kill -9` under three writers leaves B
 //! consistent: every write A acknowledged is readable on B and found there through both
 //! channels, no result is returned twice, and B keeps writing.
 
@@ -105,6 +106,57 @@ fn a_write_on_one_replica_is_searchable_on_the_other_and_survives_its_kill_9() {
         delays[delays.len() / 2],
         delays[delays.len() - 1]
     );
+
+    // Two processes racing for one current fact: A and B write the same subject and
+    // attribute at once, round after round. The key guard holds across them: the write
+    // path's retry turns the loser into a supersession (or a conflict), never a second
+    // current fact. The entity "Aditya" is created once: a second one would make every later
+    // round's subject ambiguous (409), which `expect` below would report.
+    for round in 0..8 {
+        let fact = |server: &Server, editor: &str| {
+            let body = json!({"principal": principal(), "type": "semantic",
+                "content": format!("Aditya's editor is {editor} (round {round})."),
+                "scope": "project:replicas", "subject": {"name": "Aditya", "kind": "person"},
+                "attribute": "editor", "source_kind": "system"});
+            post(&format!("{}/v1/memory/write", server.url), &key, &body)
+        };
+        let (ra, rb) = std::thread::scope(|s| {
+            let ta = s.spawn(|| fact(&a, "vim"));
+            let tb = s.spawn(|| fact(&b, "emacs"));
+            (ta.join().unwrap(), tb.join().unwrap())
+        });
+        let (ra, rb) = (ra.expect("A answers the racing write"), rb.expect("B answers the racing write"));
+        let outcomes =
+            [ra["outcome"].as_str().unwrap_or_default(), rb["outcome"].as_str().unwrap_or_default()];
+        assert!(
+            outcomes.iter().filter(|o| **o == "created").count() <= 1,
+            "round {round}: both replicas created a current fact: {ra} {rb}"
+        );
+        let body = json!({"principal": principal(), "query": "Aditya's editor", "limit": 50});
+        for server in [&a, &b] {
+            let deadline = Instant::now() + Duration::from_secs(5);
+            loop {
+                let found =
+                    post(&format!("{}/v1/memory/search", server.url), &key, &body).unwrap_or_default();
+                let current: Vec<&str> = found["results"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|h| h["record"]["content"].as_str())
+                    .filter(|c| c.contains("editor is"))
+                    .collect();
+                if current.len() == 1 && current[0].contains(&format!("(round {round})")) {
+                    break;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "round {round}: current facts on {}: {current:?}",
+                    server.url
+                );
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
 
     // kill -9 A under three writers.
     let stop = Arc::new(AtomicBool::new(false));
