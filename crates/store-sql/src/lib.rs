@@ -4,6 +4,7 @@
 //! writes its own dialect.
 
 pub mod convert;
+pub mod decisions;
 pub mod error;
 
 pub use crate::error::{StoreError, corrupt};
