@@ -13,9 +13,7 @@ use sea_orm::{ConnectionTrait, TransactionTrait, Value};
 use crate::convert;
 use crate::error::{StoreError, corrupt};
 use crate::snapshots::scalar;
-use crate::store::{PostgresStore, insert_event, record_change, stmt};
-
-const LIVE: &str = "r.status != 'deleted' AND r.erased_at IS NULL";
+use crate::store::{LIVE, PostgresStore, insert_event, record_change, stmt};
 
 fn target_values(target: &EmbeddingModelInfo) -> Vec<Value> {
     vec![target.name.as_str().into(), i64::from(target.version).into(), i64::from(target.dims).into()]

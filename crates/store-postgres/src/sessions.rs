@@ -8,10 +8,11 @@ use retold_domain::{
     AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, ProjectId, Result as DomainResult,
     Session, SessionId, SessionTurn, Timestamp, TurnBuffer, TurnRole, UserId,
 };
-use sea_orm::{ConnectionTrait, DatabaseConnection, QueryResult, TransactionTrait};
+use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
 
 use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
+use crate::snapshots::scalar;
 use crate::store::{PostgresStore, insert_event, stmt};
 
 fn at(value: i64) -> Result<Timestamp, StoreError> {
@@ -383,11 +384,4 @@ impl retold_domain::TranscriptRetention for PostgresStore {
         txn.commit().await.map_err(StoreError::from)?;
         Ok(retold_domain::RetentionReport { turns: deleted, ..report })
     }
-}
-
-/// The one number `sql` selects (a `count(*)`), on the pool.
-async fn scalar(db: &DatabaseConnection, sql: &str, values: Vec<sea_orm::Value>) -> Result<u64, StoreError> {
-    let row = db.query_one_raw(stmt(sql, values)).await?.ok_or_else(|| corrupt("session_turns", "no row"))?;
-    let n: i64 = row.try_get_by_index(0)?;
-    Ok(u64::try_from(n).unwrap_or(0))
 }

@@ -10,7 +10,7 @@ use retold_domain::{AuditEvent, ErasureTarget, RecordId, Result as DomainResult,
 use sea_orm::{ConnectionTrait, Value};
 
 use crate::error::StoreError;
-use crate::store::{PostgresStore, stmt};
+use crate::store::{LIVE, PostgresStore, stmt};
 
 /// The first column of a one-row query, as a count.
 pub(crate) async fn scalar<C: ConnectionTrait>(
@@ -23,8 +23,6 @@ pub(crate) async fn scalar<C: ConnectionTrait>(
     let n: i64 = row.try_get_by_index(0)?;
     Ok(u64::try_from(n).unwrap_or(0))
 }
-
-const LIVE: &str = "r.status != 'deleted' AND r.erased_at IS NULL";
 
 /// What replaces SQLite's file snapshots here.
 const USE_BACKUPS: &str = "back up PostgreSQL with pg_dump, or with base backups and WAL archiving \

@@ -865,16 +865,23 @@ impl EligibilitySource for PostgresStore {
     }
 }
 
-/// The live vectors of one model, for the boot scan and the replicas' refresh.
-pub(crate) const LIVE_EMBEDDINGS: &str = "SELECT e.record_key, e.record_id, e.vector FROM embeddings e \
-     JOIN records r ON r.key = e.record_key \
-     WHERE r.status != 'deleted' AND r.erased_at IS NULL AND e.model = ? AND e.version = ? AND e.dims = ?";
+/// A record `r` that is neither deleted nor erased: it keeps a vector and a lexical row.
+macro_rules! live {
+    () => {
+        "r.status != 'deleted' AND r.erased_at IS NULL"
+    };
+}
 
-/// [`LIVE_EMBEDDINGS`] in key order, numbered for sqlx (which takes only literal SQL).
-const BOOT_SCAN: &str = "SELECT e.record_key, e.record_id, e.vector FROM embeddings e \
-     JOIN records r ON r.key = e.record_key \
-     WHERE r.status != 'deleted' AND r.erased_at IS NULL AND e.model = $1 AND e.version = $2 AND e.dims = $3 \
-     ORDER BY e.record_key";
+/// [`live!`] as a constant, for SQL built with `format!`.
+pub(crate) const LIVE: &str = live!();
+
+/// The live vectors of one model, for the boot scan and the replicas' refresh.
+pub(crate) const LIVE_EMBEDDINGS: &str = concat!(
+    "SELECT e.record_key, e.record_id, e.vector FROM embeddings e JOIN records r ON r.key = e.record_key \
+     WHERE ",
+    live!(),
+    " AND e.model = ? AND e.version = ? AND e.dims = ?"
+);
 
 #[async_trait]
 impl EmbeddingSource for PostgresStore {
@@ -886,7 +893,10 @@ impl EmbeddingSource for PostgresStore {
     ) -> DomainResult<EmbeddingScan> {
         use sea_orm::sqlx::Row;
         let pool = self.db.get_postgres_connection_pool();
-        let rows = sea_orm::sqlx::query(BOOT_SCAN)
+        // sqlx takes only literal SQL unless told otherwise: this is the constant above.
+        let scan =
+            sea_orm::sqlx::AssertSqlSafe(numbered(&format!("{LIVE_EMBEDDINGS} ORDER BY e.record_key")));
+        let rows = sea_orm::sqlx::query(scan)
             .bind(model)
             .bind(i64::from(version))
             .bind(i64::from(dims))
@@ -906,8 +916,10 @@ impl EmbeddingSource for PostgresStore {
         let other = self
             .db
             .query_one_raw(stmt(
-                "SELECT count(*) AS n FROM embeddings e JOIN records r ON r.key = e.record_key \
-                 WHERE r.status != 'deleted' AND r.erased_at IS NULL AND NOT (e.model = ? AND e.version = ? AND e.dims = ?)",
+                &format!(
+                    "SELECT count(*) AS n FROM embeddings e JOIN records r ON r.key = e.record_key \
+                     WHERE {LIVE} AND NOT (e.model = ? AND e.version = ? AND e.dims = ?)"
+                ),
                 [model.into(), i64::from(version).into(), i64::from(dims).into()],
             ))
             .await
