@@ -1,163 +1,30 @@
 //! The search_log table: one JSON trace per search, appended off the request's path.
-//!
-//! A search hands its trace to a writer task and answers; the task writes every trace that
-//! is waiting in one transaction on a pooled connection, so searches never wait for it
-//! (nor for each other's inserts). Until a trace is written it is answered from memory,
-//! so `trace` finds it right after the search; `PostgresStore::close` (the clean shutdown)
-//! waits until every handed trace is written.
-
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+//! The search_log table: one JSON trace per search, written off the request's path by
+//! `retold_store_sql::traces::TraceWriter`; this module holds the store's SQL.
 
 use async_trait::async_trait;
 use retold_domain::{AgentId, Result as DomainResult, SearchId, SearchLogStore, SearchTrace, UserId};
-use sea_orm::{ConnectionTrait, DatabaseConnection, TransactionTrait};
-use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
+use retold_store_sql::traces::{Row, trace_json};
+use sea_orm::{ConnectionTrait, Statement};
 
 use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
 use crate::store::{PostgresStore, stmt};
 
-/// One trace waiting to be written.
-#[derive(Debug, Clone)]
-struct Row {
-    at: i64,
-    agent_id: String,
-    user_id: String,
-    trace: String,
-}
+pub(crate) use retold_store_sql::traces::TraceWriter;
 
-enum Message {
-    Written(String),
-    Flush(oneshot::Sender<()>),
-}
-
-/// The writer task's handle: the queue and the traces not yet written.
-pub(crate) struct TraceWriter {
-    queue: mpsc::UnboundedSender<Message>,
-    pending: Arc<Mutex<HashMap<String, Row>>>,
-}
-
-impl std::fmt::Debug for TraceWriter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("TraceWriter").finish_non_exhaustive()
-    }
-}
-
-/// Most traces written in one transaction.
-const BATCH: usize = 256;
-
-impl TraceWriter {
-    /// Start the writer task on the pool `writer`.
-    pub(crate) fn start(writer: DatabaseConnection) -> Self {
-        let (queue, mut inbox) = mpsc::unbounded_channel::<Message>();
-        let pending: Arc<Mutex<HashMap<String, Row>>> = Arc::default();
-        let shared = pending.clone();
-        tokio::spawn(async move {
-            while let Some(first) = inbox.recv().await {
-                let mut ids = Vec::new();
-                let mut flushes = Vec::new();
-                let mut next = Some(first);
-                while let Some(message) = next.take() {
-                    match message {
-                        Message::Written(id) => ids.push(id),
-                        Message::Flush(done) => flushes.push(done),
-                    }
-                    if ids.len() < BATCH {
-                        next = inbox.try_recv().ok();
-                    }
-                }
-                if !ids.is_empty() {
-                    let rows: Vec<(String, Row)> = {
-                        let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                        ids.iter().filter_map(|id| pending.get(id).map(|r| (id.clone(), r.clone()))).collect()
-                    };
-                    if let Err(error) = write_batch(&writer, &rows).await {
-                        tracing::error!(%error, traces = rows.len(), "search_log traces could not be written");
-                    }
-                    let mut pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                    for id in &ids {
-                        pending.remove(id);
-                    }
-                }
-                for done in flushes {
-                    let _ = done.send(());
-                }
-            }
-        });
-        Self { queue, pending }
-    }
-
-    fn hand(&self, id: String, row: Row) -> DomainResult<()> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), row);
-        self.queue
-            .send(Message::Written(id))
-            .map_err(|_| retold_domain::DomainError::backend("search_log", "the trace writer has stopped"))
-    }
-
-    fn waiting(&self, id: &str) -> Option<Row> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
-    }
-
-    /// Wait until every trace handed so far is written.
-    pub(crate) async fn flush(&self) {
-        let (done, written) = oneshot::channel();
-        if self.queue.send(Message::Flush(done)).is_ok() {
-            let _ = written.await;
-        }
-    }
-}
-
-async fn write_batch(writer: &DatabaseConnection, rows: &[(String, Row)]) -> Result<(), StoreError> {
-    let txn = writer.begin().await?;
-    for (id, row) in rows {
-        txn.execute_raw(stmt(
-            "INSERT INTO search_log (id, at, agent_id, user_id, trace) VALUES (?, ?, ?, ?, ?)",
-            [
-                id.as_str().into(),
-                row.at.into(),
-                row.agent_id.as_str().into(),
-                row.user_id.as_str().into(),
-                row.trace.as_str().into(),
-            ],
-        ))
-        .await?;
-    }
-    txn.commit().await?;
-    Ok(())
-}
-
-fn trace_json(trace: &SearchTrace) -> Value {
-    let pairs = |items: &[(String, String)]| -> Value {
-        items
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
-            .collect::<serde_json::Map<_, _>>()
-            .into()
-    };
-    json!({
-        "id": trace.id.as_str(),
-        "at": trace.at.to_rfc3339(),
-        "principal": {"agent_id": trace.agent_id.as_str(), "user_id": trace.user_id.as_str()},
-        "request": pairs(&trace.request),
-        "query": trace.query,
-        "rewrite_status": trace.rewrite_status.as_str(),
-        "rewrite_note": trace.rewrite_note,
-        "eligible_count": trace.eligible_count,
-        "channels": trace.channels.iter().map(|(name, candidates)| (name.as_str().to_owned(), Value::from(
-            candidates.iter().map(|c| json!({
-                "record_id": c.record_id.as_str(), "rank": c.rank, "score": c.score, "detail": c.detail,
-            })).collect::<Vec<_>>()
-        ))).collect::<serde_json::Map<_, _>>(),
-        "fused": trace.fused.iter().map(|(id, score)| json!({"record_id": id.as_str(), "score": score})).collect::<Vec<_>>(),
-        "drops": trace.drops.iter().map(|d| json!({"record_id": d.record_id.as_str(), "stage": d.stage.as_str(), "reason": d.reason})).collect::<Vec<_>>(),
-        "notes": trace.notes.iter().map(|n| json!({"stage": n.stage.as_str(), "note": n.note})).collect::<Vec<_>>(),
-        "results": trace.results.iter().map(|r| json!({
-            "record_id": r.record_id.as_str(), "rank": r.rank, "score": r.score, "explanation": r.explanation,
-        })).collect::<Vec<_>>(),
-        "timings_us": trace.timings_us.iter().map(|(k, v)| (k.as_str().to_owned(), Value::from(*v))).collect::<serde_json::Map<_, _>>(),
-    })
+/// The INSERT of one trace row, for the writer task.
+pub(crate) fn insert_trace(id: &str, row: &Row) -> Statement {
+    stmt(
+        "INSERT INTO search_log (id, at, agent_id, user_id, trace) VALUES (?, ?, ?, ?, ?)",
+        [
+            id.into(),
+            row.at.into(),
+            row.agent_id.as_str().into(),
+            row.user_id.as_str().into(),
+            row.trace.as_str().into(),
+        ],
+    )
 }
 
 #[async_trait]

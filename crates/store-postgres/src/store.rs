@@ -123,7 +123,10 @@ impl PostgresStore {
             Migrator::up(&txn, None).await?;
             txn.commit().await?;
         }
-        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(db.clone()));
+        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(
+            db.clone(),
+            crate::search_log::insert_trace,
+        ));
         Ok(Self {
             db,
             traces,

@@ -144,7 +144,10 @@ impl SqliteStore {
         refuse_newer(&writer, &config.path).await?;
         Migrator::up(&writer, None).await?;
         let reader = connect(config, Pool::Reader, config.read_connections.max(1)).await?;
-        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(writer.clone()));
+        let traces = std::sync::Arc::new(crate::search_log::TraceWriter::start(
+            writer.clone(),
+            crate::search_log::insert_trace,
+        ));
         Ok(Self { writer, reader, traces, path: std::sync::Arc::new(config.path.clone()) })
     }
 
