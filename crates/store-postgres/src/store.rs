@@ -177,13 +177,14 @@ impl PostgresStore {
         let row = txn
             .query_one_raw(stmt("UPDATE change_head SET seq = seq + 1 RETURNING seq", []))
             .await
-            .map_err(|e| match e.sql_err() {
+            .map_err(|e| {
                 // Waiting behind a long change (a scrub, a model switch) past the statement
                 // timeout: nothing was written, and trying again may succeed.
-                _ if format!("{e}").contains("statement timeout") => {
+                if retold_store_sql::error::is_statement_timeout(&e) {
                     StoreError::Contended("waited too long for the write turn".into())
+                } else {
+                    StoreError::Db(e)
                 }
-                _ => StoreError::Db(e),
             })?
             .ok_or_else(|| crate::error::corrupt("change_head", "the row is missing"))?;
         let seq: i64 = row.try_get("", "seq")?;

@@ -44,6 +44,12 @@ const PG_DISK_FULL: &str = "53100";
 const PG_IO_ERROR: &str = "58030";
 const PG_SERIALIZATION: &str = "40001";
 const PG_DEADLOCK: &str = "40P01";
+const PG_QUERY_CANCELED: &str = "57014";
+
+/// Whether PostgreSQL cancelled the statement (its `statement_timeout` ran out).
+pub fn is_statement_timeout(error: &DbErr) -> bool {
+    database_code(error).is_some_and(|code| code == PG_QUERY_CANCELED)
+}
 
 /// The driver's code behind a database error: SQLite's extended result code as digits,
 /// PostgreSQL's SQLSTATE.
