@@ -5,6 +5,8 @@ use std::net::TcpListener;
 
 #[test]
 fn spans_reach_a_configured_otlp_endpoint() {
+    // The test itself makes HTTPS-capable clients; alone in its process nothing else installs the provider.
+    retold_hosted::install_tls_provider();
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let receiver = std::thread::spawn(move || {
