@@ -113,7 +113,7 @@ impl ReembedService {
             if items.is_empty() {
                 break;
             }
-            let texts: Vec<String> = items.iter().map(|i| i.content.clone()).collect();
+            let texts: Vec<String> = items.iter().map(retold_domain::ReembedItem::embedding_text).collect();
             let vectors = target.embed(&texts).await?;
             if vectors.len() != items.len() {
                 return Err(DomainError::backend(

@@ -739,6 +739,14 @@ pub struct ReembedItem {
     pub key: RecordKey,
     pub id: RecordId,
     pub content: String,
+    pub context: Option<String>,
+}
+
+impl ReembedItem {
+    /// The text to embed, as the write path embedded it.
+    pub fn embedding_text(&self) -> String {
+        crate::record::embedding_text(&self.content, self.context.as_deref())
+    }
 }
 
 /// Re-embedding with another model: vectors of the target model are staged beside the served

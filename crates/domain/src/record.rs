@@ -16,6 +16,8 @@ pub type Timestamp = DateTime<Utc>;
 pub const MAX_CONTENT_CHARS: usize = 8_000;
 /// Longest evidence accepted, in characters.
 pub const MAX_EVIDENCE_CHARS: usize = 8_000;
+/// Longest context accepted, in characters (what a host passes of the turns before a record).
+pub const MAX_CONTEXT_CHARS: usize = 2_000;
 /// Longest attribute name accepted.
 pub const MAX_ATTRIBUTE_LEN: usize = 64;
 /// Longest tag accepted.
@@ -204,6 +206,43 @@ impl fmt::Debug for Evidence {
     }
 }
 
+/// What a record was said in (the conversation turn before it, say): embedded with the
+/// record's content so that a reply like "Yes, last week!" is found by what it answers, and
+/// never returned as the record's text.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Context(String);
+
+impl Context {
+    /// Build; refuses blank text and text longer than [`MAX_CONTEXT_CHARS`].
+    pub fn new(value: impl Into<String>) -> Result<Self> {
+        let value = value.into();
+        check_text("context", &value, MAX_CONTEXT_CHARS)?;
+        Ok(Self(value))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Context {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+/// The text a record's vector is made from: its content, a line break, its context; the
+/// content alone without a context. Content first, so that when the embedder truncates a long
+/// text it is the context that is cut. The write path and re-embedding both embed this, so a
+/// model switch reproduces what the write embedded.
+pub fn embedding_text(content: &str, context: Option<&str>) -> String {
+    match context {
+        Some(context) => format!("{content}\n{context}"),
+        None => content.to_owned(),
+    }
+}
+
 fn check_text(field: &'static str, value: &str, max_chars: usize) -> Result<()> {
     if value.trim().is_empty() {
         return Err(DomainError::invalid(field, "must not be empty"));
@@ -320,9 +359,16 @@ pub struct MemoryRecord {
     pub reinforcements: u32,
     pub last_reinforced_at: Option<Timestamp>,
     pub tags: Vec<Tag>,
+    /// What the record was said in; embedded with the content, never returned as it.
+    pub context: Option<Context>,
 }
 
 impl MemoryRecord {
+    /// The text its vector is made from ([`embedding_text`]).
+    pub fn embedding_text(&self) -> String {
+        embedding_text(self.content.as_str(), self.context.as_ref().map(Context::as_str))
+    }
+
     /// The derived subject `<entity_id>/<attribute>`, when the record has a key.
     pub fn subject(&self) -> Option<String> {
         self.key.as_ref().map(FactKey::subject)

@@ -152,6 +152,7 @@ fn record(n: usize, scope: &Scope, content: String) -> MemoryRecord {
         reinforcements: 0,
         last_reinforced_at: None,
         tags: vec![],
+        context: None,
     }
 }
 

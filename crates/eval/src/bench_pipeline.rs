@@ -434,7 +434,7 @@ async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Sett
     );
     let scope = Scope::parse("project:bench")?;
     for i in 0..n {
-        let request = crate::eval::turn_request(&scope, &text(i), None, Utc::now())?;
+        let request = crate::eval::turn_request(&scope, &text(i), None, None, Utc::now())?;
         wired.ingestor.write(&who, &request).await?;
         if i % 1000 == 999 {
             eprint!("\r  seed {}/{n}", i + 1);

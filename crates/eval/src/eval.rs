@@ -44,6 +44,9 @@ struct Args {
     bundle: Option<String>,
     record: bool,
     store: StoreKind,
+    /// What a turn is written with as its context: the turn before it in its session (as a
+    /// host passes it), or nothing (`--context none`, the ablation).
+    context: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -62,7 +65,7 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -79,6 +82,7 @@ fn parse(args: &[String]) -> Result<Args> {
         bundle: None,
         record: false,
         store: StoreKind::Sqlite,
+        context: true,
     };
     while let Some(flag) = it.next() {
         if flag == "--record" {
@@ -91,6 +95,13 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(PathBuf::from(value)),
             "--bundle" => parsed.bundle = Some(value.clone()),
             "--store" => parsed.store = StoreKind::parse(value)?,
+            "--context" => {
+                parsed.context = match value.as_str() {
+                    "previous" => true,
+                    "none" => false,
+                    other => bail!("--context takes previous or none, not {other:?}"),
+                }
+            }
             "--limit" => parsed.limit = Some(value.parse().context("--limit takes a number of questions")?),
             "--turns" => {
                 parsed.turns = match value.as_str() {
@@ -116,7 +127,11 @@ fn parse(args: &[String]) -> Result<Args> {
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let args = parse(args)?;
     STORE.set(args.store).ok();
-    eprintln!("store: {}", args.store.name());
+    eprintln!(
+        "store: {}; context: {}",
+        args.store.name(),
+        if args.context { "previous turn" } else { "none" }
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
     let report = runtime.block_on(async {
         match args.dataset.as_str() {
@@ -358,7 +373,19 @@ pub(crate) async fn write_turn(
     speaker: Option<&str>,
     at: DateTime<Utc>,
 ) -> Result<RecordId> {
-    write_turn_by(world, &principal(), scope, content, speaker, at).await
+    write_turn_by(world, &principal(), scope, content, speaker, None, at).await
+}
+
+/// One episodic record per turn, written with `context` (the turn before it).
+pub(crate) async fn write_turn_in(
+    world: &World,
+    scope: &Scope,
+    content: &str,
+    speaker: Option<&str>,
+    context: Option<&str>,
+    at: DateTime<Utc>,
+) -> Result<RecordId> {
+    write_turn_by(world, &principal(), scope, content, speaker, context, at).await
 }
 
 /// One episodic record written by `who`.
@@ -369,7 +396,7 @@ pub(crate) async fn write_turn_as(
     content: &str,
     at: DateTime<Utc>,
 ) -> Result<RecordId> {
-    write_turn_by(world, who, scope, content, None, at).await
+    write_turn_by(world, who, scope, content, None, None, at).await
 }
 
 /// One conversation turn as an episodic system record (truncated to the content limit).
@@ -377,6 +404,7 @@ pub(crate) fn turn_request(
     scope: &Scope,
     content: &str,
     speaker: Option<&str>,
+    context: Option<&str>,
     at: DateTime<Utc>,
 ) -> Result<WriteRequest> {
     Ok(WriteRequest {
@@ -395,7 +423,24 @@ pub(crate) fn turn_request(
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: context.map(|c| retold_domain::Context::new(last_chars(c, CONTEXT_CHARS))).transpose()?,
     })
+}
+
+/// How much of the turn before a turn the harness passes as its context: its end, a sentence
+/// or two (a long assistant answer would otherwise fill the embedder's window).
+pub(crate) const CONTEXT_CHARS: usize = 300;
+
+/// What the write path embeds for a turn written with `context` (to warm the cache with).
+fn embedded_text(content: &str, context: Option<&str>) -> String {
+    let context = context.map(|c| last_chars(c, CONTEXT_CHARS));
+    retold_domain::embedding_text(content, context.as_deref())
+}
+
+/// The end of `text`, at most `n` characters (a turn's end is what its reply follows).
+pub(crate) fn last_chars(text: &str, n: usize) -> String {
+    let skip = text.chars().count().saturating_sub(n);
+    text.chars().skip(skip).collect()
 }
 
 async fn write_turn_by(
@@ -404,9 +449,10 @@ async fn write_turn_by(
     scope: &Scope,
     content: &str,
     speaker: Option<&str>,
+    context: Option<&str>,
     at: DateTime<Utc>,
 ) -> Result<RecordId> {
-    match world.ingestor.write(who, &turn_request(scope, content, speaker, at)?).await? {
+    match world.ingestor.write(who, &turn_request(scope, content, speaker, context, at)?).await? {
         WriteOutcome::Created { id, .. } => Ok(id),
         other => bail!("an episodic turn must be created, got {other:?}"),
     }
@@ -577,6 +623,7 @@ pub(crate) fn embedder() -> Result<Arc<CachedEmbedder>> {
 }
 
 fn envelope(
+    context: bool,
     dataset: &str,
     questions: usize,
     skipped: Value,
@@ -589,6 +636,7 @@ fn envelope(
         "skipped": skipped,
         "configs": configs,
         "git_revision": git_revision(),
+        "turn_context": if context { "previous turn" } else { "none" },
         "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)",
         "configuration": {"retrieve": format!("{:?}", retold_http::retrieve_config(&retold_http::Settings::load(None).expect("settings load"))), "channels": CONFIGS.iter().map(|(n, c)| (n.to_string(), Value::from(format!("{c:?}")))).collect::<serde_json::Map<_, _>>()},
         "baseline": extra,
@@ -646,14 +694,22 @@ async fn locomo(args: &Args) -> Result<Value> {
             Scope::parse(&format!("project:locomo-{}", sample.replace(|c: char| !c.is_alphanumeric(), "-")))?;
         let turns = locomo_turns(&sample, &conversation["conversation"])?;
         let texts: Vec<String> = turns.iter().map(|t| t.2.clone()).collect();
-        embedder.warm(&texts)?;
+        let contexts: Vec<Option<&str>> = (0..turns.len())
+            .map(|i| {
+                let previous = i.checked_sub(1).map(|j| &turns[j]);
+                // The turn before, in the same session (a session's turns share its date).
+                previous.filter(|p| args.context && p.3 == turns[i].3).map(|p| p.2.as_str())
+            })
+            .collect();
+        let embedded: Vec<String> = texts.iter().zip(&contexts).map(|(t, c)| embedded_text(t, *c)).collect();
+        embedder.warm(&embedded)?;
         let now = turns.iter().map(|t| t.3).max().unwrap_or_else(Utc::now)
             + retold_domain::chrono::TimeDelta::days(1);
         let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
         let mut by_dia: HashMap<String, RecordId> = HashMap::new();
         let mut id_order: Vec<RecordId> = Vec::new();
         for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
-            let id = write_turn(&w, &scope, content, Some(speaker), *at).await?;
+            let id = write_turn_in(&w, &scope, content, Some(speaker), contexts[i], *at).await?;
             by_dia.insert(dia.clone(), id.clone());
             id_order.push(id);
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
@@ -743,6 +799,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         started.elapsed().as_secs_f64()
     );
     Ok(envelope(
+        args.context,
         "locomo",
         questions,
         json!({"malformed_evidence": malformed, "adversarial_reported_separately": adversarial_count}),
@@ -753,6 +810,21 @@ async fn locomo(args: &Args) -> Result<Value> {
 
 // ---------------------------------------------------------------------------------------------
 // LongMemEval_S.
+
+/// One stored LongMemEval turn: session, content, has_answer, at, and its context (the kept
+/// turn before it in its session).
+type LmeTurn = (String, String, bool, DateTime<Utc>, Option<String>);
+
+/// A LongMemEval session's stored turns, in order: those `turns` keeps, with their content.
+fn lme_kept_turns(session: &Value, turns: Turns) -> Vec<(&Value, &str)> {
+    session
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| turns.keeps(t))
+        .filter_map(|t| t["content"].as_str().filter(|c| !c.trim().is_empty()).map(|c| (t, c)))
+        .collect()
+}
 
 fn lme_date(text: &str) -> Option<DateTime<Utc>> {
     // "2022/03/02 (Wed) 15:30"
@@ -798,10 +870,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         .iter()
         .take(args.limit.unwrap_or(usize::MAX))
         .flat_map(|q| q["haystack_sessions"].as_array().into_iter().flatten())
-        .flat_map(|s| s.as_array().into_iter().flatten())
-        .filter(|t| args.turns.keeps(t))
-        .filter_map(|t| t["content"].as_str().map(str::to_owned))
-        .filter(|t| !t.trim().is_empty())
+        .flat_map(|session| {
+            let kept = lme_kept_turns(session, args.turns);
+            let contexts =
+                (0..kept.len()).map(|i| i.checked_sub(1).filter(|_| args.context).map(|j| kept[j].1));
+            kept.iter().zip(contexts).map(|(t, c)| embedded_text(t.1, c)).collect::<Vec<_>>()
+        })
         .collect();
     embedder.warm(&all_texts)?;
     for (qi, item) in items.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
@@ -830,18 +904,17 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .map(|v| v.as_str().and_then(lme_date).with_context(|| format!("{qid}: haystack date {v}")))
             .collect::<Result<_>>()?;
         let sessions = item["haystack_sessions"].as_array().context("haystack_sessions")?;
-        let mut turns: Vec<(String, String, bool, DateTime<Utc>)> = Vec::new(); // session, content, has_answer, at
+        let mut turns: Vec<LmeTurn> = Vec::new();
         for ((sid, at), session) in session_ids.iter().zip(&dates).zip(sessions) {
-            for turn in session.as_array().into_iter().flatten().filter(|t| args.turns.keeps(t)) {
-                let content = turn["content"].as_str().unwrap_or("");
-                if content.trim().is_empty() {
-                    continue;
-                }
+            let kept = lme_kept_turns(session, args.turns);
+            for (i, (turn, content)) in kept.iter().enumerate() {
+                let context = i.checked_sub(1).filter(|_| args.context).map(|j| kept[j].1.to_owned());
                 turns.push((
                     sid.clone(),
-                    content.to_owned(),
+                    (*content).to_owned(),
                     turn["has_answer"].as_bool().unwrap_or(false),
                     *at,
+                    context,
                 ));
             }
         }
@@ -859,8 +932,8 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut evidence: HashSet<RecordId> = HashSet::new();
-        for (sid, content, has_answer, at) in &turns {
-            let id = write_turn(&w, &scope, content, None, *at).await?;
+        for (sid, content, has_answer, at, context) in &turns {
+            let id = write_turn_in(&w, &scope, content, None, context.as_deref(), *at).await?;
             if *has_answer {
                 evidence.insert(id.clone());
             }
@@ -948,6 +1021,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         started.elapsed().as_secs_f64()
     );
     Ok(envelope(
+        args.context,
         "longmemeval",
         questions,
         json!({"abstention": abstention, "evidence_not_stored": no_evidence, "turns": if args.turns == Turns::All { "all" } else { "user" }}),

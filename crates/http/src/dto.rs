@@ -228,6 +228,9 @@ pub(crate) struct LinkDto {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct RecordDetailDto {
     pub(crate) record: RecordDto,
+    /// What the record was said in, as written (embedded with the content; search results
+    /// leave it out).
+    pub(crate) context: Option<String>,
     pub(crate) links: Vec<LinkDto>,
     pub(crate) conflicts: Vec<ConflictDto>,
     /// Older records this one replaced, newest first.
@@ -307,6 +310,12 @@ pub(crate) struct WriteBody {
     #[schema(max_items = 32)]
     #[serde(default)]
     pub(crate) tags: Vec<String>,
+    /// What the memory was said in, e.g. the conversation turn before it. Embedded with the
+    /// content, so that a reply ("Yes, last week!") is found by what it answers; kept with the
+    /// record (`memory_get` shows it) and never returned in search results.
+    #[validate(length(min = 1, max = 2000))]
+    #[schema(min_length = 1, max_length = 2000)]
+    pub(crate) context: Option<String>,
 }
 
 /// The outcome of a write.

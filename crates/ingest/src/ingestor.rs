@@ -308,7 +308,7 @@ impl Ingestor {
     pub(crate) async fn vector_of(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
         match self.ports.index.vector(keyed.key) {
             Some(vector) => Ok(vector),
-            None => self.embed_one(keyed.record.content.as_str()).await,
+            None => self.embed_one(&keyed.record.embedding_text()).await,
         }
     }
 
@@ -404,7 +404,12 @@ impl Ingestor {
                 return self.reject(principal, code, reason).await;
             }
         };
-        let vector = self.embed_one(request.content.as_str()).await?;
+        let vector = self
+            .embed_one(&retold_domain::embedding_text(
+                request.content.as_str(),
+                request.context.as_ref().map(retold_domain::Context::as_str),
+            ))
+            .await?;
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;
 
@@ -515,6 +520,7 @@ impl Ingestor {
             reinforcements: 0,
             last_reinforced_at: None,
             tags: request.tags.clone(),
+            context: request.context.clone(),
         };
         if record.status == Status::Provisional {
             record.expires_at = Some(now + self.config.provisional_ttl);

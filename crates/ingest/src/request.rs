@@ -1,8 +1,8 @@
 //! What callers ask the write path to do, and what it answers.
 
 use retold_domain::{
-    Attribute, Confidence, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope,
-    SourceKind, SourceRef, Status, Tag, Timestamp, WriteReceipt,
+    Attribute, Confidence, Content, Context, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId,
+    Scope, SourceKind, SourceRef, Status, Tag, Timestamp, WriteReceipt,
 };
 
 /// An entity named by id, or by a name resolved exactly and scope-aware.
@@ -39,6 +39,9 @@ pub struct WriteRequest {
     /// At most this confidence (the source kind's initial confidence is the ceiling).
     pub confidence: Option<Confidence>,
     pub tags: Vec<Tag>,
+    /// What the record was said in (the turn before it): embedded with the content, kept
+    /// with the record, never returned as its text.
+    pub context: Option<Context>,
 }
 
 /// Why a write was refused.

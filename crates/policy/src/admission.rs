@@ -129,6 +129,7 @@ mod tests {
             reinforcements: 0,
             last_reinforced_at: None,
             tags: Vec::new(),
+            context: None,
         }
     }
 

@@ -92,7 +92,7 @@ impl PostgresStore {
         report.records = count(
             txn,
             &format!(
-                "UPDATE records SET content = '', evidence = NULL, source_ref = NULL, tags = '[]', \
+                "UPDATE records SET content = '', context = NULL, evidence = NULL, source_ref = NULL, tags = '[]', \
                  erased_at = coalesce(erased_at, ?) WHERE id {in_erased} AND (erased_at IS NULL OR content != '')"
             ),
             vec![now.into()],

@@ -226,11 +226,12 @@ impl PostgresStore {
         let mut inserted = Vec::with_capacity(unit.inserts.len());
         let mut changed: BTreeSet<String> = BTreeSet::new();
         for record in &unit.inserts {
-            let placeholders = vec!["?"; 21].join(", ");
+            let values = record_values(record);
+            let placeholders = vec!["?"; values.len()].join(", ");
             let row = txn
                 .query_one_raw(stmt(
                     &format!("INSERT INTO records ({RECORD_COLUMNS}) VALUES ({placeholders}) RETURNING key"),
-                    record_values(record),
+                    values,
                 ))
                 .await
                 .map_err(|e| duplicate_or(e, || format!("record {} already exists", record.id)))?
@@ -245,13 +246,16 @@ impl PostgresStore {
         for link in &unit.links {
             insert_link(&txn, link).await?;
         }
-        // Lexical rows after the links, so the denormalised aliases are complete.
+        // Lexical rows after the links, so the denormalised aliases are complete. The content
+        // column holds the record's context after its content: a reply is found by the
+        // words of what it answers, as its vector is.
         for record in &unit.inserts {
             if record.status.keeps_indexes() {
                 txn.execute_raw(stmt(
                     &format!(
                         "INSERT INTO records_fts (key, record_id, content, subject, aliases) \
-                         SELECT r.key, r.id, r.content, coalesce(r.subject, ''), {} FROM records r WHERE r.id = ?",
+                         SELECT r.key, r.id, r.content || coalesce(chr(10) || r.context, ''), coalesce(r.subject, ''), {} \
+                         FROM records r WHERE r.id = ?",
                         aliases_of("r.id")
                     ),
                     [record.id.as_str().into()],

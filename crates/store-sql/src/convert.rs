@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use retold_domain::EligibilityRow;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, Attribute, AuditEvent, Confidence, Content, Entity, EntityId, EntityKind, EntityStatus, EventId,
-    EventKind, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name, RecordEntityLink,
-    RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
+    AgentId, Attribute, AuditEvent, Confidence, Content, Context, Entity, EntityId, EntityKind, EntityStatus,
+    EventId, EventKind, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name,
+    RecordEntityLink, RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
 };
 use sea_orm::{QueryResult, Value};
 
@@ -16,7 +16,7 @@ use crate::error::{StoreError, corrupt};
 /// Columns of `records` in the order [`record_values`] produces them.
 pub const RECORD_COLUMNS: &str = "id, type, version, content, subject_entity_id, attribute, scope_kind, \
      scope_id, source_kind, source_ref, creator_agent_id, evidence, created_at, event_at, expires_at, confidence, \
-     status, supersedes_id, reinforcements, last_reinforced_at, tags";
+     status, supersedes_id, reinforcements, last_reinforced_at, tags, context";
 
 pub fn millis(at: Timestamp) -> i64 {
     at.timestamp_millis()
@@ -56,6 +56,7 @@ pub fn record_values(r: &MemoryRecord) -> Vec<Value> {
         i64::from(r.reinforcements).into(),
         r.last_reinforced_at.map(millis).into(),
         serde_json::to_string(&tags).expect("a list of strings serialises").into(),
+        r.context.as_ref().map(|c| c.as_str().to_owned()).into(),
     ]
 }
 
@@ -116,6 +117,12 @@ pub fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
         reinforcements: u32_of("reinforcements")?,
         last_reinforced_at: opt_millis(T, get(row, T, "last_reinforced_at")?)?,
         tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
+        // Erasure blanks the context with the content.
+        context: get::<Option<String>>(row, T, "context")?
+            .filter(|c| !c.is_empty())
+            .map(Context::new)
+            .transpose()
+            .map_err(bad)?,
     })
 }
 

@@ -74,7 +74,7 @@ impl Reembedding for SqliteStore {
             .reader
             .query_all_raw(stmt(
                 &format!(
-                    "SELECT r.key, r.id, r.content FROM records r WHERE {LIVE} AND NOT EXISTS \
+                    "SELECT r.key, r.id, r.content, r.context FROM records r WHERE {LIVE} AND NOT EXISTS \
                      (SELECT 1 FROM embeddings_staged s WHERE s.record_key = r.key AND {OF_TARGET}) \
                      ORDER BY r.key LIMIT ?"
                 ),
@@ -90,6 +90,7 @@ impl Reembedding for SqliteStore {
                 key: RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
                 id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
                 content: row.try_get("", "content").map_err(StoreError::from)?,
+                context: row.try_get("", "context").map_err(StoreError::from)?,
             });
         }
         Ok(out)

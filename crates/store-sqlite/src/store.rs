@@ -208,11 +208,12 @@ impl SqliteStore {
         }
         let mut inserted = Vec::with_capacity(unit.inserts.len());
         for record in &unit.inserts {
-            let placeholders = vec!["?"; 21].join(", ");
+            let values = record_values(record);
+            let placeholders = vec!["?"; values.len()].join(", ");
             let result = txn
                 .execute_raw(stmt(
                     &format!("INSERT INTO records ({RECORD_COLUMNS}) VALUES ({placeholders})"),
-                    record_values(record),
+                    values,
                 ))
                 .await
                 .map_err(|e| duplicate_or(e, || format!("record {} already exists", record.id)))?;
@@ -227,13 +228,16 @@ impl SqliteStore {
         for link in &unit.links {
             insert_link(&txn, link).await?;
         }
-        // FTS rows after the links, so the denormalised aliases are complete.
+        // FTS rows after the links, so the denormalised aliases are complete. The content
+        // column holds the record's context after its content: a reply is found by the
+        // words of what it answers, as its vector is.
         for record in &unit.inserts {
             if record.status.keeps_indexes() {
                 txn.execute_raw(stmt(
                     &format!(
                         "INSERT INTO records_fts (rowid, record_id, content, subject, aliases) \
-                         SELECT r.key, r.id, r.content, coalesce(r.subject, ''), {} FROM records r WHERE r.id = ?",
+                         SELECT r.key, r.id, r.content || coalesce(char(10) || r.context, ''), coalesce(r.subject, ''), {} \
+                         FROM records r WHERE r.id = ?",
                         aliases_of("r.id")
                     ),
                     [record.id.as_str().into()],

@@ -1247,6 +1247,11 @@ export interface components {
         /** @description A record with its links, conflicts and supersession chain. */
         RecordDetailDto: {
             conflicts: components["schemas"]["ConflictDto"][];
+            /**
+             * @description What the record was said in, as written (embedded with the content; search results
+             *     leave it out).
+             */
+            context?: string | null;
             links: components["schemas"]["LinkDto"][];
             record: components["schemas"]["RecordDto"];
             /** @description Newer records that replaced this one. */
@@ -1610,6 +1615,12 @@ export interface components {
             /** @description With `subject`: the current-fact attribute, e.g. `explanation_style`. */
             attribute?: string | null;
             content: string;
+            /**
+             * @description What the memory was said in, e.g. the conversation turn before it. Embedded with the
+             *     content, so that a reply ("Yes, last week!") is found by what it answers; kept with the
+             *     record (`memory_get` shows it) and never returned in search results.
+             */
+            context?: string | null;
             /**
              * Format: date-time
              * @description When it happened (episodic) or applies from; defaults to now.

@@ -4,8 +4,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use retold_domain::{
-    Attribute, Content, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope, SourceKind,
-    SourceRef, Tag,
+    Attribute, Content, Context, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope,
+    SourceKind, SourceRef, Tag,
 };
 use retold_ingest::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
 use retold_retrieve::{Channels, SearchHit, SearchRequest};
@@ -137,6 +137,7 @@ pub(crate) async fn memory_get(
 pub(crate) fn detail_dto(d: &retold_retrieve::RecordDetail) -> RecordDetailDto {
     RecordDetailDto {
         record: RecordDto::from(&d.record),
+        context: d.record.context.as_ref().map(|c| c.as_str().to_owned()),
         links: d
             .links
             .iter()
@@ -181,6 +182,7 @@ pub(crate) fn write_request(body: &WriteBody) -> Result<WriteRequest, ApiError> 
         expires_at: body.expires_at,
         confidence: None,
         tags: body.tags.iter().map(|t| field("tags", Tag::new(t.clone()))).collect::<Result<_, _>>()?,
+        context: body.context.clone().map(|c| field("context", Context::new(c))).transpose()?,
     })
 }
 

@@ -398,3 +398,71 @@ async fn every_admin_read_needs_the_admin_key() {
     }
     assert!(checked >= 14, "only {checked} admin GET endpoints in the document");
 }
+
+#[tokio::test]
+async fn a_write_with_context_keeps_it_for_memory_get_and_leaves_it_out_of_search_results() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    app.grant("research-agent", "project:context", true, true).await;
+    let context = "Caroline: Did you ever sign up for that pottery class you told me about?";
+    let body = json!({
+        "principal": principal("research-agent", "aditya"),
+        "type": "episodic",
+        "content": "Melanie: Yes! Yesterday, actually. The first session is on Friday.",
+        "scope": "project:context",
+        "source_kind": "system",
+        "context": context,
+    });
+    let (status, written) = app.call("POST", "/v1/memory/write", Some(&host), Some(body.clone())).await;
+    assert_eq!((status, written["outcome"].as_str()), (StatusCode::OK, Some("created")), "{written}");
+    let id = written["record_id"].as_str().unwrap().to_owned();
+
+    let (status, got) = app
+        .call(
+            "POST",
+            "/v1/memory/get",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "ids": [id]})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{got}");
+    assert_eq!(got["records"][0]["context"], context);
+
+    let (status, found) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "Is Melanie taking pottery lessons?"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    assert_eq!(found["results"][0]["record"]["id"], id.as_str());
+    assert!(
+        !found.to_string().contains("pottery class you told me"),
+        "search results leave the context out: {found}"
+    );
+
+    // Too long, or blank: refused with the field named, nothing stored.
+    for bad in [json!("x".repeat(2_001)), json!("   ")] {
+        let mut body = body.clone();
+        body["context"] = bad;
+        body["content"] = json!("Melanie: a different turn that must not be stored.");
+        let (status, refused) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+        assert_eq!(
+            (status, refused["code"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("validation_failed")),
+            "{refused}"
+        );
+        assert!(refused.to_string().contains("context"), "{refused}");
+    }
+    let (_, found) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "a different turn that must not be stored"})),
+        )
+        .await;
+    assert!(!found.to_string().contains("must not be stored"), "{found}");
+}

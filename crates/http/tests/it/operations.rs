@@ -51,6 +51,7 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     let write = |who: &Value, scope: &str, content: String| {
         json!({"principal": who, "type": "semantic", "content": content, "scope": scope,
             "source_kind": "system", "evidence": format!("noted: {content}"),
+            "context": format!("asked about: {content}"),
             "mentions": [{"name": "Dana Okafor", "kind": "person"}]})
     };
     let mut erased_ids = Vec::new();

@@ -31,6 +31,7 @@ fn record(n: u32) -> MemoryRecord {
         reinforcements: 0,
         last_reinforced_at: None,
         tags: vec![],
+        context: None,
     }
 }
 

@@ -136,6 +136,7 @@ fn request(
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: None,
     }
 }
 

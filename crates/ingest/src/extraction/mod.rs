@@ -278,6 +278,7 @@ pub fn validate_candidate(
         expires_at: candidate.expires_at,
         confidence: candidate.confidence.map(Confidence::new).transpose().map_err(|e| e.to_string())?,
         tags: Vec::new(),
+        context: None,
     })
 }
 

@@ -370,6 +370,7 @@ impl ExtractionRunner {
             expires_at: None,
             confidence: None,
             tags: Vec::new(),
+            context: None,
         };
         let key = write_key(&session.id, &request);
         self.ingestor.write_keyed(principal, &request, &key).await.map_err(|e| e.to_string())

@@ -199,6 +199,7 @@ fn request() -> crate::request::WriteRequest {
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: None,
     }
 }
 

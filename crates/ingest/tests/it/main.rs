@@ -38,6 +38,7 @@ pub(crate) fn claim(content: &str, attribute: &str, source: SourceKind) -> Write
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: None,
     }
 }
 

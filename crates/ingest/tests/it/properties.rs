@@ -27,6 +27,7 @@ fn request(scope: &str, n: usize) -> WriteRequest {
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: None,
     }
 }
 

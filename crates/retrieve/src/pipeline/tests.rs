@@ -35,6 +35,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         reinforcements: 0,
         last_reinforced_at: None,
         tags: vec![],
+        context: None,
     };
     Candidate {
         id: record.id.clone(),

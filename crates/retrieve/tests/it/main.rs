@@ -2,6 +2,7 @@
 //! with the corpus written through the real ingestor.
 
 mod conflicts;
+mod context;
 mod entities;
 mod golden;
 mod identifiers;
@@ -50,6 +51,7 @@ pub(crate) fn request(scope: &str, content: &str) -> WriteRequest {
         expires_at: None,
         confidence: None,
         tags: vec![],
+        context: None,
     }
 }
 

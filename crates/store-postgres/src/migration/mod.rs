@@ -5,12 +5,13 @@
 use sea_orm_migration::prelude::*;
 
 mod m20261202_000001_init;
+mod m20261202_000002_record_context;
 
 pub(crate) struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261202_000001_init::Migration)]
+        vec![Box::new(m20261202_000001_init::Migration), Box::new(m20261202_000002_record_context::Migration)]
     }
 }

@@ -15,6 +15,7 @@ mod m20261201_000005_staged_embeddings;
 mod m20261201_000006_activation;
 mod m20261201_000007_decisions;
 mod m20261201_000008_inspection;
+mod m20261202_000001_record_context;
 
 pub(crate) struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000006_activation::Migration),
             Box::new(m20261201_000007_decisions::Migration),
             Box::new(m20261201_000008_inspection::Migration),
+            Box::new(m20261202_000001_record_context::Migration),
         ]
     }
 }

@@ -4,8 +4,9 @@ use std::collections::BTreeMap;
 
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, Confidence, Content, Entity, EntityId, EntityKind, EntityStatus, EventId, Evidence,
-    FactKey, MemoryRecord, MemoryType, Name, RecordId, Scope, SourceKind, SourceRef, Status, Tag, Timestamp,
+    AgentId, AuditEvent, Confidence, Content, Context, Entity, EntityId, EntityKind, EntityStatus, EventId,
+    Evidence, FactKey, MemoryRecord, MemoryType, Name, RecordId, Scope, SourceKind, SourceRef, Status, Tag,
+    Timestamp,
 };
 
 pub fn t(day: u32) -> Timestamp {
@@ -33,6 +34,7 @@ pub fn record(n: u32, scope: &str, content: &str) -> MemoryRecord {
         reinforcements: 0,
         last_reinforced_at: None,
         tags: Vec::new(),
+        context: None,
     }
 }
 
@@ -89,5 +91,6 @@ pub fn full_record() -> MemoryRecord {
         reinforcements: 0,
         last_reinforced_at: None,
         tags: vec![Tag::new("communication").unwrap(), Tag::new("préférence").unwrap()],
+        context: Some(Context::new("Sam: Quel format préfères-tu pour les rapports ?").unwrap()),
     }
 }

@@ -769,7 +769,10 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     };
     let mut ids = Vec::new();
     for n in 1..=3 {
-        let r = record(n, "project:p", &format!("text {n}"));
+        let mut r = record(n, "project:p", &format!("text {n}"));
+        if n == 2 {
+            r.context = Some(retold_domain::Context::new("the turn before").unwrap());
+        }
         ids.push(r.id.clone());
         store
             .apply(WriteUnit {
@@ -786,6 +789,11 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     assert_eq!(
         todo.iter().map(|i| (i.key, i.content.as_str())).collect::<Vec<_>>(),
         [(RecordKey(1), "text 1"), (RecordKey(2), "text 2")]
+    );
+    // A record written with a context is re-embedded as the write embedded it.
+    assert_eq!(
+        todo.iter().map(retold_domain::ReembedItem::embedding_text).collect::<Vec<_>>(),
+        ["text 1", "text 2\nthe turn before"]
     );
     // Staged vectors of an abandoned target are discarded; the served ones stay.
     let other = EmbeddingModelInfo { name: "e5".into(), version: 1, dims: 2 };

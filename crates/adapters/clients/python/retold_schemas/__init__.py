@@ -839,6 +839,14 @@ class WriteBody(BaseModel):
             pattern='^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$',
         ),
     ]
+    context: Annotated[
+        str | None,
+        Field(
+            description='What the memory was said in, e.g. the conversation turn before it. Embedded with the\ncontent, so that a reply ("Yes, last week!") is found by what it answers; kept with the\nrecord (`memory_get` shows it) and never returned in search results.',
+            max_length=2000,
+            min_length=1,
+        ),
+    ] = None
     event_at: Annotated[
         AwareDatetime | None,
         Field(
@@ -1139,6 +1147,12 @@ class ProfileDto(BaseModel):
 
 class RecordDetailDto(BaseModel):
     conflicts: list[ConflictDto]
+    context: Annotated[
+        str | None,
+        Field(
+            description='What the record was said in, as written (embedded with the content; search results\nleave it out).'
+        ),
+    ] = None
     links: list[LinkDto]
     record: RecordDto
     superseded_by: Annotated[

@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
@@ -33,6 +34,8 @@ class RecordDetailDto:
             record (RecordDto): One memory record.
             superseded_by (list[str]): Newer records that replaced this one.
             supersedes (list[RecordDto]): Older records this one replaced, newest first.
+            context (None | str | Unset): What the record was said in, as written (embedded with the content; search results
+                leave it out).
      """
 
     conflicts: list[ConflictDto]
@@ -40,6 +43,7 @@ class RecordDetailDto:
     record: RecordDto
     superseded_by: list[str]
     supersedes: list[RecordDto]
+    context: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -77,6 +81,12 @@ class RecordDetailDto:
 
 
 
+        context: None | str | Unset
+        if isinstance(self.context, Unset):
+            context = UNSET
+        else:
+            context = self.context
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -87,6 +97,8 @@ class RecordDetailDto:
             "superseded_by": superseded_by,
             "supersedes": supersedes,
         })
+        if context is not UNSET:
+            field_dict["context"] = context
 
         return field_dict
 
@@ -136,12 +148,23 @@ class RecordDetailDto:
             supersedes.append(supersedes_item)
 
 
+        def _parse_context(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        context = _parse_context(d.pop("context", UNSET))
+
+
         record_detail_dto = cls(
             conflicts=conflicts,
             links=links,
             record=record,
             superseded_by=superseded_by,
             supersedes=supersedes,
+            context=context,
         )
 
 

@@ -38,6 +38,10 @@ class WriteBody:
             source_kind (WriteBodySourceKind): user_statement, system, tool_result, session_summary or agent_inference.
             type_ (WriteBodyType): semantic, episodic or procedural.
             attribute (None | str | Unset): With `subject`: the current-fact attribute, e.g. `explanation_style`.
+            context (None | str | Unset): What the memory was said in, e.g. the conversation turn before it. Embedded with
+                the
+                content, so that a reply ("Yes, last week!") is found by what it answers; kept with the
+                record (`memory_get` shows it) and never returned in search results.
             event_at (datetime.datetime | None | Unset): When it happened (episodic) or applies from; defaults to now.
             evidence (None | str | Unset): Supporting text, quoted verbatim from the cited turn for user and tool claims.
             expires_at (datetime.datetime | None | Unset): When the memory stops being true (must be in the future); an
@@ -55,6 +59,7 @@ class WriteBody:
     source_kind: WriteBodySourceKind
     type_: WriteBodyType
     attribute: None | str | Unset = UNSET
+    context: None | str | Unset = UNSET
     event_at: datetime.datetime | None | Unset = UNSET
     evidence: None | str | Unset = UNSET
     expires_at: datetime.datetime | None | Unset = UNSET
@@ -85,6 +90,12 @@ class WriteBody:
             attribute = UNSET
         else:
             attribute = self.attribute
+
+        context: None | str | Unset
+        if isinstance(self.context, Unset):
+            context = UNSET
+        else:
+            context = self.context
 
         event_at: None | str | Unset
         if isinstance(self.event_at, Unset):
@@ -149,6 +160,8 @@ class WriteBody:
         })
         if attribute is not UNSET:
             field_dict["attribute"] = attribute
+        if context is not UNSET:
+            field_dict["context"] = context
         if event_at is not UNSET:
             field_dict["event_at"] = event_at
         if evidence is not UNSET:
@@ -200,6 +213,16 @@ class WriteBody:
             return cast(None | str | Unset, data)
 
         attribute = _parse_attribute(d.pop("attribute", UNSET))
+
+
+        def _parse_context(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        context = _parse_context(d.pop("context", UNSET))
 
 
         def _parse_event_at(data: object) -> datetime.datetime | None | Unset:
@@ -304,6 +327,7 @@ class WriteBody:
             source_kind=source_kind,
             type_=type_,
             attribute=attribute,
+            context=context,
             event_at=event_at,
             evidence=evidence,
             expires_at=expires_at,

@@ -1,0 +1,76 @@
+//! A record written with its context (the turn before it) is embedded with that context and
+//! found by what it answers; the context is never returned as its text.
+
+use retold_domain::{Context, Embedder as _, MemoryType, RecordReader as _, VectorIndex as _};
+use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
+
+use super::{ids, principal, request, world};
+
+const SCOPE: &str = "project:context";
+const REPLY: &str = "Melanie: Yes! Yesterday, actually. The first session is on Friday.";
+const QUERY: &str = "Is Melanie taking pottery lessons?";
+const ASKED: &str = "Caroline: Did you ever sign up for that pottery class you told me about?";
+
+fn turn(content: &str, context: Option<&str>) -> retold_ingest::WriteRequest {
+    let mut r = request(SCOPE, content);
+    r.memory_type = MemoryType::Episodic;
+    r.context = context.map(|c| Context::new(c).unwrap());
+    r
+}
+
+fn cosine(a: &[f32], b: &[f32]) -> f32 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The reply, written with or without what it answers, among other turns; its rank in a
+/// dense-only search for the pottery class.
+async fn dense_rank_of_the_reply(
+    context: Option<&str>,
+) -> (Option<usize>, retold_test_kit::World, retold_domain::RecordId) {
+    let w = world(RetrieveConfig::default()).await;
+    w.grant("ctx-agent", SCOPE, true, true).await;
+    let p = principal("ctx-agent", "u");
+    for other in [
+        "Caroline: The adoption agency finally called me back this morning.",
+        "Melanie: We went camping by the lake with the kids last weekend.",
+        "Caroline: I have been painting a lot lately, mostly sunsets.",
+        "Melanie: Swimming with the kids is the best part of my week.",
+        "Melanie: I might sign up for a half marathon next spring.",
+        "Melanie: My yoga class moved to Tuesday evenings, which suits me better.",
+    ] {
+        w.write(&p, turn(other, None)).await;
+    }
+    let reply = w.write(&p, turn(REPLY, context)).await;
+    let mut search = SearchRequest::new(QUERY);
+    search.channels = Channels { dense: true, lexical: false, entity: false, result_control: false };
+    let found = w.search(&p, search).await;
+    let rank = ids(&found).iter().position(|id| *id == reply);
+    (rank, w, reply)
+}
+
+#[tokio::test]
+async fn a_reply_is_embedded_with_its_context_and_found_by_what_it_answers() {
+    let (with, w, reply) = dense_rank_of_the_reply(Some(ASKED)).await;
+    let (without, _, _) = dense_rank_of_the_reply(None).await;
+    assert_eq!(with, Some(0), "with its context the reply is the best dense match");
+    assert!(without.is_none_or(|r| r > 0), "without it, another turn outranks the reply: {without:?}");
+
+    // What the index holds is the vector of the content followed by the context.
+    let record = w.record(&reply).await;
+    assert_eq!(record.context.as_ref().map(Context::as_str), Some(ASKED));
+    let key = w.store.key_of(&reply).await.unwrap().expect("stored");
+    let stored = w.index.vector(key).expect("indexed");
+    let expected = retold_test_kit::embedder().embed(&[format!("{REPLY}\n{ASKED}")]).await.unwrap().remove(0);
+    assert!(cosine(&stored, &expected) > 0.9999, "the stored vector embeds content + context");
+
+    // The lexical channel indexes the context too: "pottery" is only there.
+    let p = principal("ctx-agent", "u");
+    let mut lexical = SearchRequest::new("pottery");
+    lexical.channels = Channels { dense: false, lexical: true, entity: false, result_control: false };
+    assert_eq!(ids(&w.search(&p, lexical).await), std::slice::from_ref(&reply));
+
+    // The default search finds it first too, and returns the content alone.
+    let hit = w.search(&p, SearchRequest::new(QUERY)).await.hits.remove(0);
+    assert_eq!(hit.record.id, reply);
+    assert_eq!(hit.record.content.as_str(), REPLY);
+}
