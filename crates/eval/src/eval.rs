@@ -45,7 +45,8 @@ struct Args {
     record: bool,
     store: StoreKind,
     /// What a turn is written with as its context: the turn before it in its session (as a
-    /// host passes it), or nothing (`--context none`, the ablation).
+    /// host passes it; with `--turns user`, the user turn before), or nothing (`--context
+    /// none`, the ablation).
     context: bool,
 }
 
@@ -423,7 +424,11 @@ pub(crate) fn turn_request(
         expires_at: None,
         confidence: None,
         tags: vec![],
-        context: context.map(|c| retold_domain::Context::new(last_chars(c, CONTEXT_CHARS))).transpose()?,
+        context: context
+            .map(|c| last_chars(c, CONTEXT_CHARS))
+            .filter(|c| !c.trim().is_empty())
+            .map(retold_domain::Context::new)
+            .transpose()?,
     })
 }
 
@@ -433,7 +438,7 @@ pub(crate) const CONTEXT_CHARS: usize = 300;
 
 /// What the write path embeds for a turn written with `context` (to warm the cache with).
 fn embedded_text(content: &str, context: Option<&str>) -> String {
-    let context = context.map(|c| last_chars(c, CONTEXT_CHARS));
+    let context = context.map(|c| last_chars(c, CONTEXT_CHARS)).filter(|c| !c.trim().is_empty());
     retold_domain::embedding_text(content, context.as_deref())
 }
 
@@ -697,8 +702,11 @@ async fn locomo(args: &Args) -> Result<Value> {
         let contexts: Vec<Option<&str>> = (0..turns.len())
             .map(|i| {
                 let previous = i.checked_sub(1).map(|j| &turns[j]);
-                // The turn before, in the same session (a session's turns share its date).
-                previous.filter(|p| args.context && p.3 == turns[i].3).map(|p| p.2.as_str())
+                // The turn before, in the same session ("D3:7" is session 3's seventh turn).
+                let session = |dia: &str| dia.split(':').next().map(str::to_owned);
+                previous
+                    .filter(|p| args.context && session(&p.0) == session(&turns[i].0))
+                    .map(|p| p.2.as_str())
             })
             .collect();
         let embedded: Vec<String> = texts.iter().zip(&contexts).map(|(t, c)| embedded_text(t, *c)).collect();

@@ -168,6 +168,7 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("WriteBody", "source_kind", Enum(SOURCE_KINDS)),
         ("WriteBody", "source_ref", Pattern(SOURCE_REF)),
         ("WriteBody", "evidence", Pattern(TEXT)),
+        ("WriteBody", "context", Pattern(TEXT)),
         ("WriteBody", "tags", ItemsPattern(TAG)),
         ("SessionBody", "tags", ItemsPattern(TAG)),
         ("ReviseBody", "id", Pattern(RECORD_ID)),

@@ -305,10 +305,16 @@ impl Ingestor {
         vectors.pop().ok_or_else(|| DomainError::backend("embedder", "returned no vector"))
     }
 
-    pub(crate) async fn vector_of(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
+    /// The vector of a record's content alone: what the same-meaning and attribute checks
+    /// compare (a fact restated word for word is the same fact whatever it was said after).
+    /// The indexed vector when it is the content's; a record with a context is embedded again.
+    pub(crate) async fn content_vector(&self, keyed: &KeyedRecord) -> Result<Vec<f32>> {
+        if keyed.record.context.is_some() {
+            return self.embed_one(keyed.record.content.as_str()).await;
+        }
         match self.ports.index.vector(keyed.key) {
             Some(vector) => Ok(vector),
-            None => self.embed_one(&keyed.record.embedding_text()).await,
+            None => self.embed_one(keyed.record.content.as_str()).await,
         }
     }
 
@@ -359,7 +365,7 @@ impl Ingestor {
                 .iter()
                 .filter(|k| k.record.key.as_ref().is_some_and(|key| key.attribute.as_str() == other))
             {
-                let content_similarity = cosine(candidate_vector, &self.vector_of(keyed).await?);
+                let content_similarity = cosine(candidate_vector, &self.content_vector(keyed).await?);
                 if content_similarity >= self.config.attribute_content_floor
                     && best.is_none_or(|(score, _)| name_similarity > score)
                 {
@@ -410,6 +416,7 @@ impl Ingestor {
                 request.context.as_ref().map(retold_domain::Context::as_str),
             ))
             .await?;
+
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;
 
@@ -428,13 +435,18 @@ impl Ingestor {
             _ => None,
         };
         if let Some((subject, attribute)) = keyed {
+            // The current-fact decisions compare content with content (`content_vector`).
+            let content_vector = match request.context {
+                Some(_) => self.embed_one(request.content.as_str()).await?,
+                None => vector.clone(),
+            };
             let fact = CurrentFactWrite {
                 principal,
                 access: &access,
                 request,
                 subject,
                 attribute,
-                vector: &vector,
+                vector: &content_vector,
                 forced_target,
                 key,
                 now,
@@ -586,7 +598,7 @@ impl Ingestor {
                 .copied(),
         };
         if let Some(current) = current {
-            let similarity = cosine(vector, &self.vector_of(current).await?);
+            let similarity = cosine(vector, &self.content_vector(current).await?);
             details.insert("similarity_to_current".into(), format!("{similarity:.4}"));
             let same_meaning = forced_target.is_none()
                 && similarity >= self.config.same_meaning_floor
@@ -784,6 +796,7 @@ struct CurrentFactWrite<'a> {
     request: &'a WriteRequest,
     subject: &'a EntityId,
     attribute: &'a retold_domain::Attribute,
+    /// The vector of the content alone.
     vector: &'a [f32],
     forced_target: Option<&'a RecordId>,
     /// The key of a keyed write, whose receipt commits with it.

@@ -142,7 +142,8 @@ impl Ingestor {
                 self.ports.facts.active_by_key(std::slice::from_ref(&scope), into, &attribute).await?;
             let live: Vec<&KeyedRecord> = existing.iter().filter(|k| !k.record.is_expired_at(now)).collect();
             let (Some(current), Some(candidate)) = (top(&live), top(&side)) else { continue };
-            let similarity = cosine(&self.vector_of(candidate).await?, &self.vector_of(current).await?);
+            let similarity =
+                cosine(&self.content_vector(candidate).await?, &self.content_vector(current).await?);
             let same_meaning = similarity >= self.config.same_meaning_floor
                 && same_values(candidate.record.content.as_str(), current.record.content.as_str());
             match decide(&current.record, candidate.record.source_kind, same_meaning) {

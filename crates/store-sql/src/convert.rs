@@ -117,12 +117,7 @@ pub fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
         reinforcements: u32_of("reinforcements")?,
         last_reinforced_at: opt_millis(T, get(row, T, "last_reinforced_at")?)?,
         tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
-        // Erasure blanks the context with the content.
-        context: get::<Option<String>>(row, T, "context")?
-            .filter(|c| !c.is_empty())
-            .map(Context::new)
-            .transpose()
-            .map_err(bad)?,
+        context: get::<Option<String>>(row, T, "context")?.map(Context::new).transpose().map_err(bad)?,
     })
 }
 

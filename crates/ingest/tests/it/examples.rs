@@ -518,3 +518,24 @@ async fn a_changed_name_or_number_is_a_new_value_not_a_reinforcement() {
     port.content = retold_domain::Content::new("The release train dashboard listens on port 8444.").unwrap();
     assert!(matches!(w.ingestor.write(&p, &port).await.unwrap(), WriteOutcome::Superseding { .. }));
 }
+
+#[tokio::test]
+async fn a_fact_restated_after_other_turns_is_the_same_fact_whatever_its_context() {
+    // The context goes into the vector search uses; the same-meaning rule compares content.
+    let w = world().await;
+    let p = principal("research-agent", "aditya");
+    w.grant("research-agent", "user:aditya", true, true).await;
+    let mut first = claim(CONCISE, "explanation_style", SourceKind::AgentInference);
+    first.context = Some(
+        retold_domain::Context::new("User: My flight to Lisbon leaves at six tomorrow morning.").unwrap(),
+    );
+    let WriteOutcome::Created { id, .. } = w.ingestor.write(&p, &first).await.unwrap() else { panic!() };
+    let mut again = claim(CONCISE, "explanation_style", SourceKind::AgentInference);
+    again.context = Some(
+        retold_domain::Context::new("User: The quarterly tax forms are due at the end of the month.")
+            .unwrap(),
+    );
+    let outcome = w.ingestor.write(&p, &again).await.unwrap();
+    assert!(matches!(&outcome, WriteOutcome::Reinforced { id: same, .. } if *same == id), "{outcome:?}");
+    assert_eq!(w.record(&id).await.reinforcements, 1);
+}

@@ -174,7 +174,8 @@ pub(crate) async fn rerank(
     candidates: Vec<Candidate>,
     notes: &mut Vec<TraceNote>,
 ) -> Vec<Candidate> {
-    let documents: Vec<String> = candidates.iter().map(|c| c.record.content.as_str().to_owned()).collect();
+    // A record is judged with its context, as the channels found it.
+    let documents: Vec<String> = candidates.iter().map(|c| c.record.embedding_text()).collect();
     match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
         Ok(Ok(scores)) if scores.len() == candidates.len() => {
             let mut order: Vec<(usize, f64)> = scores.into_iter().enumerate().collect();
