@@ -845,6 +845,7 @@ class WriteBody(BaseModel):
             description='What the memory was said in, e.g. the conversation turn before it. Embedded with the\ncontent, so that a reply ("Yes, last week!") is found by what it answers; kept with the\nrecord (`memory_get` shows it) and never returned in search results.',
             max_length=2000,
             min_length=1,
+            pattern='^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$',
         ),
     ] = None
     event_at: Annotated[
