@@ -275,7 +275,7 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
         for (i, t) in texts.iter().enumerate() {
             let one = Instant::now();
             if i % 10 == 0 {
-                write_turn(&w, &visible, t, None, Utc::now()).await?;
+                write_turn(&w, &visible, t, None, None, Utc::now()).await?;
             } else {
                 crate::eval::write_turn_as(&w, &everyone, &hidden, t, Utc::now()).await?;
             }
@@ -748,7 +748,7 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
             for i in 0..n {
                 let one = Instant::now();
                 if i % 10 == 0 {
-                    write_turn(&w, &visible, &text(i), None, Utc::now()).await?;
+                    write_turn(&w, &visible, &text(i), None, None, Utc::now()).await?;
                 } else {
                     crate::eval::write_turn_as(&w, &everyone, &hidden, &text(i), Utc::now()).await?;
                 }
@@ -820,7 +820,7 @@ async fn replica_delay(model: Arc<retold_index::OnnxEmbedder>, dims: usize) -> R
     tokio::time::sleep(Duration::from_millis(300)).await;
     let mut delays = Vec::with_capacity(writes);
     for i in 0..writes {
-        let id = write_turn(&a, &scope, &text(i), None, Utc::now()).await?;
+        let id = write_turn(&a, &scope, &text(i), None, None, Utc::now()).await?;
         let written = Instant::now();
         let key = a.store.stores().records.key_of(&id).await?.context("the record has a key")?;
         while index.vector(key).is_none() {

@@ -366,19 +366,9 @@ pub(crate) async fn world_at(
     Ok(World { ingestor, retriever, store, index, path, _dir: dir })
 }
 
-/// One episodic record per turn; returns its record id.
+/// One episodic record per turn, written with `context` (the turn before it); returns its
+/// record id.
 pub(crate) async fn write_turn(
-    world: &World,
-    scope: &Scope,
-    content: &str,
-    speaker: Option<&str>,
-    at: DateTime<Utc>,
-) -> Result<RecordId> {
-    write_turn_by(world, &principal(), scope, content, speaker, None, at).await
-}
-
-/// One episodic record per turn, written with `context` (the turn before it).
-pub(crate) async fn write_turn_in(
     world: &World,
     scope: &Scope,
     content: &str,
@@ -717,7 +707,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         let mut by_dia: HashMap<String, RecordId> = HashMap::new();
         let mut id_order: Vec<RecordId> = Vec::new();
         for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
-            let id = write_turn_in(&w, &scope, content, Some(speaker), contexts[i], *at).await?;
+            let id = write_turn(&w, &scope, content, Some(speaker), contexts[i], *at).await?;
             by_dia.insert(dia.clone(), id.clone());
             id_order.push(id);
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
@@ -941,7 +931,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut evidence: HashSet<RecordId> = HashSet::new();
         for (sid, content, has_answer, at, context) in &turns {
-            let id = write_turn_in(&w, &scope, content, None, context.as_deref(), *at).await?;
+            let id = write_turn(&w, &scope, content, None, context.as_deref(), *at).await?;
             if *has_answer {
                 evidence.insert(id.clone());
             }

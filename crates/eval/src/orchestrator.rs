@@ -96,7 +96,7 @@ pub(crate) async fn orchestrator(
         let w = crate::eval::world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
         let mut by_dia: HashMap<String, (RecordId, String)> = HashMap::new();
         for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
-            let id = write_turn(&w, &scope, content, Some(speaker), *at).await?;
+            let id = write_turn(&w, &scope, content, Some(speaker), None, *at).await?;
             by_dia.insert(dia.clone(), (id, content.clone()));
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
         }
