@@ -158,84 +158,55 @@ impl Confidence {
     }
 }
 
-/// Non-empty record text of bounded length.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Content(String);
+/// A newtype over non-blank text of at most `$max` characters, without NUL.
+macro_rules! bounded_text {
+    ($(#[$doc:meta])* $name:ident, $field:literal, $max:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, PartialEq, Eq, Hash)]
+        pub struct $name(String);
 
-impl Content {
-    /// Build; refuses blank text and text longer than [`MAX_CONTENT_CHARS`].
-    pub fn new(value: impl Into<String>) -> Result<Self> {
-        let value = value.into();
-        check_text("content", &value, MAX_CONTENT_CHARS)?;
-        Ok(Self(value))
-    }
+        impl $name {
+            #[doc = concat!("Build; refuses blank text and text longer than [`", stringify!($max), "`].")]
+            pub fn new(value: impl Into<String>) -> Result<Self> {
+                let value = value.into();
+                check_text($field, &value, $max)?;
+                Ok(Self(value))
+            }
 
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+            /// The text.
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Debug for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                fmt::Debug::fmt(&self.0, f)
+            }
+        }
+    };
 }
 
-impl fmt::Debug for Content {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
-    }
-}
+bounded_text!(
+    /// Non-empty record text of bounded length.
+    Content, "content", MAX_CONTENT_CHARS
+);
+bounded_text!(
+    /// Supporting material quoted from the source. Same rules as [`Content`].
+    Evidence, "evidence", MAX_EVIDENCE_CHARS
+);
+bounded_text!(
+    /// What a record was said in (the conversation turn before it, say): indexed with the
+    /// record's content so that a reply like "Yes, last week!" is found by what it answers,
+    /// and never returned as the record's text.
+    Context, "context", MAX_CONTEXT_CHARS
+);
 
-/// Supporting material quoted from the source. Same rules as [`Content`].
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Evidence(String);
-
-impl Evidence {
-    /// Build; refuses blank text and text longer than [`MAX_EVIDENCE_CHARS`].
-    pub fn new(value: impl Into<String>) -> Result<Self> {
-        let value = value.into();
-        check_text("evidence", &value, MAX_EVIDENCE_CHARS)?;
-        Ok(Self(value))
-    }
-
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Evidence {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
-    }
-}
-
-/// What a record was said in (the conversation turn before it, say): embedded with the
-/// record's content so that a reply like "Yes, last week!" is found by what it answers, and
-/// never returned as the record's text.
-#[derive(Clone, PartialEq, Eq, Hash)]
-pub struct Context(String);
-
-impl Context {
-    /// Build; refuses blank text and text longer than [`MAX_CONTEXT_CHARS`].
-    pub fn new(value: impl Into<String>) -> Result<Self> {
-        let value = value.into();
-        check_text("context", &value, MAX_CONTEXT_CHARS)?;
-        Ok(Self(value))
-    }
-
-    /// The text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-impl fmt::Debug for Context {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.0, f)
-    }
-}
-
-/// The text a record's vector is made from: its content, a line break, its context; the
-/// content alone without a context. Content first, so that when the embedder truncates a long
-/// text it is the context that is cut. The write path and re-embedding both embed this, so a
-/// model switch reproduces what the write embedded.
+/// The text a record is indexed by, in its vector and its lexical row: its content, a line
+/// break, its context; the content alone without a context. Content first, so that when the
+/// embedder truncates a long text it is the context that is cut. The write path, re-embedding
+/// and both stores' lexical rows all use this, so a model switch reproduces what the write
+/// embedded.
 pub fn embedding_text(content: &str, context: Option<&str>) -> String {
     match context {
         Some(context) => format!("{content}\n{context}"),

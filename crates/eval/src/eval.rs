@@ -434,8 +434,9 @@ fn embedded_text(content: &str, context: Option<&str>) -> String {
 
 /// The end of `text`, at most `n` characters (a turn's end is what its reply follows).
 pub(crate) fn last_chars(text: &str, n: usize) -> String {
-    let skip = text.chars().count().saturating_sub(n);
-    text.chars().skip(skip).collect()
+    let Some(last) = n.checked_sub(1) else { return String::new() };
+    let start = text.char_indices().rev().nth(last).map_or(0, |(at, _)| at);
+    text[start..].to_owned()
 }
 
 async fn write_turn_by(
@@ -1026,4 +1027,16 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         configs,
         Value::Null,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_chars;
+
+    #[test]
+    fn last_chars_keeps_the_end_on_character_boundaries() {
+        assert_eq!(last_chars("Caroline: ça va?", 6), "ça va?");
+        assert_eq!(last_chars("short", 300), "short");
+        assert_eq!(last_chars("anything", 0), "");
+    }
 }

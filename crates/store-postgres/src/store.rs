@@ -247,18 +247,18 @@ impl PostgresStore {
             insert_link(&txn, link).await?;
         }
         // Lexical rows after the links, so the denormalised aliases are complete. The content
-        // column holds the record's context after its content: a reply is found by the
-        // words of what it answers, as its vector is.
+        // column holds the record's indexed text (its content, then its context): a reply is
+        // found by the words of what it answers, as its vector is.
         for record in &unit.inserts {
             if record.status.keeps_indexes() {
                 txn.execute_raw(stmt(
                     &format!(
                         "INSERT INTO records_fts (key, record_id, content, subject, aliases) \
-                         SELECT r.key, r.id, r.content || coalesce(chr(10) || r.context, ''), coalesce(r.subject, ''), {} \
+                         SELECT r.key, r.id, ?, coalesce(r.subject, ''), {} \
                          FROM records r WHERE r.id = ?",
                         aliases_of("r.id")
                     ),
-                    [record.id.as_str().into()],
+                    [record.embedding_text().into(), record.id.as_str().into()],
                 ))
                 .await?;
             }
