@@ -71,14 +71,37 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
     if !status.success() {
         bail!("python3 -m venv {} failed ({status})", venv.display());
     }
+    // The lock file names every package with its hash, so pip installs exactly those and
+    // resolves nothing (`--no-deps`): resolving would look up a dependency's extras
+    // (`uvicorn[standard]>=…`) in the registry and pick a newer, unhashed release.
+    // `pip check` then fails the setup if the lock file left a dependency out.
     let status = Command::new(venv.join("bin/python"))
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--require-hashes", "-r"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--require-hashes",
+            "--no-deps",
+            "-r",
+        ])
         .arg(&requirements)
         .env_remove("PIP_FIND_LINKS")
         .status()
         .context("running pip install in the tool's venv")?;
     if !status.success() {
         bail!("pip install -r {} failed ({status})", requirements.display());
+    }
+    let status = Command::new(venv.join("bin/python"))
+        .args(["-m", "pip", "check", "--quiet", "--disable-pip-version-check"])
+        .status()
+        .context("running pip check in the tool's venv")?;
+    if !status.success() {
+        bail!(
+            "{} is missing a dependency of its packages (pip check failed): regenerate it",
+            requirements.display()
+        );
     }
     fs::write(&stamp, &wanted)?;
     Ok(true)
