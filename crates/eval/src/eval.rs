@@ -843,13 +843,31 @@ fn read_json(path: &Path) -> Result<Value> {
     }
 }
 
-fn ndcg(ranked_sessions: &[String], relevant: &HashSet<String>, k: usize) -> f64 {
+/// How many turns a LongMemEval search asks for.
+const LME_DEPTH: usize = 50;
+
+/// The sessions of the ranked turns, each once, in the order their first turn ranks: the
+/// session ranking LongMemEval's own turn-level evaluation scores
+/// (`evaluate_retrieval_turn2session`: session@k = the first k distinct sessions).
+fn distinct_sessions(
+    retrieved: &[RecordId],
+    session_of: &HashMap<RecordId, (String, DateTime<Utc>)>,
+) -> Vec<String> {
     let mut seen = HashSet::new();
-    let unique: Vec<&String> = ranked_sessions.iter().filter(|s| seen.insert(*s)).take(k).collect();
-    let dcg: f64 = unique
+    retrieved
         .iter()
+        .filter_map(|id| session_of.get(id).map(|s| s.0.clone()))
+        .filter(|s| seen.insert(s.clone()))
+        .collect()
+}
+
+/// nDCG@k over a ranking of distinct sessions.
+fn ndcg(ranked_sessions: &[String], relevant: &HashSet<String>, k: usize) -> f64 {
+    let dcg: f64 = ranked_sessions
+        .iter()
+        .take(k)
         .enumerate()
-        .filter(|(_, s)| relevant.contains(**s))
+        .filter(|(_, s)| relevant.contains(*s))
         .map(|(i, _)| 1.0 / ((i + 2) as f64).log2())
         .sum();
     let ideal: f64 = (0..relevant.len().min(k)).map(|i| 1.0 / ((i + 2) as f64).log2()).sum();
@@ -948,9 +966,10 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .map(|(s, d)| (*d, s.clone()))
             .collect();
         for (config, channels) in CONFIGS {
-            let (retrieved, tokens) = ranked(&w, question, channels, 10).await?;
-            let ranked_sessions: Vec<String> =
-                retrieved.iter().filter_map(|id| session_of.get(id).map(|s| s.0.clone())).collect();
+            // Deep enough that the first ten distinct sessions are usually in it (LongMemEval's
+            // turn-to-session evaluation reads on until it has k distinct sessions).
+            let (retrieved, tokens) = ranked(&w, question, channels, LME_DEPTH).await?;
+            let ranked_sessions = distinct_sessions(&retrieved, &session_of);
             let by = per_config.entry(config.to_owned()).or_default();
             for bucket in ["overall".to_owned(), kind.clone()] {
                 let sums = by.entry(bucket).or_default();
@@ -1031,12 +1050,36 @@ async fn longmemeval(args: &Args) -> Result<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::last_chars;
+    use std::collections::{HashMap, HashSet};
+
+    use retold_domain::RecordId;
+    use retold_domain::chrono::{TimeZone, Utc};
+
+    use super::{distinct_sessions, last_chars, ndcg};
 
     #[test]
     fn last_chars_keeps_the_end_on_character_boundaries() {
         assert_eq!(last_chars("Caroline: ça va?", 6), "ça va?");
         assert_eq!(last_chars("short", 300), "short");
         assert_eq!(last_chars("anything", 0), "");
+    }
+
+    #[test]
+    fn sessions_rank_by_their_first_turn_and_count_once() {
+        let ids: Vec<RecordId> = (0..5).map(|i| RecordId::from_body(&format!("{i:026}")).unwrap()).collect();
+        let at = Utc.with_ymd_and_hms(2023, 5, 1, 0, 0, 0).unwrap();
+        let session_of: HashMap<RecordId, (String, _)> = [("a", 0), ("a", 1), ("b", 2), ("a", 3), ("c", 4)]
+            .into_iter()
+            .map(|(s, i)| (ids[i].clone(), (s.to_owned(), at)))
+            .collect();
+        let ranked = distinct_sessions(&ids, &session_of);
+        assert_eq!(ranked, ["a", "b", "c"]);
+        // Two relevant sessions found at ranks 2 and 3 of three distinct sessions: the third
+        // turn-rank of "b" does not count, its session rank does.
+        let relevant: HashSet<String> = ["b", "c"].map(str::to_owned).into();
+        let ideal = 1.0 + 1.0 / 3f64.log2();
+        let expected = (1.0 / 3f64.log2() + 1.0 / 4f64.log2()) / ideal;
+        assert!((ndcg(&ranked, &relevant, 5) - expected).abs() < 1e-9);
+        assert!((ndcg(&ranked, &relevant, 1)).abs() < 1e-9);
     }
 }
