@@ -229,7 +229,10 @@ try {
   await page.locator("#resolved-events").waitFor();
   const confirmed = await page.locator("#resolved-events").innerText();
   assert.ok(confirmed.includes("review.resolved") && confirmed.includes("record.confirmed"), confirmed);
-  assert.equal(await page.getByRole("button", { name: `confirm ${fish.record_id}` }).count(), 0, "resolved items leave the queue");
+  // The queue re-renders after the audit events are shown: wait for the item to leave it
+  // (Playwright's timeout fails the test if it stays).
+  await page.getByRole("button", { name: `confirm ${fish.record_id}` }).waitFor({ state: "detached", timeout: 10_000 })
+    .catch(() => assert.fail("resolved items leave the queue"));
   step("the review queue: confirm, and the audit events after");
 
   // Operations: the snapshot taken while seeding.
