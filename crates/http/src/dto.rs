@@ -84,6 +84,12 @@ pub(crate) struct SearchBody {
     #[schema(max_items = 10)]
     #[serde(default)]
     pub(crate) context: Vec<String>,
+    /// Most estimated tokens the results may hold, whole records only (default
+    /// `retrieval.token_budget`); the first result is returned even if it alone is larger.
+    #[validate(range(min = 1, max = 100000))]
+    #[schema(minimum = 1, maximum = 100000)]
+    #[serde(default, deserialize_with = "whole_number")]
+    pub(crate) token_budget: Option<usize>,
 }
 
 /// How one channel matched a result.

@@ -35,6 +35,8 @@ pub struct SearchRequest {
     pub include_conflicts: bool,
     /// Latest user and assistant turns, for the query rewriter.
     pub context: Vec<String>,
+    /// This search's token budget, in place of `retrieval.token_budget`.
+    pub token_budget: Option<usize>,
     pub channels: Channels,
 }
 
@@ -50,6 +52,7 @@ impl SearchRequest {
             include_history: false,
             include_conflicts: false,
             context: Vec::new(),
+            token_budget: None,
             channels: Channels::default(),
         }
     }

@@ -1438,6 +1438,11 @@ export interface components {
             principal: components["schemas"]["PrincipalDto"];
             /** @description What to look for, as the agent would ask it. */
             query: string;
+            /**
+             * @description Most estimated tokens the results may hold, whole records only (default
+             *     `retrieval.token_budget`); the first result is returned even if it alone is larger.
+             */
+            token_budget?: number | null;
             /** @description Only these memory types: semantic, episodic, procedural. */
             types?: ("semantic" | "episodic" | "procedural")[] | null;
         };

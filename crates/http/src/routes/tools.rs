@@ -97,6 +97,7 @@ pub(crate) async fn search_as(
         include_history: body.include_history,
         include_conflicts: body.include_conflicts,
         context: body.context,
+        token_budget: body.token_budget,
         channels: Channels::default(),
     };
     let response = state.services.retriever.search(principal, &request).await?;

@@ -466,3 +466,48 @@ async fn a_write_with_context_keeps_it_for_memory_get_and_leaves_it_out_of_searc
         .await;
     assert!(!found.to_string().contains("must not be stored"), "{found}");
 }
+
+#[tokio::test]
+async fn a_search_token_budget_cuts_its_results_and_a_bad_one_is_refused() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    app.grant("research-agent", "user:aditya", true, true).await;
+    // Three facts without a subject and attribute, so none supersedes another.
+    for content in [
+        "Aditya's laptop runs Linux.",
+        "Aditya's laptop is a ThinkPad.",
+        "Aditya's laptop has 32 GB of memory.",
+    ] {
+        let mut body = write_body(content, "user:aditya");
+        let fields = body.as_object_mut().unwrap();
+        fields.remove("subject");
+        fields.remove("attribute");
+        let (status, written) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+        assert_eq!((status, written["outcome"].as_str()), (StatusCode::OK, Some("created")), "{written}");
+    }
+    let search = |budget: Option<serde_json::Value>| {
+        let mut body = json!({"principal": principal("research-agent", "aditya"), "query": "Aditya laptop"});
+        if let Some(budget) = budget {
+            body["token_budget"] = budget;
+        }
+        body
+    };
+    let (status, all) = app.call("POST", "/v1/memory/search", Some(&host), Some(search(None))).await;
+    assert_eq!(status, StatusCode::OK, "{all}");
+    assert_eq!(all["results"].as_array().unwrap().len(), 3, "{all}");
+    // Whole records only, and always the first: a one-token budget returns exactly it.
+    let (status, cut) =
+        app.call("POST", "/v1/memory/search", Some(&host), Some(search(Some(json!(1))))).await;
+    assert_eq!(status, StatusCode::OK, "{cut}");
+    assert_eq!(cut["results"].as_array().unwrap().len(), 1, "{cut}");
+    assert_eq!(cut["results"][0]["record"]["id"], all["results"][0]["record"]["id"]);
+    for bad in [json!(0), json!(1.5), json!(100_001), json!("many")] {
+        let (status, problem) =
+            app.call("POST", "/v1/memory/search", Some(&host), Some(search(Some(bad.clone())))).await;
+        assert_eq!(
+            (status, problem["code"].as_str(), problem["field"].as_str()),
+            (StatusCode::UNPROCESSABLE_ENTITY, Some("validation_failed"), Some("token_budget")),
+            "{bad}: {problem}"
+        );
+    }
+}

@@ -38,6 +38,9 @@ pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, St
     if request.include_conflicts {
         out.push(("include_conflicts".into(), "true".into()));
     }
+    if let Some(budget) = request.token_budget {
+        out.push(("token_budget".into(), budget.to_string()));
+    }
     let c = request.channels;
     out.push((
         "channels".into(),

@@ -168,7 +168,8 @@ impl Retriever {
         }
 
         let t = Instant::now();
-        let budget = request.channels.result_control.then_some(self.config.token_budget);
+        let budget =
+            request.channels.result_control.then(|| request.token_budget.unwrap_or(self.config.token_budget));
         let kept = control::budget(candidates, limit, budget, &mut drops);
         timings.record(PipelineStage::Budget, t);
 

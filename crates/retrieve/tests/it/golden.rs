@@ -190,6 +190,27 @@ async fn the_token_budget_cuts_the_list_at_whole_records() {
 }
 
 #[tokio::test]
+async fn a_request_token_budget_replaces_the_configured_one_for_that_search_only() {
+    let w = world(RetrieveConfig::default()).await;
+    corpus(&w).await;
+    let who = principal("golden-agent", "u");
+    let unbudgeted = w.search(&who, SearchRequest::new("server production project")).await;
+    assert!(unbudgeted.hits.len() > 1, "the corpus gives several results under the default budget");
+    let mut tight = SearchRequest::new("server production project");
+    tight.token_budget = Some(1);
+    let cut = w.search(&who, tight).await;
+    // Whole records only, and the first one always: a one-token budget keeps exactly it.
+    assert_eq!(cut.hits.len(), 1);
+    assert_eq!(cut.hits[0].record.id, unbudgeted.hits[0].record.id);
+    let trace = w.trace(&cut.search_id).await;
+    assert_eq!(trace["request"]["token_budget"], "1", "{trace}");
+    assert!(trace["drops"].as_array().unwrap().iter().any(|d| d["stage"] == "budget"), "{trace}");
+    // The next search without one is back on the configured budget.
+    let again = w.search(&who, SearchRequest::new("server production project")).await;
+    assert_eq!(again.hits.len(), unbudgeted.hits.len());
+}
+
+#[tokio::test]
 async fn the_trace_holds_every_stage() {
     let w = world(RetrieveConfig::default()).await;
     corpus(&w).await;

@@ -674,6 +674,14 @@ class SearchBody(BaseModel):
             min_length=1,
         ),
     ]
+    token_budget: Annotated[
+        int | None,
+        Field(
+            description='Most estimated tokens the results may hold, whole records only (default\n`retrieval.token_budget`); the first result is returned even if it alone is larger.',
+            ge=1,
+            le=100000,
+        ),
+    ] = None
     types: Annotated[
         list[Type] | None,
         Field(

@@ -40,6 +40,8 @@ class SearchBody:
             include_history (bool | Unset): Also return superseded records.
             limit (int | None | Unset): Most results to return (default from configuration, capped by
                 `retrieval.max_limit`).
+            token_budget (int | None | Unset): Most estimated tokens the results may hold, whole records only (default
+                `retrieval.token_budget`); the first result is returned even if it alone is larger.
             types (list[SearchBodyTypesType0Item] | None | Unset): Only these memory types: semantic, episodic, procedural.
      """
 
@@ -51,6 +53,7 @@ class SearchBody:
     include_conflicts: bool | Unset = UNSET
     include_history: bool | Unset = UNSET
     limit: int | None | Unset = UNSET
+    token_budget: int | None | Unset = UNSET
     types: list[SearchBodyTypesType0Item] | None | Unset = UNSET
 
 
@@ -95,6 +98,12 @@ class SearchBody:
         else:
             limit = self.limit
 
+        token_budget: int | None | Unset
+        if isinstance(self.token_budget, Unset):
+            token_budget = UNSET
+        else:
+            token_budget = self.token_budget
+
         types: list[str] | None | Unset
         if isinstance(self.types, Unset):
             types = UNSET
@@ -127,6 +136,8 @@ class SearchBody:
             field_dict["include_history"] = include_history
         if limit is not UNSET:
             field_dict["limit"] = limit
+        if token_budget is not UNSET:
+            field_dict["token_budget"] = token_budget
         if types is not UNSET:
             field_dict["types"] = types
 
@@ -202,6 +213,16 @@ class SearchBody:
         limit = _parse_limit(d.pop("limit", UNSET))
 
 
+        def _parse_token_budget(data: object) -> int | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(int | None | Unset, data)
+
+        token_budget = _parse_token_budget(d.pop("token_budget", UNSET))
+
+
         def _parse_types(data: object) -> list[SearchBodyTypesType0Item] | None | Unset:
             if data is None:
                 return data
@@ -236,6 +257,7 @@ class SearchBody:
             include_conflicts=include_conflicts,
             include_history=include_history,
             limit=limit,
+            token_budget=token_budget,
             types=types,
         )
 
