@@ -71,10 +71,12 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
     if !status.success() {
         bail!("python3 -m venv {} failed ({status})", venv.display());
     }
-    // The lock file names every package with its hash, so pip installs exactly those and
-    // resolves nothing (`--no-deps`): resolving would look up a dependency's extras
-    // (`uvicorn[standard]>=…`) in the registry and pick a newer, unhashed release.
-    // `pip check` then fails the setup if the lock file left a dependency out.
+    // The lock file names every package with its hash (extras' packages included: it is
+    // compiled with `--strip-extras`), so pip installs exactly those and resolves nothing
+    // (`--no-deps`): pip 23.2 resolving a dependency's extras (`uvicorn[standard]>=…`) looked
+    // the registry up, found a newer release without a hash and refused the install.
+    // `pip check` then fails the setup if the lock file left out a plain dependency (it does
+    // not see extras' dependencies).
     let status = Command::new(venv.join("bin/python"))
         .args([
             "-m",

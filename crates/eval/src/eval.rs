@@ -843,11 +843,11 @@ fn read_json(path: &Path) -> Result<Value> {
     }
 }
 
-/// How many turns a LongMemEval search asks for.
+/// How many turns a LongMemEval search asks for (`retrieval.max_limit`, 50 by default, clamps it).
 const LME_DEPTH: usize = 50;
 
 /// The sessions of the ranked turns, each once, in the order their first turn ranks: the
-/// session ranking LongMemEval's own turn-level evaluation scores
+/// sessions LongMemEval's turn-level evaluation reads its recall over
 /// (`evaluate_retrieval_turn2session`: session@k = the first k distinct sessions).
 fn distinct_sessions(
     retrieved: &[RecordId],
@@ -861,7 +861,8 @@ fn distinct_sessions(
         .collect()
 }
 
-/// nDCG@k over a ranking of distinct sessions.
+/// Standard binary nDCG@k over a ranking of distinct sessions (not LongMemEval's turn-level
+/// nDCG, which scores every turn of an answer session as relevant).
 fn ndcg(ranked_sessions: &[String], relevant: &HashSet<String>, k: usize) -> f64 {
     let dcg: f64 = ranked_sessions
         .iter()

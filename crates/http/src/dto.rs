@@ -84,10 +84,11 @@ pub(crate) struct SearchBody {
     #[schema(max_items = 10)]
     #[serde(default)]
     pub(crate) context: Vec<String>,
-    /// Most estimated tokens the results may hold, whole records only (default
-    /// `retrieval.token_budget`); the first result is returned even if it alone is larger.
-    #[validate(range(min = 1, max = 100000))]
-    #[schema(minimum = 1, maximum = 100000)]
+    /// Most estimated tokens the results may hold (default `retrieval.token_budget`): whole
+    /// records are kept in rank order while they fit, and the first result is returned even if
+    /// it alone is larger. Any host may ask for more than the configured default.
+    #[validate(range(min = 1, max = 1000000))]
+    #[schema(minimum = 1, maximum = 1000000)]
     #[serde(default, deserialize_with = "whole_number")]
     pub(crate) token_budget: Option<usize>,
 }

@@ -1439,8 +1439,9 @@ export interface components {
             /** @description What to look for, as the agent would ask it. */
             query: string;
             /**
-             * @description Most estimated tokens the results may hold, whole records only (default
-             *     `retrieval.token_budget`); the first result is returned even if it alone is larger.
+             * @description Most estimated tokens the results may hold (default `retrieval.token_budget`): whole
+             *     records are kept in rank order while they fit, and the first result is returned even if
+             *     it alone is larger. Any host may ask for more than the configured default.
              */
             token_budget?: number | null;
             /** @description Only these memory types: semantic, episodic, procedural. */

@@ -232,7 +232,7 @@ try {
   // The queue re-renders after the audit events are shown: wait for the item to leave it
   // (Playwright's timeout fails the test if it stays).
   await page.getByRole("button", { name: `confirm ${fish.record_id}` }).waitFor({ state: "detached", timeout: 10_000 })
-    .catch(() => assert.fail("resolved items leave the queue"));
+    .catch((e) => assert.fail(`resolved items leave the queue: ${e.message}`));
   step("the review queue: confirm, and the audit events after");
 
   // Operations: the snapshot taken while seeding.

@@ -19,8 +19,18 @@ pub(super) fn hit(c: Candidate, index: usize) -> SearchHit {
     }
 }
 
-pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, String)> {
-    let mut out = vec![("query".to_owned(), request.query.clone()), ("limit".to_owned(), limit.to_string())];
+/// The request as the pipeline ran it: `limit` and `token_budget` are the ones applied (the
+/// request's or the configured; `none` when result control is off).
+pub(super) fn describe(
+    request: &SearchRequest,
+    limit: usize,
+    budget: Option<usize>,
+) -> Vec<(String, String)> {
+    let mut out = vec![
+        ("query".to_owned(), request.query.clone()),
+        ("limit".to_owned(), limit.to_string()),
+        ("token_budget".to_owned(), budget.map_or_else(|| "none".to_owned(), |b| b.to_string())),
+    ];
     if let Some(types) = &request.types {
         out.push(("types".into(), types.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(",")));
     }
@@ -37,9 +47,6 @@ pub(super) fn describe(request: &SearchRequest, limit: usize) -> Vec<(String, St
     out.push(("include_history".into(), request.include_history.to_string()));
     if request.include_conflicts {
         out.push(("include_conflicts".into(), "true".into()));
-    }
-    if let Some(budget) = request.token_budget {
-        out.push(("token_budget".into(), budget.to_string()));
     }
     let c = request.channels;
     out.push((

@@ -182,7 +182,7 @@ impl Retriever {
             at: now,
             agent_id: principal.agent_id.clone(),
             user_id: principal.user_id.clone(),
-            request: explain::describe(request, limit),
+            request: explain::describe(request, limit, budget),
             query: rewritten.query,
             rewrite_status: rewritten.status,
             rewrite_note: rewritten.note,

@@ -677,9 +677,9 @@ class SearchBody(BaseModel):
     token_budget: Annotated[
         int | None,
         Field(
-            description='Most estimated tokens the results may hold, whole records only (default\n`retrieval.token_budget`); the first result is returned even if it alone is larger.',
+            description='Most estimated tokens the results may hold (default `retrieval.token_budget`): whole\nrecords are kept in rank order while they fit, and the first result is returned even if\nit alone is larger. Any host may ask for more than the configured default.',
             ge=1,
-            le=100000,
+            le=1000000,
         ),
     ] = None
     types: Annotated[

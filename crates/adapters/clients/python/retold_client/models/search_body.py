@@ -40,8 +40,10 @@ class SearchBody:
             include_history (bool | Unset): Also return superseded records.
             limit (int | None | Unset): Most results to return (default from configuration, capped by
                 `retrieval.max_limit`).
-            token_budget (int | None | Unset): Most estimated tokens the results may hold, whole records only (default
-                `retrieval.token_budget`); the first result is returned even if it alone is larger.
+            token_budget (int | None | Unset): Most estimated tokens the results may hold (default
+                `retrieval.token_budget`): whole
+                records are kept in rank order while they fit, and the first result is returned even if
+                it alone is larger. Any host may ask for more than the configured default.
             types (list[SearchBodyTypesType0Item] | None | Unset): Only these memory types: semantic, episodic, procedural.
      """
 
