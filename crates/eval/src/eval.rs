@@ -856,8 +856,9 @@ fn distinct_sessions(
     let mut seen = HashSet::new();
     retrieved
         .iter()
-        .filter_map(|id| session_of.get(id).map(|s| s.0.clone()))
-        .filter(|s| seen.insert(s.clone()))
+        .filter_map(|id| session_of.get(id).map(|s| s.0.as_str()))
+        .filter(|s| seen.insert(*s))
+        .map(str::to_owned)
         .collect()
 }
 
@@ -1081,6 +1082,6 @@ mod tests {
         let ideal = 1.0 + 1.0 / 3f64.log2();
         let expected = (1.0 / 3f64.log2() + 1.0 / 4f64.log2()) / ideal;
         assert!((ndcg(&ranked, &relevant, 5) - expected).abs() < 1e-9);
-        assert!((ndcg(&ranked, &relevant, 1)).abs() < 1e-9);
+        assert!(ndcg(&ranked, &relevant, 1).abs() < 1e-9);
     }
 }

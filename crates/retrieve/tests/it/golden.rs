@@ -197,7 +197,12 @@ async fn a_request_token_budget_replaces_the_configured_one() {
     let unbudgeted = w.search(&who, SearchRequest::new("server production project")).await;
     assert!(unbudgeted.hits.len() > 1, "the corpus gives several results under the default budget");
     let trace = w.trace(&unbudgeted.search_id).await;
-    assert_eq!(trace["request"]["token_budget"], "2000", "the configured budget is the one traced");
+    let configured = RetrieveConfig::default().token_budget.to_string();
+    assert_eq!(
+        trace["request"]["token_budget"],
+        configured.as_str(),
+        "the configured budget is the one traced"
+    );
     let mut tight = SearchRequest::new("server production project");
     tight.token_budget = Some(1);
     let cut = w.search(&who, tight).await;
