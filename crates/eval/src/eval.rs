@@ -882,6 +882,8 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let embedder = embedder()?;
     let ks = [5usize, 10];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
+    // Per config, each knowledge-update question's rank of its newest and oldest answer session.
+    let mut ku_order: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     let (mut questions, mut abstention, mut no_evidence) = (0usize, 0usize, 0usize);
     let started = Instant::now();
     // Warm the cache with every stored turn first, in large batches.
@@ -996,6 +998,13 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                 let oldest = answer_dates.iter().min().map(|d| d.1.clone()).unwrap();
                 let position = |s: &String| ranked_sessions.iter().position(|r| r == s).unwrap_or(usize::MAX);
                 let above = position(&newest) < position(&oldest);
+                let at = |s: &String| match position(s) {
+                    usize::MAX => Value::Null,
+                    p => json!(p + 1),
+                };
+                ku_order.entry(config.to_owned()).or_default().push(
+                    json!({"question_id": qid, "newest_session_rank": at(&newest), "oldest_session_rank": at(&oldest)}),
+                );
                 let sums = by.entry("knowledge-update-order".into()).or_default();
                 sums.count += 1;
                 sums.add("ku_newer_above_older".into(), f64::from(u8::from(above)));
@@ -1015,7 +1024,11 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .filter(|(k, _)| *k != "overall" && *k != "knowledge-update-order")
             .map(|(k, v)| (k.clone(), v.mean()))
             .collect();
-        configs.insert(config.clone(), json!({"overall": overall, "by_category": by_category}));
+        let order = ku_order.remove(config).unwrap_or_default();
+        configs.insert(
+            config.clone(),
+            json!({"overall": overall, "by_category": by_category, "knowledge_update_order": order}),
+        );
     }
     let columns = [
         "session_recall_any@5",
