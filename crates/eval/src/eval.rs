@@ -996,14 +996,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             if kind == "knowledge-update" && answer_dates.len() >= 2 {
                 let newest = answer_dates.iter().max().map(|d| d.1.clone()).unwrap();
                 let oldest = answer_dates.iter().min().map(|d| d.1.clone()).unwrap();
-                let position = |s: &String| ranked_sessions.iter().position(|r| r == s).unwrap_or(usize::MAX);
-                let above = position(&newest) < position(&oldest);
-                let at = |s: &String| match position(s) {
-                    usize::MAX => Value::Null,
-                    p => json!(p + 1),
-                };
+                // 1-based ranks; a session not ranked at all ranks below every ranked one.
+                let rank = |s: &String| ranked_sessions.iter().position(|r| r == s).map(|p| p + 1);
+                let (newest, oldest) = (rank(&newest), rank(&oldest));
+                let above = newest.is_some_and(|n| oldest.is_none_or(|o| n < o));
                 ku_order.entry(config.to_owned()).or_default().push(
-                    json!({"question_id": qid, "newest_session_rank": at(&newest), "oldest_session_rank": at(&oldest)}),
+                    json!({"question_id": qid, "newest_session_rank": newest, "oldest_session_rank": oldest}),
                 );
                 let sums = by.entry("knowledge-update-order".into()).or_default();
                 sums.count += 1;
