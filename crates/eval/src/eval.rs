@@ -683,6 +683,9 @@ async fn locomo(args: &Args) -> Result<Value> {
     let mut adversarial: BTreeMap<String, Sums> = BTreeMap::new();
     let mut baseline = BTreeMap::<String, Sums>::new();
     let (mut questions, mut malformed, mut adversarial_count) = (0usize, 0usize, 0usize);
+    // Per question, the default configuration's first ten results by dialog id (`--out`):
+    // what a miss looks like, for the next lever.
+    let mut per_question: Vec<Value> = Vec::new();
     let started = Instant::now();
     for (ci, conversation) in conversations.iter().enumerate() {
         let sample = conversation["sample_id"].as_str().unwrap_or("conv").to_owned();
@@ -715,6 +718,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         }
         eprintln!();
         let bm25 = Bm25::new(&texts);
+        let dia_of: HashMap<&RecordId, &str> = by_dia.iter().map(|(d, id)| (id, d.as_str())).collect();
         let qa = conversation["qa"].as_array().context("qa")?;
         for (qi, q) in qa.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
             let category = q["category"].as_u64().unwrap_or(0);
@@ -739,6 +743,15 @@ async fn locomo(args: &Args) -> Result<Value> {
             };
             for (config, channels) in CONFIGS {
                 let (retrieved, tokens) = ranked(&w, question, channels, 25).await?;
+                if config == "default" && category != 5 {
+                    let top: Vec<&str> =
+                        retrieved.iter().take(10).filter_map(|id| dia_of.get(id).copied()).collect();
+                    per_question.push(json!({
+                        "sample": sample, "question": question, "category": name,
+                        "evidence": evidence_ids, "top10": top,
+                        "found": evidence_ids.iter().filter(|d| top.contains(d)).count(),
+                    }));
+                }
                 if category == 5 {
                     let sums = adversarial.entry(config.to_owned()).or_default();
                     recall_metrics(sums, &retrieved, &evidence, &ks);
@@ -803,7 +816,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         questions,
         json!({"malformed_evidence": malformed, "adversarial_reported_separately": adversarial_count}),
         configs,
-        json!({"plain_bm25": base}),
+        json!({"plain_bm25": base, "default_per_question": per_question}),
     ))
 }
 
