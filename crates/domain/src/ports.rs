@@ -541,6 +541,21 @@ pub struct MatchedTerm {
 pub struct LexicalTerm {
     pub text: String,
     pub identifier: bool,
+    /// Other indexed words that count as this term (its inflections, when the retriever
+    /// stems): a record holding any of them matches the term, which is reported as `text`.
+    pub forms: Vec<String>,
+}
+
+impl LexicalTerm {
+    /// A term matched as written, with no other forms.
+    pub fn new(text: impl Into<String>, identifier: bool) -> Self {
+        Self { text: text.into(), identifier, forms: Vec::new() }
+    }
+
+    /// The text and then each other form.
+    pub fn all_forms(&self) -> impl Iterator<Item = &str> {
+        std::iter::once(self.text.as_str()).chain(self.forms.iter().map(String::as_str))
+    }
 }
 
 /// One lexical candidate.
@@ -558,13 +573,19 @@ pub struct LexicalHit {
 /// BM25 search over records_fts, restricted to eligible ids before the top-k cut.
 #[async_trait]
 pub trait LexicalIndex: Send + Sync {
-    /// The best `k` eligible records for `terms` (OR-joined, each quoted).
+    /// The best `k` eligible records for `terms` (OR-joined, each quoted; a term's forms
+    /// count as the term).
     async fn search(
         &self,
         terms: &[LexicalTerm],
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<LexicalHit>>;
+
+    /// Indexed words (single tokens, as the index made them) that start with `prefix`, in
+    /// byte order, at most `limit`; whatever record holds them, eligible or not (a word
+    /// is never shown, only matched).
+    async fn words_with_prefix(&self, prefix: &str, limit: usize) -> Result<Vec<String>>;
 }
 
 /// One dense candidate.

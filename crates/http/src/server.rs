@@ -86,6 +86,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             entity: r.fusion.entity,
         },
         per_generator_k: r.per_generator_k,
+        lexical_stemming: r.lexical_stemming,
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,

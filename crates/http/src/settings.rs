@@ -389,6 +389,8 @@ pub struct RetrievalSettings {
     pub fusion: FusionSettings,
     #[validate(range(min = 1, max = 1_000))]
     pub per_generator_k: usize,
+    /// Lexical matches count a query word's inflections (same Snowball English stem).
+    pub lexical_stemming: bool,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]

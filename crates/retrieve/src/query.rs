@@ -1,7 +1,8 @@
 //! Query analysis for the lexical and entity channels (seed section 10, steps 1–2).
 
-use retold_domain::LexicalTerm;
 use retold_domain::text::{is_identifier, is_stopword, trim_punctuation, unicode61_tokens};
+use retold_domain::{LexicalIndex, LexicalTerm, Result};
+use rust_stemmers::{Algorithm, Stemmer};
 
 /// Steps 1–2: identifiers kept whole, other tokens split unicode61-style, stopwords and
 /// one-character terms dropped except identifiers and proper nouns; duplicates removed.
@@ -9,7 +10,7 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
     let mut terms: Vec<LexicalTerm> = Vec::new();
     let mut push = |text: String, identifier: bool| {
         if !terms.iter().any(|t| t.text == text) {
-            terms.push(LexicalTerm { text, identifier });
+            terms.push(LexicalTerm::new(text, identifier));
         }
     };
     for raw in query.split_whitespace() {
@@ -27,6 +28,29 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
         }
     }
     terms
+}
+
+/// How many indexed words one term's stemming looks through.
+const WORDS_PER_TERM: usize = 512;
+
+/// Stemming (`retrieval.lexical_stemming`): each word term (letters only, three or more)
+/// gains as its forms the indexed words with its Snowball English stem, so "hiking" also
+/// matches "hike", "hiked" and "hikes" and they count as one term. The index keeps FTS5's
+/// unicode61 words; the forms come from its vocabulary (the words that start with the stem,
+/// less a final `i` or `e`, which English stemming may have written: "happy" → "happi").
+/// Identifiers stay exact.
+pub(crate) async fn add_forms(lexical: &dyn LexicalIndex, terms: &mut [LexicalTerm]) -> Result<()> {
+    let stemmer = Stemmer::create(Algorithm::English);
+    for term in terms.iter_mut() {
+        if term.identifier || term.text.chars().count() < 3 || !term.text.chars().all(char::is_alphabetic) {
+            continue;
+        }
+        let stem = stemmer.stem(&term.text);
+        let prefix = stem.strip_suffix(['i', 'e']).filter(|p| !p.is_empty()).unwrap_or(&stem);
+        let words = lexical.words_with_prefix(prefix, WORDS_PER_TERM).await?;
+        term.forms = words.into_iter().filter(|w| *w != term.text && stemmer.stem(w) == stem).collect();
+    }
+    Ok(())
 }
 
 /// Phrases of one to four words for alias lookup (the entity channel), longest first.

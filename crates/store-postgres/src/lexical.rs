@@ -7,7 +7,8 @@
 //! LoCoMo dev recall_frac@10 of the lexical channel was 0.284 with plain `ts_rank` and 0.576
 //! with FTS5's BM25 (docs/quality.md has the figures with IDF).
 //!
-//! Each query term becomes `phraseto_tsquery('retold', term)`, the terms OR-joined: the text
+//! Each query term becomes `phraseto_tsquery('retold', term)` (OR-ed with one per other form
+//! of it, which then share the term's IDF as stems would), the terms OR-joined: the text
 //! is only ever a bound parameter parsed by PostgreSQL's text parser, never query syntax, and
 //! an identifier stays one token where the parser keeps it whole (paths, versions, hosts,
 //! e-mail addresses), on the document's side too. Which terms each hit matched is asked of
@@ -41,20 +42,20 @@ impl PostgresStore {
     /// Each term's IDF: how many lexical rows match it, of how many, in one pass over the
     /// rows matching any term.
     async fn idfs(&self, terms: &[&LexicalTerm]) -> Result<Vec<f64>, StoreError> {
-        let counts: Vec<String> = (0..terms.len())
-            .map(|i| {
-                format!("count(*) FILTER (WHERE f.doc @@ phraseto_tsquery('retold', ?))::float8 AS d{i}")
-            })
+        let counts: Vec<String> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| format!("count(*) FILTER (WHERE f.doc @@ {})::float8 AS d{i}", term_sql(t)))
             .collect();
-        let mut values: Vec<Value> = terms.iter().map(|t| Value::from(t.text.as_str())).collect();
-        values.extend(terms.iter().map(|t| Value::from(t.text.as_str())));
+        let mut values: Vec<Value> = terms.iter().flat_map(|t| term_values(t)).collect();
+        values.extend(query_values(terms));
         let row = self
             .db
             .query_one_raw(stmt(
                 &format!(
                     "SELECT {}, (SELECT count(*) FROM records_fts)::float8 AS n                      FROM records_fts f WHERE f.doc @@ {}",
                     counts.join(", "),
-                    query_sql(terms.len())
+                    query_sql(terms)
                 ),
                 values,
             ))
@@ -106,7 +107,7 @@ impl PostgresStore {
         window: Option<usize>,
     ) -> Result<(Vec<Ranked>, bool), StoreError> {
         let mut values = score_values(terms, idfs);
-        values.extend(terms.iter().map(|t| Value::from(t.text.as_str())));
+        values.extend(query_values(terms));
         let limit = match window {
             Some(w) => {
                 values.push(i64::try_from(w).unwrap_or(i64::MAX).into());
@@ -120,8 +121,8 @@ impl PostgresStore {
                 &format!(
                     "SELECT f.key, {} AS score FROM records_fts f WHERE f.doc @@ {} \
                      ORDER BY score DESC, f.key {limit}",
-                    score_sql(terms.len()),
-                    query_sql(terms.len())
+                    score_sql(terms),
+                    query_sql(terms)
                 ),
                 values,
             ))
@@ -151,7 +152,7 @@ impl PostgresStore {
         // In the order the statement binds them: the score, the eligible keys, the match.
         let mut values = score_values(terms, idfs);
         values.push(key_array(eligible.iter().copied()));
-        values.extend(terms.iter().map(|t| Value::from(t.text.as_str())));
+        values.extend(query_values(terms));
         values.push(i64::try_from(k).unwrap_or(i64::MAX).into());
         let rows = self
             .db
@@ -160,8 +161,8 @@ impl PostgresStore {
                     "SELECT f.key, {} AS score \
                      FROM records_fts f JOIN unnest(?::bigint[]) AS e(key) ON e.key = f.key \
                      WHERE f.doc @@ {} ORDER BY score DESC, f.key LIMIT ?",
-                    score_sql(terms.len()),
-                    query_sql(terms.len())
+                    score_sql(terms),
+                    query_sql(terms)
                 ),
                 values,
             ))
@@ -179,11 +180,10 @@ impl PostgresStore {
         let mut values: Vec<Value> = Vec::with_capacity(terms.len() * 2 + 1);
         let mut columns = Vec::with_capacity(terms.len() * 2);
         for (i, term) in terms.iter().enumerate() {
-            columns.push(format!("(f.doc @@ phraseto_tsquery('retold', ?)) AS m{i}"));
-            columns
-                .push(format!("(to_tsvector('retold', f.aliases) @@ phraseto_tsquery('retold', ?)) AS a{i}"));
-            values.push(term.text.as_str().into());
-            values.push(term.text.as_str().into());
+            columns.push(format!("(f.doc @@ {}) AS m{i}", term_sql(term)));
+            columns.push(format!("(to_tsvector('retold', f.aliases) @@ {}) AS a{i}", term_sql(term)));
+            values.extend(term_values(term));
+            values.extend(term_values(term));
         }
         values.push(key_array(ranked.iter().map(|r| r.key)));
         let rows = self
@@ -230,21 +230,42 @@ impl PostgresStore {
     }
 }
 
+/// One term's query: the OR of a phrase query per form (its text first), each a bound
+/// parameter.
+fn term_sql(term: &LexicalTerm) -> String {
+    let forms = 1 + term.forms.len();
+    format!("({})", vec!["phraseto_tsquery('retold', ?)"; forms].join(" || "))
+}
+
+/// The values `term_sql` binds.
+fn term_values(term: &LexicalTerm) -> impl Iterator<Item = Value> + '_ {
+    term.all_forms().map(Value::from)
+}
+
 /// The BM25-like score of a row: per term, its IDF (a bound number) times its `ts_rank`.
-fn score_sql(terms: usize) -> String {
-    let parts =
-        vec![format!("?::float8 * ts_rank({WEIGHTS}, f.doc, phraseto_tsquery('retold', ?), 1)"); terms];
+fn score_sql(terms: &[&LexicalTerm]) -> String {
+    let parts: Vec<String> =
+        terms.iter().map(|t| format!("?::float8 * ts_rank({WEIGHTS}, f.doc, {}, 1)", term_sql(t))).collect();
     format!("({})::float8", parts.join(" + "))
 }
 
-/// The values `score_sql` binds: each term's IDF and text.
+/// The values `score_sql` binds: each term's IDF and forms.
 fn score_values(terms: &[&LexicalTerm], idfs: &[f64]) -> Vec<Value> {
-    terms.iter().zip(idfs).flat_map(|(t, idf)| [Value::from(*idf), Value::from(t.text.as_str())]).collect()
+    terms
+        .iter()
+        .zip(idfs)
+        .flat_map(|(t, idf)| std::iter::once(Value::from(*idf)).chain(term_values(t)))
+        .collect()
 }
 
-/// The OR of one phrase query per term, each term a bound parameter.
-fn query_sql(terms: usize) -> String {
-    format!("({})", vec!["phraseto_tsquery('retold', ?)"; terms].join(" || "))
+/// The OR of every term's query.
+fn query_sql(terms: &[&LexicalTerm]) -> String {
+    format!("({})", terms.iter().map(|t| term_sql(t)).collect::<Vec<_>>().join(" || "))
+}
+
+/// The values `query_sql` binds.
+fn query_values<'a>(terms: &'a [&LexicalTerm]) -> impl Iterator<Item = Value> + 'a {
+    terms.iter().flat_map(|t| term_values(t))
 }
 
 fn ranked_of(row: &sea_orm::QueryResult) -> Result<Ranked, StoreError> {
@@ -260,5 +281,31 @@ impl LexicalIndex for PostgresStore {
         k: usize,
     ) -> DomainResult<Vec<LexicalHit>> {
         Ok(self.lexical(terms, eligible, k).await?)
+    }
+
+    async fn words_with_prefix(&self, prefix: &str, limit: usize) -> DomainResult<Vec<String>> {
+        // The prefix becomes tsquery syntax (`prefix:*`), so only letters and digits pass.
+        if prefix.is_empty() || limit == 0 || !prefix.chars().all(char::is_alphanumeric) {
+            return Ok(Vec::new());
+        }
+        // The lexemes of the documents holding a lexeme that starts with the prefix (the GIN
+        // index finds those), kept where they start with it.
+        let rows = self
+            .db
+            .query_all_raw(stmt(
+                "SELECT word FROM ts_stat(format(                      'SELECT doc FROM records_fts WHERE doc @@ to_tsquery(%L, %L)', 'retold', ? || ':*'))                  WHERE starts_with(word, ?) ORDER BY word COLLATE \"C\" LIMIT ?",
+                [
+                    Value::from(prefix),
+                    Value::from(prefix),
+                    Value::from(i64::try_from(limit).unwrap_or(i64::MAX)),
+                ],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows
+            .iter()
+            .map(|r| r.try_get::<String>("", "word"))
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::from)?)
     }
 }

@@ -6,7 +6,9 @@
 //! they are scored; so no per-query table of eligible keys is written; which query terms each hit matched is computed from its indexed
 //! columns with the same unicode61 rules FTS5 applies (letters and digits form tokens,
 //! lowercased, Latin diacritics removed; a term matches where its tokens appear in order).
-//! `tests/it/lexical.rs` checks both against the SQL this replaced.
+//! `tests/it/lexical.rs` checks both against the SQL this replaced. A term's other forms
+//! (its inflections, when the retriever stems) are OR-ed in as phrases of their own and
+//! count as the term; the words to pick them from are `records_vocab`'s.
 
 use std::collections::HashMap;
 
@@ -44,18 +46,19 @@ fn has_phrase(haystack: &[String], needle: &[String]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// The matched terms of one hit, from its three indexed columns.
-fn matched_terms(terms: &[(&LexicalTerm, Vec<String>)], columns: [&str; 3]) -> Vec<MatchedTerm> {
+/// A term and the tokens of each of its forms (its text first).
+type Analysed<'a> = (&'a LexicalTerm, Vec<Vec<String>>);
+
+/// The matched terms of one hit, from its three indexed columns: a term matches where any of
+/// its forms does.
+fn matched_terms(terms: &[Analysed<'_>], columns: [&str; 3]) -> Vec<MatchedTerm> {
     let [content, subject, aliases] = columns.map(fts_tokens);
     terms
         .iter()
-        .filter_map(|(term, tokens)| {
-            let alias = has_phrase(&aliases, tokens);
-            (alias || has_phrase(&content, tokens) || has_phrase(&subject, tokens)).then(|| MatchedTerm {
-                term: term.text.clone(),
-                identifier: term.identifier,
-                alias,
-            })
+        .filter_map(|(term, forms)| {
+            let alias = forms.iter().any(|f| has_phrase(&aliases, f));
+            (alias || forms.iter().any(|f| has_phrase(&content, f) || has_phrase(&subject, f)))
+                .then(|| MatchedTerm { term: term.text.clone(), identifier: term.identifier, alias })
         })
         .collect()
 }
@@ -67,13 +70,16 @@ impl SqliteStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<LexicalHit>, StoreError> {
-        let terms: Vec<(&LexicalTerm, Vec<String>)> =
-            terms.iter().filter(|t| !t.text.trim().is_empty()).map(|t| (t, fts_tokens(&t.text))).collect();
+        let terms: Vec<Analysed<'_>> = terms
+            .iter()
+            .filter(|t| !t.text.trim().is_empty())
+            .map(|t| (t, t.all_forms().map(fts_tokens).collect()))
+            .collect();
         if terms.is_empty() || eligible.is_empty() || k == 0 {
             return Ok(Vec::new());
         }
         debug_assert!(eligible.is_sorted(), "eligible keys come ordered by key");
-        let query = terms.iter().map(|(t, _)| quote(&t.text)).collect::<Vec<_>>().join(" OR ");
+        let query = terms.iter().flat_map(|(t, _)| t.all_forms().map(quote)).collect::<Vec<_>>().join(" OR ");
         // Rank enough of the matches to find k eligible hits: the expected share of eligible
         // rows is about eligible / highest key; when the window falls short, rank them all.
         let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
@@ -236,5 +242,30 @@ impl LexicalIndex for SqliteStore {
         k: usize,
     ) -> DomainResult<Vec<LexicalHit>> {
         Ok(self.lexical(terms, eligible, k).await?)
+    }
+
+    async fn words_with_prefix(&self, prefix: &str, limit: usize) -> DomainResult<Vec<String>> {
+        if prefix.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        // A range on `term` is what fts5vocab answers from the index without reading every
+        // word; U+10FFFF sorts (as UTF-8 bytes) after every word that starts with `prefix`.
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                "SELECT term FROM records_vocab WHERE term >= ? AND term < ? AND doc > 0 ORDER BY term LIMIT ?",
+                [
+                    Value::from(prefix),
+                    Value::from(format!("{prefix}\u{10FFFF}")),
+                    Value::from(i64::try_from(limit).unwrap_or(i64::MAX)),
+                ],
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        Ok(rows
+            .iter()
+            .map(|r| r.try_get::<String>("", "term"))
+            .collect::<Result<_, _>>()
+            .map_err(StoreError::from)?)
     }
 }

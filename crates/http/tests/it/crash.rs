@@ -180,8 +180,7 @@ fn every_acknowledged_write_survives_kill_9_and_nothing_is_half_written() {
             let content =
                 retold_domain::RecordReader::get(&store, &record.id).await.unwrap().unwrap().content;
             let token = content.as_str().split_whitespace().last().unwrap().trim_end_matches('.').to_owned();
-            let hits =
-                store.search(&[LexicalTerm { text: token, identifier: true }], &keys, 5).await.unwrap();
+            let hits = store.search(&[LexicalTerm::new(token, true)], &keys, 5).await.unwrap();
             if !hits.iter().any(|h| h.record_id == record.id) {
                 without.push(format!("{}: no FTS row", record.id));
             }

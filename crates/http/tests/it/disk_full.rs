@@ -167,10 +167,7 @@ fn a_full_disk_refuses_writes_with_507_keeps_reads_and_damages_nothing() {
         for (id, n) in &acked {
             let entry = all.iter().find(|e| e.id.as_str() == id).unwrap();
             assert!(embedded.keys.binary_search(&entry.key).is_ok(), "{id} has its embedding");
-            let hits = store
-                .search(&[LexicalTerm { text: format!("dfull{n}q"), identifier: true }], &keys, 3)
-                .await
-                .unwrap();
+            let hits = store.search(&[LexicalTerm::new(format!("dfull{n}q"), true)], &keys, 3).await.unwrap();
             assert!(hits.iter().any(|h| h.record_id.as_str() == id), "{id} has its FTS row");
         }
         store.close().await.unwrap();

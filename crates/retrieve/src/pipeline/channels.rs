@@ -13,7 +13,7 @@ use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
-use crate::query::{lexical_terms, name_phrases};
+use crate::query::{add_forms, lexical_terms, name_phrases};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -149,7 +149,10 @@ impl Retriever {
         eligible: &Eligible,
         k: usize,
     ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
-        let terms = lexical_terms(query);
+        let mut terms = lexical_terms(query);
+        if self.config.lexical_stemming {
+            add_forms(self.ports.lexical.as_ref(), &mut terms).await?;
+        }
         let found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
         let (mut list, mut trace, mut matches, mut key_of) =
             (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());

@@ -16,6 +16,7 @@ mod m20261201_000006_activation;
 mod m20261201_000007_decisions;
 mod m20261201_000008_inspection;
 mod m20261202_000001_record_context;
+mod m20261203_000001_lexical_vocabulary;
 
 pub(crate) struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000007_decisions::Migration),
             Box::new(m20261201_000008_inspection::Migration),
             Box::new(m20261202_000001_record_context::Migration),
+            Box::new(m20261203_000001_lexical_vocabulary::Migration),
         ]
     }
 }

@@ -1,6 +1,6 @@
 //! The lexical channel equals the reference it replaced: BM25 joined to a table of eligible
 //! keys before the cut, and one FTS5 MATCH per term for the matched terms (FTS5 itself says
-//! which terms matched). Same corpus, same queries, same eligible sets: same hits, ranks,
+//! which terms matched; a term's forms OR-ed). Same corpus, same queries, same eligible sets: same hits, ranks,
 //! scores and matched terms.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -45,10 +45,27 @@ const QUERIES: &[&[(&str, bool)]] = &[
     &[("x86_64", true), ("v2.26", true), ("8443", false)],
     &[("strasse", false), ("straße", false)],
     &[("nothing", false), ("matches", false), ("this", false)],
+    // Terms with other forms (`text|form|…`), as stemming gives them.
+    &[("failures|failure|failed", false), ("deploy|deploys", false)],
+    &[("mondays|monday", false), ("thursday|thursdays", false), ("tokens|token", false)],
+    &[("services|service", false), ("explanation|explanations", false), ("preferred|prefers", false)],
 ];
 
+/// `text|form|…` is a term with other forms.
 fn terms(q: &[(&str, bool)]) -> Vec<LexicalTerm> {
-    q.iter().map(|(t, i)| LexicalTerm { text: (*t).to_owned(), identifier: *i }).collect()
+    q.iter()
+        .map(|(t, i)| {
+            let mut forms = t.split('|');
+            let mut term = LexicalTerm::new(forms.next().unwrap(), *i);
+            term.forms = forms.map(str::to_owned).collect();
+            term
+        })
+        .collect()
+}
+
+/// A term as FTS5 query text: the OR of its forms.
+fn either(term: &LexicalTerm) -> String {
+    format!("({})", term.all_forms().map(quote).collect::<Vec<_>>().join(" OR "))
 }
 
 fn quote(term: &str) -> String {
@@ -66,7 +83,7 @@ async fn reference(
     eligible: &[RecordKey],
     k: usize,
 ) -> Vec<(String, u32, f64, Vec<MatchedTerm>)> {
-    let query = terms.iter().map(|t| quote(&t.text)).collect::<Vec<_>>().join(" OR ");
+    let query = terms.iter().map(either).collect::<Vec<_>>().join(" OR ");
     let txn = db.begin().await.unwrap();
     txn.execute_unprepared(
         "CREATE TEMP TABLE IF NOT EXISTS eligible_keys (key INTEGER PRIMARY KEY); DELETE FROM temp.eligible_keys;",
@@ -109,8 +126,8 @@ async fn reference(
     };
     let mut matched: HashMap<String, Vec<MatchedTerm>> = HashMap::new();
     for term in terms {
-        let any = matching(quote(&term.text)).await;
-        let via_alias = matching(format!("aliases : {}", quote(&term.text))).await;
+        let any = matching(either(term)).await;
+        let via_alias = matching(format!("aliases : {}", either(term))).await;
         for id in any {
             let alias = via_alias.contains(&id);
             matched.entry(id).or_default().push(MatchedTerm {

@@ -28,7 +28,7 @@ fn filter(scopes: &[&str]) -> EligibilityFilter {
 }
 
 fn terms(words: &[&str]) -> Vec<LexicalTerm> {
-    words.iter().map(|w| LexicalTerm { text: (*w).to_owned(), identifier: false }).collect()
+    words.iter().map(|w| LexicalTerm::new(*w, false)).collect()
 }
 
 async fn insert(store: &dyn Backend, record: retold_domain::MemoryRecord) -> RecordKey {
@@ -386,6 +386,52 @@ pub async fn the_eligible_filter_excludes_everything_it_must(backend: Arc<dyn Ba
     // Ineligible records never crowd out eligible ones: only eligible keys come back.
     let hits = lexical.search(&terms(&["scope", "semantic"]), &[RecordKey(1)], 1).await.unwrap();
     assert_eq!(hits.iter().map(|h| h.record_id.as_str()).collect::<Vec<_>>(), ["mem_0001"]);
+}
+
+/// Contract: see the body.
+pub async fn a_terms_forms_count_as_the_term_and_indexed_words_are_listed_by_prefix(
+    backend: Arc<dyn Backend>,
+) {
+    let store: &dyn Backend = backend.as_ref();
+    let lexical: &dyn LexicalIndex = backend.as_ref();
+    let hiked = insert(store, record(1, "project:p", "We hiked the ridge trail on Sunday")).await;
+    let hikes = insert(store, record(2, "project:p", "Weekly hikes keep the team sane")).await;
+    let other = insert(store, record(3, "project:q", "The hiker app crashed")).await;
+    let forgotten = record(4, "project:p", "hikingpole secrets");
+    insert(store, forgotten.clone()).await;
+    let mut gone = forgotten.clone();
+    gone.status = Status::Deleted;
+    gone.version = 2;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: gone, expected_version: 1 }],
+            events: vec![event("record.forgotten", Some(&forgotten.id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+
+    // The words are the index's own (lowercased tokens), in byte order, from every record
+    // whatever its scope, never a deleted record's; `limit` caps them.
+    assert_eq!(lexical.words_with_prefix("hik", 10).await.unwrap(), ["hiked", "hiker", "hikes"]);
+    assert_eq!(lexical.words_with_prefix("hik", 2).await.unwrap(), ["hiked", "hiker"]);
+    assert!(lexical.words_with_prefix("zzz", 10).await.unwrap().is_empty());
+    assert!(lexical.words_with_prefix("", 10).await.unwrap().is_empty());
+    assert!(lexical.words_with_prefix("hik'*", 10).await.is_ok(), "a prefix is never query syntax");
+
+    // "hiking" is in no record; with its forms it matches both eligible ones, each reporting
+    // the term as asked; the ineligible record never comes back.
+    let plain = lexical.search(&terms(&["hiking"]), &[hiked, hikes, other], 10).await.unwrap();
+    assert!(plain.is_empty(), "{plain:?}");
+    let mut hiking = LexicalTerm::new("hiking", false);
+    hiking.forms = vec!["hiked".into(), "hikes".into()];
+    let hits =
+        lexical.search(&[hiking, LexicalTerm::new("ridge", false)], &[hiked, hikes], 10).await.unwrap();
+    let found: Vec<(&str, Vec<&str>)> = hits
+        .iter()
+        .map(|h| (h.record_id.as_str(), h.matched.iter().map(|m| m.term.as_str()).collect()))
+        .collect();
+    assert_eq!(found, [("mem_0001", vec!["hiking", "ridge"]), ("mem_0002", vec!["hiking"])]);
 }
 
 /// Contract: see the body.
