@@ -46,7 +46,7 @@ pub use crate::ports::{
     LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader, RecordUpdate,
     RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport, ReviewAction,
     ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck, TranscriptRetention,
-    TurnBuffer, VectorHit, VectorIndex, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
+    TurnBuffer, VectorHit, VectorIndex, WordStemmer, WriteKey, WriteReceipt, WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -570,6 +570,11 @@ pub struct LexicalHit {
     pub matched: Vec<MatchedTerm>,
 }
 
+/// A word's stem for lexical matching: words with one stem are inflections of one another.
+pub trait WordStemmer: Send + Sync {
+    fn stem(&self, word: &str) -> String;
+}
+
 /// BM25 search over records_fts, restricted to eligible ids before the top-k cut.
 #[async_trait]
 pub trait LexicalIndex: Send + Sync {

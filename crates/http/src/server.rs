@@ -380,6 +380,7 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
             entities: stores.entities.clone(),
             grants: stores.grants.clone(),
             lexical: stores.lexical.clone(),
+            stemmer: Arc::new(retold_index::SnowballEnglish::new()),
             index,
             embedder,
             search_log: stores.search_log.clone(),

@@ -10,12 +10,14 @@ mod embedder;
 mod error;
 mod follow;
 mod kernel;
+mod stemmer;
 mod vector;
 
 pub use crate::eligibility::{EligibilityTable, TrackedEntityWriter, TrackedWriter};
 pub use crate::embedder::{OnnxEmbedder, OnnxEmbedderConfig, Pooling};
 pub use crate::error::IndexError;
 pub use crate::follow::Follower;
+pub use crate::stemmer::SnowballEnglish;
 pub use crate::vector::{ExactIndex, RebuildReport};
 /// Where `cargo xtask setup` puts the run-time files (defined once, in `retold-provision`).
 pub use retold_provision::{cache_dir, default_model_dir, default_runtime_library};

@@ -1,8 +1,7 @@
 //! Query analysis for the lexical and entity channels (seed section 10, steps 1–2).
 
 use retold_domain::text::{is_identifier, is_stopword, trim_punctuation, unicode61_tokens};
-use retold_domain::{LexicalIndex, LexicalTerm, Result};
-use rust_stemmers::{Algorithm, Stemmer};
+use retold_domain::{LexicalIndex, LexicalTerm, Result, WordStemmer};
 
 /// Steps 1–2: identifiers kept whole, other tokens split unicode61-style, stopwords and
 /// one-character terms dropped except identifiers and proper nouns; duplicates removed.
@@ -34,13 +33,16 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
 const WORDS_PER_TERM: usize = 512;
 
 /// Stemming (`retrieval.lexical_stemming`): each word term (letters only, three or more)
-/// gains as its forms the indexed words with its Snowball English stem, so "hiking" also
+/// gains as its forms the indexed words with its stem (Snowball English in the service), so "hiking" also
 /// matches "hike", "hiked" and "hikes" and they count as one term. The index keeps FTS5's
 /// unicode61 words; the forms come from its vocabulary (the words that start with the stem,
 /// less a final `i` or `e`, which English stemming may have written: "happy" → "happi").
 /// Identifiers stay exact.
-pub(crate) async fn add_forms(lexical: &dyn LexicalIndex, terms: &mut [LexicalTerm]) -> Result<()> {
-    let stemmer = Stemmer::create(Algorithm::English);
+pub(crate) async fn add_forms(
+    lexical: &dyn LexicalIndex,
+    stemmer: &dyn WordStemmer,
+    terms: &mut [LexicalTerm],
+) -> Result<()> {
     for term in terms.iter_mut() {
         if term.identifier || term.text.chars().count() < 3 || !term.text.chars().all(char::is_alphabetic) {
             continue;

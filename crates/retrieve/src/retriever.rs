@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use retold_domain::{
     Clock, EligibilityIndex, Embedder, EntityReader, GrantStore, IdGenerator, LexicalIndex, Principal,
-    RecordGraph, RecordReader, Reranker, Result, SearchLogStore, VectorIndex,
+    RecordGraph, RecordReader, Reranker, Result, SearchLogStore, VectorIndex, WordStemmer,
 };
 use retold_policy::{ScopeAccess, resolve_scopes};
 
@@ -22,6 +22,8 @@ pub struct RetrievePorts {
     pub entities: Arc<dyn EntityReader>,
     pub grants: Arc<dyn GrantStore>,
     pub lexical: Arc<dyn LexicalIndex>,
+    /// Folds a query word's inflections when `lexical_stemming` is on.
+    pub stemmer: Arc<dyn WordStemmer>,
     pub index: Arc<dyn VectorIndex>,
     pub embedder: Arc<dyn Embedder>,
     pub search_log: Arc<dyn SearchLogStore>,

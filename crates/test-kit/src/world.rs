@@ -164,6 +164,7 @@ impl WorldBuilder {
             entities: shared.clone(),
             grants: shared.clone(),
             lexical: shared.clone(),
+            stemmer: Arc::new(retold_index::SnowballEnglish::new()),
             index: index.clone(),
             embedder: self.embedder,
             search_log: shared,

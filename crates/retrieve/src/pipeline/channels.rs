@@ -151,7 +151,7 @@ impl Retriever {
     ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
         let mut terms = lexical_terms(query);
         if self.config.lexical_stemming {
-            add_forms(self.ports.lexical.as_ref(), &mut terms).await?;
+            add_forms(self.ports.lexical.as_ref(), self.ports.stemmer.as_ref(), &mut terms).await?;
         }
         let found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
         let (mut list, mut trace, mut matches, mut key_of) =
