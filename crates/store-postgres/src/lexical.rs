@@ -53,7 +53,8 @@ impl PostgresStore {
             .db
             .query_one_raw(stmt(
                 &format!(
-                    "SELECT {}, (SELECT count(*) FROM records_fts)::float8 AS n                      FROM records_fts f WHERE f.doc @@ {}",
+                    "SELECT {}, (SELECT count(*) FROM records_fts)::float8 AS n \
+                     FROM records_fts f WHERE f.doc @@ {}",
                     counts.join(", "),
                     query_sql(terms)
                 ),
@@ -293,7 +294,9 @@ impl LexicalIndex for PostgresStore {
         let rows = self
             .db
             .query_all_raw(stmt(
-                "SELECT word FROM ts_stat(format(                      'SELECT doc FROM records_fts WHERE doc @@ to_tsquery(%L, %L)', 'retold', ? || ':*'))                  WHERE starts_with(word, ?) ORDER BY word COLLATE \"C\" LIMIT ?",
+                "SELECT word FROM ts_stat(format( \
+                     'SELECT doc FROM records_fts WHERE doc @@ to_tsquery(%L, %L)', 'retold', ? || ':*')) \
+                 WHERE starts_with(word, ?) ORDER BY word COLLATE \"C\" LIMIT ?",
                 [
                     Value::from(prefix),
                     Value::from(prefix),
