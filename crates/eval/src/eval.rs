@@ -467,11 +467,11 @@ async fn ranked(world: &World, query: &str, channels: Channels, k: usize) -> Res
 
 // ---------------------------------------------------------------------------------------------
 // A plain BM25 baseline (Okapi, k1 = 1.2, b = 0.75) over the same turns, independent of FTS5;
-// the same with Snowball English stems (`stemmed`), to measure stemming before the lexical
-// channel has it.
+// the same with the service's Snowball English stems (`stemmed`), stemming measured apart
+// from FTS5.
 
 struct Bm25 {
-    stemmer: Option<rust_stemmers::Stemmer>,
+    stemmer: Option<retold_index::SnowballEnglish>,
     docs: Vec<HashMap<String, f64>>,
     lengths: Vec<f64>,
     df: HashMap<String, f64>,
@@ -483,17 +483,17 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// A text's words, stemmed when `stemmer` is given.
-fn terms(stemmer: Option<&rust_stemmers::Stemmer>, text: &str) -> Vec<String> {
+fn terms(stemmer: Option<&retold_index::SnowballEnglish>, text: &str) -> Vec<String> {
     let words = words(text);
     match stemmer {
-        Some(stemmer) => words.iter().map(|w| stemmer.stem(w).into_owned()).collect(),
+        Some(stemmer) => words.iter().map(|w| retold_domain::WordStemmer::stem(stemmer, w)).collect(),
         None => words,
     }
 }
 
 impl Bm25 {
     fn new(texts: &[String], stemmed: bool) -> Self {
-        let stemmer = stemmed.then(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+        let stemmer = stemmed.then(retold_index::SnowballEnglish::new);
         let mut docs = Vec::new();
         let mut lengths = Vec::new();
         let mut df: HashMap<String, f64> = HashMap::new();

@@ -28,7 +28,7 @@ async fn lexical(config: RetrieveConfig, query: &str) -> Vec<(String, String)> {
         .iter()
         .map(|c| {
             let id = c["record_id"].as_str().unwrap();
-            (content.get(id).cloned().unwrap_or_default(), c["detail"].as_str().unwrap().to_owned())
+            (content[id].clone(), c["detail"].as_str().unwrap().to_owned())
         })
         .collect()
 }
