@@ -454,15 +454,64 @@ async fn write_turn_by(
     }
 }
 
-/// The ranked ids of one search, and the estimated tokens of its first ten results (what a
-/// search at the default limit returns to the agent).
-async fn ranked(world: &World, query: &str, channels: Channels, k: usize) -> Result<(Vec<RecordId>, f64)> {
+/// The ranked ids of one search, and the estimated tokens of each.
+async fn ranked(
+    world: &World,
+    query: &str,
+    channels: Channels,
+    k: usize,
+) -> Result<(Vec<RecordId>, Vec<usize>)> {
     let mut request = SearchRequest::new(query);
     request.limit = Some(k);
     request.channels = channels;
     let hits = world.retriever.search(&principal(), &request).await?.hits;
-    let tokens = hits.iter().take(10).map(|h| retold_retrieve::estimated_tokens(&h.record)).sum::<usize>();
-    Ok((hits.into_iter().map(|h| h.record.id).collect(), tokens as f64))
+    Ok(hits
+        .into_iter()
+        .map(|h| (retold_retrieve::estimated_tokens(&h.record), h.record.id))
+        .map(|(t, id)| (id, t))
+        .unzip())
+}
+
+/// The configurations whose single channels (and plain fusion) are also scored under the
+/// default's token budget: at equal tokens returned, as an agent's context pays for them.
+const BUDGETED: [&str; 3] = ["lexical", "dense", "rrf"];
+
+/// Every row the tables print, in order.
+const ROWS: [&str; 8] =
+    ["lexical", "dense", "entity", "rrf", "default", "lexical, budgeted", "dense, budgeted", "rrf, budgeted"];
+
+/// Every configuration's ranking of `query` to `depth`, with the estimated tokens of its first
+/// ten results (what a search at the default limit returns): the rows of `ROWS`. A budgeted
+/// row is its configuration's ranking cut by the service's own limit-and-budget rule
+/// ([`retold_retrieve::ResultBudget`]) at the configured `token_budget`.
+async fn runs(
+    world: &World,
+    query: &str,
+    depth: usize,
+    budget: usize,
+) -> Result<Vec<(String, Vec<RecordId>, f64)>> {
+    let tokens_of = |costs: &[usize]| costs.iter().take(10).sum::<usize>() as f64;
+    let mut out = Vec::new();
+    for (config, channels) in CONFIGS {
+        let (ids, costs) = ranked(world, query, channels, depth).await?;
+        if BUDGETED.contains(&config) {
+            let mut rule = retold_retrieve::ResultBudget::new(depth, Some(budget));
+            let (cut, cut_costs): (Vec<RecordId>, Vec<usize>) = ids
+                .iter()
+                .zip(&costs)
+                .filter(|(_, cost)| rule.admit(**cost) == retold_retrieve::Admission::Kept)
+                .map(|(id, cost)| (id.clone(), *cost))
+                .unzip();
+            out.push((format!("{config}, budgeted"), cut, tokens_of(&cut_costs)));
+        }
+        out.push((config.to_owned(), ids, tokens_of(&costs)));
+    }
+    Ok(out)
+}
+
+/// The service's configured tool-result budget (`retrieval.token_budget`).
+fn token_budget() -> Result<usize> {
+    Ok(retold_http::retrieve_config(&retold_http::Settings::load(None)?).token_budget)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -691,6 +740,7 @@ async fn locomo(args: &Args) -> Result<Value> {
     )?;
     let conversations = data.as_array().context("LoCoMo data is a list of conversations")?;
     let embedder = embedder()?;
+    let budget = token_budget()?;
     let ks = [5usize, 10, 25];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     let mut adversarial: BTreeMap<String, Sums> = BTreeMap::new();
@@ -755,8 +805,7 @@ async fn locomo(args: &Args) -> Result<Value> {
                 5 => "adversarial",
                 _ => "other",
             };
-            for (config, channels) in CONFIGS {
-                let (retrieved, tokens) = ranked(&w, question, channels, 25).await?;
+            for (config, retrieved, tokens) in runs(&w, question, 25, budget).await? {
                 if config == "default" && category != 5 {
                     let top: Vec<&str> =
                         retrieved.iter().take(10).filter_map(|id| dia_of.get(id).copied()).collect();
@@ -813,12 +862,7 @@ async fn locomo(args: &Args) -> Result<Value> {
     }
     let columns =
         ["recall_frac@5", "recall_frac@10", "recall_frac@25", "recall_all@10", "recall_any@10", "tokens@10"];
-    print_table(
-        &format!("LoCoMo dev: {questions} questions (categories 1-4)"),
-        &columns,
-        &configs,
-        &CONFIGS.map(|c| c.0),
-    );
+    print_table(&format!("LoCoMo dev: {questions} questions (categories 1-4)"), &columns, &configs, &ROWS);
     let mut bases = BTreeMap::new();
     for (label, by) in &baseline {
         let overall = by.get("overall").map(Sums::mean).unwrap_or(Value::Null);
@@ -830,7 +874,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         );
         bases.insert(label.to_string(), json!({"overall": overall, "by_category": by_category}));
     }
-    print_by_category("recall_frac@10", &configs, &CONFIGS.map(|c| c.0));
+    print_by_category("recall_frac@10", &configs, &ROWS);
     println!("\nthe baselines (outside the service):");
     print_by_category("recall_frac@10", &bases, &["plain BM25", "stemmed BM25"]);
     println!(
@@ -922,6 +966,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let data = read_json(&args.data)?;
     let items = data.as_array().context("LongMemEval data is a list of questions")?;
     let embedder = embedder()?;
+    let budget = token_budget()?;
     let ks = [5usize, 10];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     // Per config, each knowledge-update question's rank of its newest and oldest answer session.
@@ -1011,10 +1056,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .filter(|(s, _)| answer_sessions.contains(*s))
             .map(|(s, d)| (*d, s.clone()))
             .collect();
-        for (config, channels) in CONFIGS {
-            // Deep enough that the first ten distinct sessions are usually in it (LongMemEval's
-            // turn-to-session evaluation reads on until it has k distinct sessions).
-            let (retrieved, tokens) = ranked(&w, question, channels, LME_DEPTH).await?;
+        // Deep enough that the first ten distinct sessions are usually in it (LongMemEval's
+        // turn-to-session evaluation reads on until it has k distinct sessions).
+        for (config, retrieved, tokens) in runs(&w, question, LME_DEPTH, budget).await? {
             let ranked_sessions = distinct_sessions(&retrieved, &session_of);
             let by = per_config.entry(config.to_owned()).or_default();
             for bucket in ["overall".to_owned(), kind.clone()] {
@@ -1080,14 +1124,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         "ku_newer_above_older",
         "tokens@10",
     ];
-    print_table(
-        &format!("LongMemEval_S dev: {questions} questions"),
-        &columns,
-        &configs,
-        &CONFIGS.map(|c| c.0),
-    );
-    print_by_category("session_recall_all@5", &configs, &CONFIGS.map(|c| c.0));
-    print_by_category("turn_recall_all@10", &configs, &CONFIGS.map(|c| c.0));
+    print_table(&format!("LongMemEval_S dev: {questions} questions"), &columns, &configs, &ROWS);
+    print_by_category("session_recall_all@5", &configs, &ROWS);
+    print_by_category("turn_recall_all@10", &configs, &ROWS);
     println!(
         "\nskipped: {abstention} abstention questions, {no_evidence} whose evidence is in turns not stored (--turns {}); {:.0}s",
         if args.turns == Turns::All { "all" } else { "user" },

@@ -15,7 +15,7 @@ mod rewrite;
 
 pub use crate::config::{FusionWeights, RetrieveConfig};
 pub use crate::fusion::{rrf, weighted_rrf};
-pub use crate::pipeline::{estimated_tokens, text_tokens};
+pub use crate::pipeline::{Admission, ResultBudget, estimated_tokens, text_tokens};
 pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };

@@ -195,6 +195,56 @@ pub(crate) async fn rerank(
     }
 }
 
+/// The result limit and the token budget as one search applies them, record by record in
+/// rank order: whole records only, the first always kept, a record that does not fit skipped
+/// (a later, shorter one may still fit).
+#[derive(Debug, Clone)]
+pub struct ResultBudget {
+    limit: usize,
+    budget: Option<usize>,
+    kept: usize,
+    spent: usize,
+}
+
+/// What [`ResultBudget::admit`] decided for one record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    Kept,
+    /// `limit` records are already kept.
+    OverLimit {
+        limit: usize,
+    },
+    /// Its tokens would take the spent tokens past the budget.
+    OverBudget {
+        cost: usize,
+        spent: usize,
+        budget: usize,
+    },
+}
+
+impl ResultBudget {
+    /// At most `limit` records and, when `budget` is set, about that many tokens.
+    pub fn new(limit: usize, budget: Option<usize>) -> Self {
+        Self { limit, budget, kept: 0, spent: 0 }
+    }
+
+    /// Admit the next record in rank order, of `cost` estimated tokens ([`tokens`]).
+    pub fn admit(&mut self, cost: usize) -> Admission {
+        if self.kept >= self.limit {
+            return Admission::OverLimit { limit: self.limit };
+        }
+        if let Some(budget) = self.budget
+            && self.kept > 0
+            && self.spent + cost > budget
+        {
+            return Admission::OverBudget { cost, spent: self.spent, budget };
+        }
+        self.spent += cost;
+        self.kept += 1;
+        Admission::Kept
+    }
+}
+
 /// The limit, then (when `budget` is set) whole records that fit the token budget; the first
 /// record is always kept.
 pub(crate) fn budget(
@@ -203,31 +253,20 @@ pub(crate) fn budget(
     budget: Option<usize>,
     drops: &mut Vec<TraceDrop>,
 ) -> Vec<Candidate> {
+    let mut rule = ResultBudget::new(limit, budget);
     let mut kept = Vec::new();
-    let mut spent = 0usize;
     for candidate in candidates {
-        if kept.len() >= limit {
-            drops.push(TraceDrop {
-                record_id: candidate.id,
-                stage: DropStage::Limit,
-                reason: format!("limit {limit}"),
-            });
-            continue;
-        }
-        let cost = tokens(&candidate.record);
-        if let Some(budget) = budget
-            && !kept.is_empty()
-            && spent + cost > budget
-        {
-            drops.push(TraceDrop {
-                record_id: candidate.id,
-                stage: DropStage::Budget,
-                reason: format!("{cost} tokens would exceed the budget ({spent}/{budget} spent)"),
-            });
-            continue;
-        }
-        spent += cost;
-        kept.push(candidate);
+        let (stage, reason) = match rule.admit(tokens(&candidate.record)) {
+            Admission::Kept => {
+                kept.push(candidate);
+                continue;
+            }
+            Admission::OverLimit { limit } => (DropStage::Limit, format!("limit {limit}")),
+            Admission::OverBudget { cost, spent, budget } => {
+                (DropStage::Budget, format!("{cost} tokens would exceed the budget ({spent}/{budget} spent)"))
+            }
+        };
+        drops.push(TraceDrop { record_id: candidate.id, stage, reason });
     }
     kept
 }

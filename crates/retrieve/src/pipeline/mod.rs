@@ -22,6 +22,7 @@ use tracing::{Instrument, info_span};
 
 pub(crate) use self::channels::ChannelHits;
 pub(crate) use self::control::Candidate;
+pub use self::control::{Admission, ResultBudget};
 /// Estimated tokens of a record in a tool result (the token budget's measure).
 pub use self::control::{text_tokens, tokens as estimated_tokens};
 use crate::fusion::weighted_rrf;

@@ -147,6 +147,13 @@ fn the_budget_keeps_whole_records_and_the_limit_counts_survivors() {
     let mut drops = Vec::new();
     let kept = control::budget(list[..1].to_vec(), 10, Some(1), &mut drops);
     assert_eq!(kept.len(), 1, "the first record is kept even over the budget");
+
+    // A record that does not fit is skipped; a later, shorter one still fits.
+    let mut list = list;
+    list[3] = candidate(4, &"y".repeat(40)); // 10 + 12 tokens
+    let mut drops = Vec::new();
+    let kept = control::budget(list, 10, Some(250), &mut drops);
+    assert_eq!(kept.iter().map(|c| c.key.0).collect::<Vec<_>>(), [1, 2, 4], "224 + 22 fit in 250");
 }
 
 #[test]
