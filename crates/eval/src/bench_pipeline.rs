@@ -209,6 +209,8 @@ const STAGES: &[&str] = &[
     "freshness",
     "gate",
     "duplicates",
+    // 0.00 unless `retrieval.reranker.enabled` (`RETOLD__RETRIEVAL__RERANKER__ENABLED=true`).
+    "reranker",
     "budget",
     "total",
 ];
@@ -416,6 +418,7 @@ async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Sett
         stores: retold_app::Stores::from_store(Arc::new(store.clone())),
         index: Arc::new(ExactIndex::new(dims)),
         embedder,
+        reranker: None,
         clock: Arc::new(retold_http::SystemClock),
         ids: Arc::new(retold_http::UlidIds::new()?),
     };

@@ -322,6 +322,14 @@ pub(crate) async fn world_on(
     world_at(url, embedder, scope, now).await
 }
 
+/// The reranker when the configuration enables it (`RETOLD__RETRIEVAL__RERANKER__ENABLED=true`),
+/// loaded once per run and shared by every world.
+async fn reranker(settings: &retold_http::Settings) -> Result<Option<Arc<dyn retold_domain::Reranker>>> {
+    static RERANKER: tokio::sync::OnceCell<Option<Arc<dyn retold_domain::Reranker>>> =
+        tokio::sync::OnceCell::const_new();
+    Ok(RERANKER.get_or_try_init(|| retold_http::load_reranker(settings)).await?.clone())
+}
+
 /// A world on the PostgreSQL database at `url`, or on a fresh SQLite file without one.
 pub(crate) async fn world_at(
     url: Option<String>,
@@ -360,9 +368,11 @@ pub(crate) async fn world_at(
     // No hosted stages: the evaluation measures retrieval on the raw questions. Eligibility
     // comes from the derived in-memory table, as in the service.
     let stores = retold_http::derive_eligibility(ports).await?;
-    let components = retold_http::Components { stores, index: index.clone(), embedder, clock, ids };
+    let settings = retold_http::Settings::load(None)?;
+    let reranker = reranker(&settings).await?;
+    let components = retold_http::Components { stores, index: index.clone(), embedder, reranker, clock, ids };
     let retold_http::Wired { ingestor, retriever, .. } =
-        retold_http::wire(&components, &retold_http::Settings::load(None)?, &retold_http::Hosted::default());
+        retold_http::wire(&components, &settings, &retold_http::Hosted::default());
     Ok(World { ingestor, retriever, store, index, path, _dir: dir })
 }
 

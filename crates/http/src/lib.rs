@@ -27,15 +27,15 @@ pub use crate::serve_error::ServeError;
 pub use crate::server::{
     Built, Components, DataDirLock, Hosted, OrchestratorStage, StoreHandle, Wired, activation_config, build,
     derive_eligibility, derive_eligibility_table, embedder_config, hosted_config, hosted_stages,
-    ingest_config, load_embedder, lock_data_dir, operations_config, orchestrator_config, postgres_config,
-    retrieve_config, serve, serve_mcp_stdio, services, store_config, wire,
+    ingest_config, load_embedder, load_reranker, lock_data_dir, operations_config, orchestrator_config,
+    postgres_config, reranker_config, retrieve_config, serve, serve_mcp_stdio, services, store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, Backend, CalibrationSettings, DEFAULT_YAML, ENV_PREFIX,
     EmbeddingSettings, EvidenceSettings, ExtractionSettings, FreshnessSettings, GateSettings, HostedSettings,
     IngestionSettings, LogFormat, ModelStageSettings, ModelThresholds, Pooling, ProviderSettings,
-    RetrievalSettings, Secret, ServerSettings, Settings, SettingsError, StorageSettings, Synchronous,
-    TelemetrySettings,
+    RerankerPlacement, RerankerSettings, RetrievalSettings, Secret, ServerSettings, Settings, SettingsError,
+    StorageSettings, Synchronous, TelemetrySettings,
 };
 pub use crate::state::AppState;
 pub use crate::system::{SystemClock, UlidIds};

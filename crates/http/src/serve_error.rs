@@ -45,12 +45,11 @@ pub enum ServeError {
     /// Query rewriting was asked for but its model cannot be called.
     #[error("retrieval.rewrite.enabled is true, but {0}")]
     RewriteModel(retold_hosted::HostedError),
-    /// The reranker was asked for, and no reranker model can be loaded.
+    /// The reranker was asked for, and its model cannot be loaded.
     #[error(
-        "retrieval.reranker.enabled is true, but no reranker model ({0}) can be loaded by this build: \
-         the reranker stage stays off (see docs/quality.md)"
+        "retrieval.reranker.enabled is true, but the reranker model ({model}) cannot be loaded: {reason}"
     )]
-    RerankerModel(String),
+    RerankerModel { model: String, reason: String },
     /// A model-dependent threshold has neither a value nor a calibration for the model.
     #[error("{0}")]
     Uncalibrated(String),

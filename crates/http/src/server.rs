@@ -5,11 +5,11 @@ use std::path::Path;
 use std::sync::Arc;
 
 use retold_app::{AdminService, IdempotencyService, Services, SessionService, Stores};
-use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, VectorIndex};
+use retold_domain::{Clock, CompletionClient, Embedder, IdGenerator, Reranker, VectorIndex};
 use retold_hosted::{ApiKey, HostedClient, HostedConfig, ProviderConfig};
 use retold_index::{
-    EligibilityTable, ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, TrackedEntityWriter, TrackedWriter,
-    default_model_dir, default_runtime_library,
+    EligibilityTable, ExactIndex, OnnxEmbedder, OnnxEmbedderConfig, OnnxReranker, OnnxRerankerConfig,
+    TrackedEntityWriter, TrackedWriter, default_model_dir, default_runtime_library,
 };
 use retold_ingest::{
     EmbeddingEntailmentJudge, ExtractionConfig, ExtractionRunner, IngestConfig, Ingestor, Ports,
@@ -100,6 +100,13 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         episodic_freshness_floor: r.freshness.floor,
         reranker_enabled: r.reranker.enabled,
         reranker_timeout: std::time::Duration::from_millis(r.reranker.timeout_ms),
+        reranker_placement: match r.reranker.placement {
+            crate::settings::RerankerPlacement::AfterGate => retold_retrieve::RerankerPlacement::AfterGate,
+            crate::settings::RerankerPlacement::InsteadOfGate => {
+                retold_retrieve::RerankerPlacement::InsteadOfGate
+            }
+        },
+        reranker_candidates: r.reranker.candidates,
     }
 }
 
@@ -312,6 +319,8 @@ pub struct Components {
     pub stores: Stores,
     pub index: Arc<dyn VectorIndex>,
     pub embedder: Arc<dyn Embedder>,
+    /// The optional reranker, loaded when `retrieval.reranker.enabled` ([`load_reranker`]).
+    pub reranker: Option<Arc<dyn Reranker>>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn IdGenerator>,
 }
@@ -319,7 +328,7 @@ pub struct Components {
 /// The write path, the search pipeline and the extraction runner over `components`,
 /// configured from settings. The service and the evaluation harness both use this one wiring.
 pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wired {
-    let Components { stores, index, embedder, clock, ids } = components.clone();
+    let Components { stores, index, embedder, reranker, clock, ids } = components.clone();
     let stores = &stores;
     let ports = Ports {
         writer: stores.writer.clone(),
@@ -385,7 +394,7 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
             embedder,
             search_log: stores.search_log.clone(),
             rewriter,
-            reranker: None,
+            reranker,
             clock,
             ids,
         },
@@ -435,7 +444,7 @@ pub fn services(
     extraction_status: String,
 ) -> Services {
     let Wired { ingestor, retriever, extraction } = wire(components, settings, hosted);
-    let Components { stores, index, embedder, clock, ids } = components.clone();
+    let Components { stores, index, embedder, clock, ids, .. } = components.clone();
     let stores = &stores;
     // One tracker for background work and idempotent requests, which shutdown waits for.
     let tasks = tokio_util::task::TaskTracker::new();
@@ -610,7 +619,8 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
     let (hosted, extraction_status) = hosted_stages(settings)?;
-    let components = Components { stores, index, embedder, clock, ids };
+    let reranker = load_reranker(settings).await?;
+    let components = Components { stores, index, embedder, reranker, clock, ids };
     let services = services(&components, settings, &hosted, extraction_status);
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
@@ -629,21 +639,63 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
 }
 
 /// What a configuration must satisfy before anything is opened: the model-dependent
-/// thresholds resolve, and no stage is switched on that cannot run.
+/// thresholds resolve, the orchestrator's bundle exists, and an enabled reranker's files are
+/// there.
 fn preflight(settings: &Settings) -> Result<(), ServeError> {
     settings.thresholds().map_err(ServeError::Uncalibrated)?;
     crate::bundles::configured(settings).map_err(ServeError::Orchestrator)?;
     check_reranker(settings)
 }
 
-/// `retrieval.reranker.enabled` asks for a model this build cannot load: no cross-encoder ships
-/// in a registry this machine reaches (docs/quality.md), so the switch is refused rather than
-/// silently doing nothing.
+/// The reranker's configuration from settings (an empty `model_dir` means the provisioned
+/// cross-encoder); it runs on the embedder's ONNX Runtime.
+pub fn reranker_config(settings: &Settings) -> OnnxRerankerConfig {
+    let r = &settings.retrieval.reranker;
+    OnnxRerankerConfig {
+        model_dir: if r.model_dir.is_empty() {
+            retold_index::default_reranker_dir()
+        } else {
+            std::path::PathBuf::from(&r.model_dir)
+        },
+        runtime_library: embedder_config(settings).runtime_library,
+        max_length: r.max_length,
+    }
+}
+
+/// `retrieval.reranker.enabled` with the model's files missing is refused before anything is
+/// opened, rather than serving without the stage it asks for.
 pub(crate) fn check_reranker(settings: &Settings) -> Result<(), ServeError> {
-    if settings.retrieval.reranker.enabled {
-        return Err(ServeError::RerankerModel(settings.retrieval.reranker.model.clone()));
+    let r = &settings.retrieval.reranker;
+    if !r.enabled {
+        return Ok(());
+    }
+    let dir = reranker_config(settings).model_dir;
+    for file in ["model.onnx", "tokenizer.json"] {
+        if !dir.join(file).is_file() {
+            return Err(ServeError::RerankerModel {
+                model: r.model.clone(),
+                reason: format!(
+                    "{} is missing (run `cargo xtask setup`, or set retrieval.reranker.model_dir)",
+                    dir.join(file).display()
+                ),
+            });
+        }
     }
     Ok(())
+}
+
+/// The reranker when `retrieval.reranker.enabled`, loaded off the async workers.
+pub async fn load_reranker(settings: &Settings) -> Result<Option<Arc<dyn Reranker>>, ServeError> {
+    if !settings.retrieval.reranker.enabled {
+        return Ok(None);
+    }
+    check_reranker(settings)?;
+    let config = reranker_config(settings);
+    let model = settings.retrieval.reranker.model.clone();
+    let loaded = tokio::task::spawn_blocking(move || OnnxReranker::load(config))
+        .await?
+        .map_err(|e| ServeError::RerankerModel { model, reason: e.to_string() })?;
+    Ok(Some(Arc::new(loaded)))
 }
 
 /// The lock a running service holds on its data directory, so an offline operation that must

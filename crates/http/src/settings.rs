@@ -411,7 +411,7 @@ pub struct RetrievalSettings {
     #[validate(nested)]
     pub rewrite: ModelStageSettings,
     #[validate(nested)]
-    pub reranker: ModelStageSettings,
+    pub reranker: RerankerSettings,
 }
 
 /// `retrieval.fusion.*`: each channel's weight in the fusion.
@@ -458,6 +458,35 @@ pub struct ModelStageSettings {
     pub model: String,
     #[validate(range(min = 1, max = 120_000))]
     pub timeout_ms: u64,
+}
+
+/// `retrieval.reranker.*`: the optional local cross-encoder.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct RerankerSettings {
+    pub enabled: bool,
+    /// The model's name, for the trace and the docs.
+    #[validate(length(min = 1, max = 200))]
+    pub model: String,
+    /// Directory holding its `model.onnx` and `tokenizer.json`; empty = the provisioned one.
+    pub model_dir: String,
+    pub placement: RerankerPlacement,
+    /// How many of the first survivors it reorders.
+    #[validate(range(min = 1, max = 1_000))]
+    pub candidates: usize,
+    /// Tokens of a query and document pair; longer pairs are cut.
+    #[validate(range(min = 8, max = 8192))]
+    pub max_length: usize,
+    #[validate(range(min = 1, max = 120_000))]
+    pub timeout_ms: u64,
+}
+
+/// `retrieval.reranker.placement`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RerankerPlacement {
+    AfterGate,
+    InsteadOfGate,
 }
 
 /// `ingestion.*`

@@ -63,13 +63,15 @@ impl OnnxEmbedderConfig {
     }
 }
 
-const FIX: &str = "run `cargo xtask setup` to provision it, or point the configuration at it";
+pub(crate) const FIX: &str = "run `cargo xtask setup` to provision it, or point the configuration at it";
 
 /// ONNX Runtime can be loaded once per process; every embedder shares this environment.
 static ENVIRONMENT: OnceLock<(PathBuf, ort::environment::Environment)> = OnceLock::new();
 static ENVIRONMENT_INIT: Mutex<()> = Mutex::new(());
 
-fn environment(library: &Path) -> std::result::Result<&'static ort::environment::Environment, IndexError> {
+pub(crate) fn environment(
+    library: &Path,
+) -> std::result::Result<&'static ort::environment::Environment, IndexError> {
     // A missing library makes later ort calls panic, so check before touching ort at all.
     if !library.is_file() {
         return Err(IndexError::MissingFile {
@@ -369,7 +371,7 @@ impl Core {
     }
 }
 
-fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {
+pub(crate) fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {
     Session::builder(env)?
         .with_optimization_level(GraphOptimizationLevel::Level3)?
         .with_intra_threads(1)?

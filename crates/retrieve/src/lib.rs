@@ -13,7 +13,7 @@ mod request;
 mod retriever;
 mod rewrite;
 
-pub use crate::config::{FusionWeights, RetrieveConfig};
+pub use crate::config::{FusionWeights, RerankerPlacement, RetrieveConfig};
 pub use crate::fusion::{rrf, weighted_rrf};
 pub use crate::pipeline::{Admission, ResultBudget, estimated_tokens, text_tokens};
 pub use crate::request::{

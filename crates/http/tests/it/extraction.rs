@@ -331,15 +331,55 @@ fn rewriting_enabled_without_a_key_refuses_to_start() {
 }
 
 #[tokio::test]
-async fn the_reranker_enabled_without_a_loadable_model_refuses_to_start() {
+async fn the_reranker_enabled_without_its_model_files_refuses_to_start() {
     let dir = tempfile::tempdir().unwrap();
-    let settings = crate::settings(dir.path(), &[("RETOLD__RETRIEVAL__RERANKER__ENABLED", "true")]);
+    let empty = tempfile::tempdir().unwrap();
+    let settings = crate::settings(
+        dir.path(),
+        &[
+            ("RETOLD__RETRIEVAL__RERANKER__ENABLED", "true"),
+            ("RETOLD__RETRIEVAL__RERANKER__MODEL_DIR", empty.path().to_str().unwrap()),
+        ],
+    );
     let error = retold_http::build(&settings, crate::embedder(&settings)).await.err().expect("refused");
+    let message = error.to_string();
     assert!(
-        error.to_string().contains("retrieval.reranker.enabled is true, but no reranker model"),
-        "{error}"
+        message.contains("retrieval.reranker.enabled is true, but the reranker model")
+            && message.contains("model.onnx is missing"),
+        "{message}"
     );
     assert!(!dir.path().join("retold.db").exists(), "nothing was created");
+}
+
+#[tokio::test]
+async fn the_enabled_reranker_reorders_real_searches_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = crate::app_in(dir, &[("RETOLD__RETRIEVAL__RERANKER__ENABLED", "true")]).await;
+    let host = app.host_key(&[]).await;
+    app.grant("rr-agent", "project:rr", true, true).await;
+    let who = crate::principal("rr-agent", "u");
+    for content in [
+        "The deploy runbook lives in the ops wiki under runbooks/deploy.",
+        "Deploys are frozen on Fridays after noon.",
+        "The ops team meets on Tuesdays to review the runbook backlog.",
+    ] {
+        let body = json!({"principal": who, "type": "semantic", "content": content, "scope": "project:rr",
+            "source_kind": "system"});
+        let (status, answer) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+    }
+    let query = json!({"principal": who, "query": "where can I find the deploy runbook?"});
+    let (status, found) = app.call("POST", "/v1/memory/search", Some(&host), Some(query)).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    let top = &found["results"][0];
+    assert!(top["record"]["content"].as_str().unwrap().contains("ops wiki"), "{found}");
+    assert!(top["explanation"].as_str().unwrap().contains("; reranker: "), "{found}");
+    assert!(top["explanation"].as_str().unwrap().contains("(rank 1)"), "{found}");
+    let search_id = found["search_id"].as_str().unwrap();
+    let (_, trace) =
+        app.call("GET", &format!("/v1/admin/search-log/{search_id}"), Some(crate::ADMIN_KEY), None).await;
+    assert!(trace["timings_us"].to_string().contains("reranker"), "{trace}");
+    assert!(trace["notes"].as_array().is_none_or(|n| n.is_empty()), "no fallback: {trace}");
 }
 
 #[tokio::test]

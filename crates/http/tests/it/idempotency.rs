@@ -42,6 +42,7 @@ async fn app_on(
         stores,
         index: Arc::new(retold_index::ExactIndex::new(settings.embedding.dims as usize)),
         embedder: embedder.unwrap_or_else(|| crate::embedder(&settings)),
+        reranker: None,
         clock,
         ids: Arc::new(retold_http::UlidIds::new().unwrap()),
     };

@@ -28,7 +28,8 @@ fn defaults_hold_the_seed_values() {
     assert_eq!(s.retrieval.rewrite.model, "claude-haiku-4-5-20251001");
     assert!(!s.retrieval.rewrite.enabled);
     assert!(!s.retrieval.reranker.enabled);
-    assert_eq!(s.retrieval.reranker.model, "BAAI/bge-reranker-v2-m3");
+    assert_eq!(s.retrieval.reranker.model, "cross-encoder/ms-marco-MiniLM-L-12-v2");
+    assert_eq!(s.retrieval.reranker.placement, retold_http::RerankerPlacement::AfterGate);
     assert_eq!(s.embedding.model, "sentence-transformers/all-MiniLM-L6-v2");
     assert_eq!(s.embedding.dims, 384);
     assert_eq!(s.embedding.pooling, Pooling::Mean);

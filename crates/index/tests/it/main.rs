@@ -4,3 +4,4 @@ mod boot;
 mod eligibility;
 mod exact;
 mod onnx;
+mod reranker;

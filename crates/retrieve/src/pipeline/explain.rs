@@ -84,6 +84,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     if !c.gate.is_empty() {
         text.push_str(&format!("; gate: {}", c.gate));
     }
+    if let Some((score, rank)) = c.reranked {
+        text.push_str(&format!("; reranker: {score:.2} (rank {rank})"));
+    }
     if let Some(winner) = &c.conflict_with {
         text.push_str(&format!("; conflict: provisional, lower-trust side of a conflict with {winner}"));
     }

@@ -25,6 +25,7 @@ pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, ResultBudget};
 /// Estimated tokens of a record in a tool result (the token budget's measure).
 pub use self::control::{text_tokens, tokens as estimated_tokens};
+use crate::config::RerankerPlacement;
 use crate::fusion::weighted_rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};
 use crate::retriever::Retriever;
@@ -141,9 +142,18 @@ impl Retriever {
                 control::freshness(&mut candidates, now, &self.config);
             }
             timings.record(PipelineStage::Freshness, t);
-            let t = Instant::now();
-            candidates = control::gate(candidates, &self.config, &mut drops);
-            timings.record(PipelineStage::Gate, t);
+            let reranking = self.config.reranker_enabled && self.ports.reranker.is_some();
+            let gate = !(reranking && self.config.reranker_placement == RerankerPlacement::InsteadOfGate);
+            if gate {
+                let t = Instant::now();
+                candidates = control::gate(candidates, &self.config, &mut drops);
+                timings.record(PipelineStage::Gate, t);
+            } else {
+                notes.push(TraceNote {
+                    stage: PipelineStage::Gate,
+                    note: "skipped: the reranker runs in place of the relevance gate".into(),
+                });
+            }
             let t = Instant::now();
             candidates = control::collapse_duplicates(
                 candidates,
@@ -152,15 +162,14 @@ impl Retriever {
                 &mut drops,
             );
             timings.record(PipelineStage::Duplicates, t);
-            if self.config.reranker_enabled
-                && let Some(reranker) = &self.ports.reranker
-            {
+            if reranking && let Some(reranker) = &self.ports.reranker {
                 let t = Instant::now();
                 candidates = control::rerank(
                     reranker.as_ref(),
                     self.config.reranker_timeout,
                     &rewritten.query,
                     candidates,
+                    (self.config.reranker_candidates, self.config.rrf_k),
                     &mut notes,
                 )
                 .await;
@@ -325,6 +334,7 @@ impl Retriever {
                 lexical: hits.lexical.remove(id),
                 entity: hits.entity.remove(id),
                 conflict_with: None,
+                reranked: None,
             });
         }
         Ok(candidates)

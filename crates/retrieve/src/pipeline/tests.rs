@@ -50,6 +50,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         lexical: None,
         entity: None,
         conflict_with: None,
+        reranked: None,
     }
 }
 
@@ -219,4 +220,40 @@ fn an_rrf_tie_goes_to_the_better_evidenced_record() {
     assert_eq!(fused[0].0, id(1), "plain RRF breaks it by id");
     break_ties_by_evidence(&mut fused, &hits);
     assert_eq!(fused.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(), [id(2), id(1)]);
+}
+
+/// Scores each document by its position: the last first.
+struct Reverse;
+
+#[async_trait::async_trait]
+impl retold_domain::Reranker for Reverse {
+    async fn rerank(&self, _query: &str, documents: &[String]) -> retold_domain::Result<Vec<f64>> {
+        Ok((0..documents.len()).map(|i| i as f64).collect())
+    }
+}
+
+#[tokio::test]
+async fn the_rerankers_order_is_fused_with_the_prior_order_and_freshness() {
+    let ids = |list: &[Candidate]| list.iter().map(|c| c.key.0).collect::<Vec<_>>();
+    let list: Vec<Candidate> = (1..=5).map(|n| candidate(n, "text")).collect();
+    let rerank = |list: Vec<Candidate>, head: usize| async move {
+        let mut notes = Vec::new();
+        let out =
+            control::rerank(&Reverse, std::time::Duration::from_secs(5), "q", list, (head, 5), &mut notes)
+                .await;
+        assert!(notes.is_empty(), "{notes:?}");
+        out
+    };
+    // The first four are reranked (reversed), the fifth follows. Reranker rank r and prior
+    // rank p score 1/(5 + r) + 1/(5 + p): 1 and 4 tie at 1/6 + 1/9, 2 and 3 at 1/7 + 1/8;
+    // a tie keeps the reranker's order.
+    let out = rerank(list.clone(), 4).await;
+    assert_eq!(ids(&out), [4, 1, 3, 2, 5]);
+    assert_eq!(out[0].reranked, Some((3.0, 1)));
+    assert!((out[1].score - (1.0 / 6.0 + 1.0 / 9.0)).abs() < 1e-12);
+    assert_eq!(out[4].reranked, None, "outside the head: not reranked");
+    // An old episode's freshness factor applies again: at x0.8 the first falls behind 3 and 2.
+    let mut list = list;
+    list[0].freshness = Some((0.8, 400));
+    assert_eq!(ids(&rerank(list, 4).await), [4, 3, 2, 1, 5]);
 }

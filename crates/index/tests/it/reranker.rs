@@ -1,0 +1,68 @@
+//! The real reranker (cross-encoder/ms-marco-MiniLM-L-12-v2, int8), provisioned by
+//! `cargo xtask setup`, against scores computed once with Python onnxruntime and the same
+//! `tokenizer.json` (pairs encoded unpadded, truncated at 256 tokens).
+
+use std::sync::OnceLock;
+
+use retold_domain::Reranker;
+use retold_index::{IndexError, OnnxReranker, OnnxRerankerConfig};
+
+fn reranker() -> &'static OnnxReranker {
+    static RERANKER: OnceLock<OnnxReranker> = OnceLock::new();
+    RERANKER.get_or_init(|| {
+        OnnxReranker::load(OnnxRerankerConfig::provisioned())
+            .expect("reranker provisioned by `cargo xtask setup`")
+    })
+}
+
+const QUERY: &str = "how do I bake bread";
+const DOCUMENTS: [&str; 4] = [
+    "Mix flour, water, salt and yeast, let the dough rise, then bake it at 220 C for 35 minutes.",
+    "The stock market fell sharply on Tuesday after the rate decision.",
+    "Bread baking requires an oven.",
+    "Caroline: I went to a LGBTQ support group yesterday and it was so powerful.",
+];
+/// Python onnxruntime 1.32, one pair per run.
+const REFERENCE: [f64; 4] = [2.2240774631500244, -11.288749694824219, 4.171170711517334, -11.306282043457031];
+
+#[tokio::test]
+async fn scores_match_the_python_reference() {
+    let documents: Vec<String> = DOCUMENTS.map(str::to_owned).to_vec();
+    let scores = reranker().rerank(QUERY, &documents).await.unwrap();
+    assert_eq!(scores.len(), 4);
+    for (got, want) in scores.iter().zip(REFERENCE) {
+        assert!((got - want).abs() < 1e-3, "{scores:?} against {REFERENCE:?}");
+    }
+}
+
+#[tokio::test]
+async fn documents_that_answer_the_query_outscore_those_that_do_not() {
+    let documents: Vec<String> = DOCUMENTS.map(str::to_owned).to_vec();
+    let scores = reranker().rerank(QUERY, &documents).await.unwrap();
+    assert!(scores[0] > scores[1] + 5.0 && scores[2] > scores[3] + 5.0, "{scores:?}");
+    assert!(reranker().rerank(QUERY, &[]).await.unwrap().is_empty());
+}
+
+#[test]
+fn a_missing_model_names_the_file_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let error = OnnxReranker::load(OnnxRerankerConfig {
+        model_dir: dir.path().to_owned(),
+        ..OnnxRerankerConfig::provisioned()
+    })
+    .unwrap_err();
+    assert!(matches!(error, IndexError::MissingFile { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains("model.onnx") && message.contains("cargo xtask setup"), "{message}");
+}
+
+#[test]
+fn an_embedding_model_is_not_taken_for_a_cross_encoder() {
+    // all-MiniLM-L6-v2 gives a vector per token, not one score per pair.
+    let error = OnnxReranker::load(OnnxRerankerConfig {
+        model_dir: retold_index::default_model_dir(),
+        ..OnnxRerankerConfig::provisioned()
+    })
+    .unwrap_err();
+    assert!(error.to_string().contains("one score per pair"), "{error}");
+}
