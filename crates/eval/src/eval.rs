@@ -698,6 +698,7 @@ fn envelope(
     configs: BTreeMap<String, Value>,
     extra: Value,
 ) -> Value {
+    let settings = retold_http::Settings::load(None).expect("settings load");
     json!({
         "dataset": dataset,
         "questions": questions,
@@ -705,8 +706,9 @@ fn envelope(
         "configs": configs,
         "git_revision": git_revision(),
         "turn_context": if context { "previous turn" } else { "none" },
-        "model": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX)",
-        "configuration": {"retrieve": format!("{:?}", retold_http::retrieve_config(&retold_http::Settings::load(None).expect("settings load"))), "channels": CONFIGS.iter().map(|(n, c)| (n.to_string(), Value::from(format!("{c:?}")))).collect::<serde_json::Map<_, _>>()},
+        "model": format!("{} v{} ({} dims)", settings.embedding.model, settings.embedding.version, settings.embedding.dims),
+        "reranker": settings.retrieval.reranker.enabled.then(|| settings.retrieval.reranker.model.clone()),
+        "configuration": {"retrieve": format!("{:?}", retold_http::retrieve_config(&settings)), "channels": CONFIGS.iter().map(|(n, c)| (n.to_string(), Value::from(format!("{c:?}")))).collect::<serde_json::Map<_, _>>()},
         "baseline": extra,
     })
 }

@@ -47,9 +47,11 @@ pub enum ServeError {
     RewriteModel(retold_hosted::HostedError),
     /// The reranker was asked for, and its model cannot be loaded.
     #[error(
-        "retrieval.reranker.enabled is true, but the reranker model ({model}) cannot be loaded: {reason}"
+        "retrieval.reranker.enabled is true, but the reranker model {model} cannot be loaded from {}: {reason}; \
+         RETOLD__RETRIEVAL__RERANKER__ENABLED=false turns the stage off",
+        dir.display()
     )]
-    RerankerModel { model: String, reason: String },
+    RerankerModel { model: String, dir: std::path::PathBuf, reason: String },
     /// A model-dependent threshold has neither a value nor a calibration for the model.
     #[error("{0}")]
     Uncalibrated(String),

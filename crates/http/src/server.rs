@@ -329,6 +329,11 @@ pub struct Components {
 /// configured from settings. The service and the evaluation harness both use this one wiring.
 pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wired {
     let Components { stores, index, embedder, reranker, clock, ids } = components.clone();
+    if settings.retrieval.reranker.enabled && reranker.is_none() {
+        tracing::warn!(
+            "retrieval.reranker.enabled is true but no reranker was loaded (load_reranker): searches run without it"
+        );
+    }
     let stores = &stores;
     let ports = Ports {
         writer: stores.writer.clone(),
@@ -567,6 +572,8 @@ pub struct Built {
 /// store), and the services over them. The only place that names the concrete store.
 pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<Built, ServeError> {
     preflight(settings)?;
+    // A model that does not load is refused before the data directory is touched.
+    let reranker = load_reranker(settings).await?;
     for (key, set, calibrated) in settings.overridden_thresholds() {
         tracing::warn!(key, set, calibrated, "a model-dependent threshold overrides the model's calibration");
     }
@@ -619,7 +626,6 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     let ids: Arc<dyn IdGenerator> = Arc::new(UlidIds::new()?);
     let (hosted, extraction_status) = hosted_stages(settings)?;
-    let reranker = load_reranker(settings).await?;
     let components = Components { stores, index, embedder, reranker, clock, ids };
     let services = services(&components, settings, &hosted, extraction_status);
     let mut admin_hashes = Vec::new();
@@ -670,19 +676,29 @@ pub(crate) fn check_reranker(settings: &Settings) -> Result<(), ServeError> {
         return Ok(());
     }
     let dir = reranker_config(settings).model_dir;
+    let refuse =
+        |reason: String| ServeError::RerankerModel { model: r.model.clone(), dir: dir.clone(), reason };
+    if r.model_dir.is_empty() && r.model != PROVISIONED_RERANKER {
+        return Err(refuse(format!(
+            "only {PROVISIONED_RERANKER} is provisioned; set retrieval.reranker.model_dir to the directory of {}",
+            r.model
+        )));
+    }
     for file in ["model.onnx", "tokenizer.json"] {
         if !dir.join(file).is_file() {
-            return Err(ServeError::RerankerModel {
-                model: r.model.clone(),
-                reason: format!(
-                    "{} is missing (run `cargo xtask setup`, or set retrieval.reranker.model_dir)",
-                    dir.join(file).display()
-                ),
-            });
+            let fix = if r.model_dir.is_empty() {
+                "run `cargo xtask setup`"
+            } else {
+                "put the model's files there, or empty retrieval.reranker.model_dir for the provisioned one"
+            };
+            return Err(refuse(format!("{file} is missing ({fix})")));
         }
     }
     Ok(())
 }
+
+/// The cross-encoder `cargo xtask setup` provisions (`retold_provision::default_reranker_dir`).
+const PROVISIONED_RERANKER: &str = "cross-encoder/ms-marco-MiniLM-L-12-v2";
 
 /// The reranker when `retrieval.reranker.enabled`, loaded off the async workers.
 pub async fn load_reranker(settings: &Settings) -> Result<Option<Arc<dyn Reranker>>, ServeError> {
@@ -691,10 +707,10 @@ pub async fn load_reranker(settings: &Settings) -> Result<Option<Arc<dyn Reranke
     }
     check_reranker(settings)?;
     let config = reranker_config(settings);
-    let model = settings.retrieval.reranker.model.clone();
+    let (model, dir) = (settings.retrieval.reranker.model.clone(), config.model_dir.clone());
     let loaded = tokio::task::spawn_blocking(move || OnnxReranker::load(config))
         .await?
-        .map_err(|e| ServeError::RerankerModel { model, reason: e.to_string() })?;
+        .map_err(|e| ServeError::RerankerModel { model, dir, reason: e.to_string() })?;
     Ok(Some(Arc::new(loaded)))
 }
 

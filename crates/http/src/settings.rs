@@ -449,7 +449,7 @@ pub struct FreshnessSettings {
     pub floor: f64,
 }
 
-/// A stage backed by a model call with a timeout (`retrieval.rewrite`, `retrieval.reranker`).
+/// A stage backed by a hosted model call with a timeout (`retrieval.rewrite`).
 #[derive(Debug, Clone, Deserialize, Validate)]
 #[serde(deny_unknown_fields)]
 pub struct ModelStageSettings {
@@ -465,7 +465,7 @@ pub struct ModelStageSettings {
 #[serde(deny_unknown_fields)]
 pub struct RerankerSettings {
     pub enabled: bool,
-    /// The model's name, for the trace and the docs.
+    /// The model's name. With `model_dir` empty it must be the provisioned model's.
     #[validate(length(min = 1, max = 200))]
     pub model: String,
     /// Directory holding its `model.onnx` and `tokenizer.json`; empty = the provisioned one.
@@ -474,8 +474,9 @@ pub struct RerankerSettings {
     /// How many of the first survivors it reorders.
     #[validate(range(min = 1, max = 1_000))]
     pub candidates: usize,
-    /// Tokens of a query and document pair; longer pairs are cut.
-    #[validate(range(min = 8, max = 8192))]
+    /// Tokens of a query and document pair; longer pairs are cut. At most 512, the position
+    /// limit of BERT-sized cross-encoders.
+    #[validate(range(min = 8, max = 512))]
     pub max_length: usize,
     #[validate(range(min = 1, max = 120_000))]
     pub timeout_ms: u64,

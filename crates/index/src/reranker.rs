@@ -4,6 +4,7 @@
 //! the embedder, off the async workers.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -50,6 +51,8 @@ struct Core {
     session: Mutex<Session>,
     feeds_token_type_ids: bool,
     output_name: String,
+    /// Pairs scored so far.
+    runs: std::sync::atomic::AtomicU64,
 }
 
 impl OnnxReranker {
@@ -98,7 +101,13 @@ impl OnnxReranker {
             .first()
             .map(|o| o.name().to_owned())
             .ok_or_else(|| IndexError::Model(format!("{} declares no output", model_path.display())))?;
-        let core = Core { tokenizer, session: Mutex::new(session), feeds_token_type_ids, output_name };
+        let core = Core {
+            tokenizer,
+            session: Mutex::new(session),
+            feeds_token_type_ids,
+            output_name,
+            runs: Default::default(),
+        };
         let reranker = Self { core: Arc::new(core) };
         // A model that is not a cross-encoder (one score per pair) fails here, not per search.
         reranker.score_blocking("probe", &["a probe document".to_owned()])?;
@@ -115,8 +124,22 @@ impl OnnxReranker {
         query: &str,
         documents: &[String],
     ) -> std::result::Result<Vec<f64>, IndexError> {
+        self.score_until(query, documents, &AtomicBool::new(false))
+    }
+
+    /// [`Self::score_blocking`], stopping between pairs once `cancelled` is set (a search that
+    /// timed out no longer waits for the rest).
+    fn score_until(
+        &self,
+        query: &str,
+        documents: &[String],
+        cancelled: &AtomicBool,
+    ) -> std::result::Result<Vec<f64>, IndexError> {
         let mut out = Vec::with_capacity(documents.len());
         for document in documents {
+            if cancelled.load(Ordering::Relaxed) {
+                return Err(IndexError::Model("reranking cancelled: the search stopped waiting".into()));
+            }
             let encoding = self
                 .core
                 .tokenizer
@@ -128,8 +151,25 @@ impl OnnxReranker {
     }
 }
 
+impl OnnxReranker {
+    /// Pairs scored so far (the load's probe included).
+    pub fn pairs_scored(&self) -> u64 {
+        self.core.runs.load(Ordering::Relaxed)
+    }
+}
+
+/// Sets its flag when dropped: the search future holding it was dropped (its timeout ran out).
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 impl Core {
     fn run(&self, rows: &[tokenizers::Encoding]) -> std::result::Result<Vec<f64>, IndexError> {
+        self.runs.fetch_add(rows.len() as u64, Ordering::Relaxed);
         let count = rows.len();
         let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(count * seq);
@@ -173,7 +213,9 @@ impl Reranker for OnnxReranker {
     async fn rerank(&self, query: &str, documents: &[String]) -> Result<Vec<f64>> {
         let this = self.clone();
         let (query, documents) = (query.to_owned(), documents.to_vec());
-        tokio::task::spawn_blocking(move || this.score_blocking(&query, &documents))
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _cancel_on_drop = CancelOnDrop(cancelled.clone());
+        tokio::task::spawn_blocking(move || this.score_until(&query, &documents, &cancelled))
             .await
             .map_err(|e| DomainError::backend("reranker", e))?
             .map_err(|e| DomainError::backend("reranker", e))

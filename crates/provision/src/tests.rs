@@ -13,6 +13,7 @@ fn the_defaults_the_service_reads_are_files_setup_provisions() {
     assert!(provisioned.contains(&default_runtime_library()), "{provisioned:?}");
     for file in ["model.onnx", "tokenizer.json"] {
         assert!(provisioned.contains(&default_model_dir().join(file)), "{file}: {provisioned:?}");
+        assert!(provisioned.contains(&default_reranker_dir().join(file)), "{file}: {provisioned:?}");
     }
 }
 

@@ -345,10 +345,31 @@ async fn the_reranker_enabled_without_its_model_files_refuses_to_start() {
     let message = error.to_string();
     assert!(
         message.contains("retrieval.reranker.enabled is true, but the reranker model")
-            && message.contains("model.onnx is missing"),
+            && message.contains("model.onnx is missing")
+            && message.contains(&empty.path().display().to_string()),
         "{message}"
     );
     assert!(!dir.path().join("retold.db").exists(), "nothing was created");
+
+    // A model name other than the provisioned one, without its directory, is not quietly
+    // served by the provisioned one; a model that is not a cross-encoder fails before the
+    // store is opened.
+    for (extra, expected) in [
+        (
+            ("RETOLD__RETRIEVAL__RERANKER__MODEL", "BAAI/bge-reranker-v2-m3"),
+            "only cross-encoder/ms-marco-MiniLM-L-12-v2 is provisioned",
+        ),
+        (
+            ("RETOLD__RETRIEVAL__RERANKER__MODEL_DIR", retold_index::default_model_dir().to_str().unwrap()),
+            "one score per pair",
+        ),
+    ] {
+        let settings =
+            crate::settings(dir.path(), &[("RETOLD__RETRIEVAL__RERANKER__ENABLED", "true"), extra]);
+        let error = retold_http::build(&settings, crate::embedder(&settings)).await.err().expect("refused");
+        assert!(error.to_string().contains(expected), "{error}");
+        assert!(!dir.path().join("retold.db").exists(), "nothing was created");
+    }
 }
 
 #[tokio::test]
@@ -373,8 +394,8 @@ async fn the_enabled_reranker_reorders_real_searches_and_says_so() {
     assert_eq!(status, StatusCode::OK, "{found}");
     let top = &found["results"][0];
     assert!(top["record"]["content"].as_str().unwrap().contains("ops wiki"), "{found}");
-    assert!(top["explanation"].as_str().unwrap().contains("; reranker: "), "{found}");
-    assert!(top["explanation"].as_str().unwrap().contains("(rank 1)"), "{found}");
+    let reranked = top["explanation"].as_str().unwrap().split("; reranker: ").nth(1).expect("reranked");
+    assert!(reranked.ends_with("(rank 1)"), "{found}");
     let search_id = found["search_id"].as_str().unwrap();
     let (_, trace) =
         app.call("GET", &format!("/v1/admin/search-log/{search_id}"), Some(crate::ADMIN_KEY), None).await;

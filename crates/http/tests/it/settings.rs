@@ -189,6 +189,7 @@ fn every_inner_default_is_the_yaml_default() {
     assert_eq!(retold_http::ingest_config(&settings), retold_ingest::IngestConfig::default());
     assert_eq!(retold_http::retrieve_config(&settings), retold_retrieve::RetrieveConfig::default());
     assert_eq!(retold_http::embedder_config(&settings), retold_index::OnnxEmbedderConfig::provisioned());
+    assert_eq!(retold_http::reranker_config(&settings), retold_index::OnnxRerankerConfig::provisioned());
     assert_eq!(retold_http::operations_config(&settings), retold_app::OperationsConfig::default());
     let dir = std::path::Path::new("/var/lib/retold");
     assert_eq!(
@@ -196,6 +197,33 @@ fn every_inner_default_is_the_yaml_default() {
         retold_store_sqlite::StoreConfig::new(dir.join(&settings.storage.sqlite_file))
     );
     assert_eq!(retold_http::postgres_config(&settings), retold_store_postgres::PostgresConfig::new(""));
+}
+
+#[test]
+fn reranker_settings_reach_the_pipeline_and_bad_ones_are_refused() {
+    let settings = Settings::load_with_env(
+        None,
+        env(&[
+            ("RETOLD__RETRIEVAL__RERANKER__PLACEMENT", "instead_of_gate"),
+            ("RETOLD__RETRIEVAL__RERANKER__CANDIDATES", "7"),
+            ("RETOLD__RETRIEVAL__RERANKER__MAX_LENGTH", "128"),
+        ]),
+    )
+    .unwrap();
+    let config = retold_http::retrieve_config(&settings);
+    assert_eq!(
+        (config.reranker_placement, config.reranker_candidates),
+        (retold_retrieve::RerankerPlacement::InsteadOfGate, 7)
+    );
+    assert_eq!(retold_http::reranker_config(&settings).max_length, 128);
+    for (key, value, named) in [
+        ("RETOLD__RETRIEVAL__RERANKER__CANDIDATES", "0", "candidates"),
+        ("RETOLD__RETRIEVAL__RERANKER__MAX_LENGTH", "1024", "max_length"),
+        ("RETOLD__RETRIEVAL__RERANKER__PLACEMENT", "first", "placement"),
+    ] {
+        let error = Settings::load_with_env(None, env(&[(key, value)])).unwrap_err();
+        assert!(error.to_string().contains(named), "{key}={value}: {error}");
+    }
 }
 
 #[test]

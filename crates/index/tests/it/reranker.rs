@@ -66,3 +66,19 @@ fn an_embedding_model_is_not_taken_for_a_cross_encoder() {
     .unwrap_err();
     assert!(error.to_string().contains("one score per pair"), "{error}");
 }
+
+#[tokio::test]
+async fn a_search_that_stops_waiting_stops_the_scoring() {
+    // A fresh reranker, so no other test's pairs count.
+    let reranker = OnnxReranker::load(OnnxRerankerConfig::provisioned()).unwrap();
+    let before = reranker.pairs_scored();
+    let documents: Vec<String> = (0..400).map(|i| format!("{} ({i})", DOCUMENTS[i % 4])).collect();
+    let waited =
+        tokio::time::timeout(std::time::Duration::from_millis(20), reranker.rerank(QUERY, &documents)).await;
+    assert!(waited.is_err(), "400 pairs take longer than 20 ms");
+    // The next search gets the session; the abandoned one scored only a few pairs more.
+    let one = reranker.rerank(QUERY, &documents[..1]).await.unwrap();
+    assert_eq!(one.len(), 1);
+    let scored = reranker.pairs_scored() - before;
+    assert!(scored < 100, "the abandoned search kept scoring: {scored} pairs");
+}

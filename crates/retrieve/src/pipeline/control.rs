@@ -124,6 +124,31 @@ pub(crate) fn gate(
     kept
 }
 
+/// The relevance gate over the candidates the reranker did not reorder (with the reranker in
+/// place of the gate); the reranked ones pass on the reranker's word.
+pub(crate) fn gate_unreranked(
+    candidates: Vec<Candidate>,
+    config: &RetrieveConfig,
+    drops: &mut Vec<TraceDrop>,
+) -> Vec<Candidate> {
+    let mut kept = Vec::new();
+    for mut c in candidates {
+        if c.reranked.is_some() {
+            c.gate = "in place of the gate: reranked".to_owned();
+            kept.push(c);
+            continue;
+        }
+        match gate_verdict(&c, config) {
+            Ok(gate) => {
+                c.gate = gate;
+                kept.push(c);
+            }
+            Err(reason) => drops.push(TraceDrop { record_id: c.id, stage: DropStage::Gate, reason }),
+        }
+    }
+    kept
+}
+
 /// Whether two texts name the same identifiers (paths, snake_case, dotted names, ids) and the
 /// same names, dates and numbers: records that differ in one are not duplicates however alike
 /// their vectors (build logs, tickets and error reports differ in exactly one id).
@@ -182,15 +207,18 @@ pub(crate) async fn rerank(
     (head, rrf_k): (usize, u32),
     notes: &mut Vec<TraceNote>,
 ) -> Vec<Candidate> {
-    let rest = candidates.split_off(head.min(candidates.len()));
+    if candidates.len() < 2 || head < 2 {
+        return candidates;
+    }
+    let mut rest = candidates.split_off(head.min(candidates.len()));
     // A record is judged with its context, as the channels found it.
     let documents: Vec<String> = candidates.iter().map(|c| c.record.embedding_text()).collect();
+    let k = f64::from(rrf_k);
     let mut out = match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
-        Ok(Ok(scores)) if scores.len() == candidates.len() => {
+        Ok(Ok(scores)) if scores.len() == candidates.len() && scores.iter().all(|s| s.is_finite()) => {
             let mut order: Vec<(usize, f64)> = scores.into_iter().enumerate().collect();
             order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-            let k = f64::from(rrf_k);
             let mut out: Vec<Candidate> = order
                 .into_iter()
                 .enumerate()
@@ -204,13 +232,26 @@ pub(crate) async fn rerank(
                 .collect();
             // Stable: equal scores keep the reranker's order.
             out.sort_by(|a, b| b.score.total_cmp(&a.score));
+            // The tail keeps its order, scored on the same scale (its prior rank for both).
+            let first = out.len();
+            for (j, c) in rest.iter_mut().enumerate() {
+                let factor = c.freshness.map_or(1.0, |(factor, _)| factor);
+                c.score = 2.0 / (k + (first + j) as f64 + 1.0) * factor;
+            }
             out
         }
         outcome => {
             let reason = match outcome {
-                Err(_) => "reranker timed out; RRF order kept".to_owned(),
+                Err(_) => format!(
+                    "reranker timed out after {} ms on {} candidates; RRF order kept",
+                    timeout.as_millis(),
+                    documents.len()
+                ),
                 Ok(Err(error)) => format!("reranker failed ({error}); RRF order kept"),
-                Ok(Ok(_)) => "reranker returned the wrong number of scores; RRF order kept".to_owned(),
+                Ok(Ok(_)) => {
+                    "reranker returned the wrong number of scores or a non-finite one; RRF order kept"
+                        .to_owned()
+                }
             };
             notes.push(TraceNote { stage: PipelineStage::Reranker, note: reason });
             candidates

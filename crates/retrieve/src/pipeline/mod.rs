@@ -142,17 +142,13 @@ impl Retriever {
                 control::freshness(&mut candidates, now, &self.config);
             }
             timings.record(PipelineStage::Freshness, t);
-            let reranking = self.config.reranker_enabled && self.ports.reranker.is_some();
-            let gate = !(reranking && self.config.reranker_placement == RerankerPlacement::InsteadOfGate);
-            if gate {
+            let reranker = self.ports.reranker.as_ref().filter(|_| self.config.reranker_enabled);
+            let gate_first =
+                reranker.is_none() || self.config.reranker_placement == RerankerPlacement::AfterGate;
+            if gate_first {
                 let t = Instant::now();
                 candidates = control::gate(candidates, &self.config, &mut drops);
                 timings.record(PipelineStage::Gate, t);
-            } else {
-                notes.push(TraceNote {
-                    stage: PipelineStage::Gate,
-                    note: "skipped: the reranker runs in place of the relevance gate".into(),
-                });
             }
             let t = Instant::now();
             candidates = control::collapse_duplicates(
@@ -162,7 +158,7 @@ impl Retriever {
                 &mut drops,
             );
             timings.record(PipelineStage::Duplicates, t);
-            if reranking && let Some(reranker) = &self.ports.reranker {
+            if let Some(reranker) = reranker {
                 let t = Instant::now();
                 candidates = control::rerank(
                     reranker.as_ref(),
@@ -174,6 +170,13 @@ impl Retriever {
                 )
                 .await;
                 timings.record(PipelineStage::Reranker, t);
+                if !gate_first {
+                    // In place of the gate for what it reordered; what it did not (the tail
+                    // past `candidates`, or everything when it timed out or failed) is gated.
+                    let t = Instant::now();
+                    candidates = control::gate_unreranked(candidates, &self.config, &mut drops);
+                    timings.record(PipelineStage::Gate, t);
+                }
             }
         }
 
