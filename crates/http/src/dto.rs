@@ -181,7 +181,7 @@ impl From<&MemoryRecord> for RecordDto {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct SearchResultDto {
     pub(crate) rank: u32,
-    /// Fused score after freshness.
+    /// Fused score after freshness; with the reranker on, its fusion with the reranker's order.
     pub(crate) score: f64,
     pub(crate) fused_rank: u32,
     /// Why this record was returned, e.g. `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed: 2 channels`.

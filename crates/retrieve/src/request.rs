@@ -88,7 +88,7 @@ pub struct SearchHit {
     pub record: MemoryRecord,
     /// 1-based position in the response.
     pub rank: u32,
-    /// Fused score after freshness.
+    /// Fused score after freshness; with the reranker on, its fusion with the reranker's order.
     pub score: f64,
     pub fused_rank: u32,
     pub dense: Option<DenseMatch>,

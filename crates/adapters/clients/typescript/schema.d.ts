@@ -1473,7 +1473,7 @@ export interface components {
             record: components["schemas"]["RecordDto"];
             /**
              * Format: double
-             * @description Fused score after freshness.
+             * @description Fused score after freshness; with the reranker on, its fusion with the reranker's order.
              */
             score: number;
         };

@@ -702,7 +702,12 @@ class SearchResultDto(BaseModel):
     matched: MatchesDto
     rank: Annotated[int, Field(ge=0)]
     record: RecordDto
-    score: Annotated[float, Field(description='Fused score after freshness.')]
+    score: Annotated[
+        float,
+        Field(
+            description="Fused score after freshness; with the reranker on, its fusion with the reranker's order."
+        ),
+    ]
 
 
 class SearchSummaryDto(BaseModel):

@@ -33,7 +33,7 @@ class SearchResultDto:
             matched (MatchesDto): Which channels found a result.
             rank (int):
             record (RecordDto): One memory record.
-            score (float): Fused score after freshness.
+            score (float): Fused score after freshness; with the reranker on, its fusion with the reranker's order.
      """
 
     explanation: str
