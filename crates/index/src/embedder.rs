@@ -119,8 +119,7 @@ struct Core {
     /// Wakes waiting callers when a run finishes (their vectors may be ready, or a session
     /// free).
     changed: std::sync::Condvar,
-    feeds_token_type_ids: bool,
-    output_name: String,
+    io: ModelIo,
     /// ONNX runs so far.
     runs: std::sync::atomic::AtomicU64,
 }
@@ -176,16 +175,10 @@ impl OnnxEmbedder {
     /// Load the runtime, the tokenizer and `workers` sessions. Fails with a message naming
     /// the missing or wrong file and the command that fixes it.
     pub fn load(config: OnnxEmbedderConfig) -> std::result::Result<Self, IndexError> {
-        let model_path = config.model_dir.join("model.onnx");
-        let tokenizer_path = config.model_dir.join("tokenizer.json");
-        for (what, path) in [
-            ("embedding model (embedding.model_dir)", &model_path),
-            ("tokenizer (embedding.model_dir)", &tokenizer_path),
-        ] {
-            if !path.is_file() {
-                return Err(IndexError::MissingFile { what, path: path.clone(), fix: FIX });
-            }
-        }
+        let (model_path, tokenizer_path) = model_files(
+            &config.model_dir,
+            ["embedding model (embedding.model_dir)", "tokenizer (embedding.model_dir)"],
+        )?;
         if config.workers == 0 || config.batch_size == 0 {
             return Err(IndexError::Config(
                 "embedding.workers and embedding.batch_size must be at least 1".into(),
@@ -212,21 +205,7 @@ impl OnnxEmbedder {
                 .map_err(|e| IndexError::Model(format!("{}: {e}", model_path.display())))?;
             sessions.push(session);
         }
-        let inputs: Vec<String> = sessions[0].inputs().iter().map(|o| o.name().to_owned()).collect();
-        for required in ["input_ids", "attention_mask"] {
-            if !inputs.iter().any(|n| n == required) {
-                return Err(IndexError::Model(format!(
-                    "{} declares inputs {inputs:?}; {required} is required",
-                    model_path.display()
-                )));
-            }
-        }
-        let feeds_token_type_ids = inputs.iter().any(|n| n == "token_type_ids");
-        let output_name = sessions[0]
-            .outputs()
-            .first()
-            .map(|o| o.name().to_owned())
-            .ok_or_else(|| IndexError::Model(format!("{} declares no output", model_path.display())))?;
+        let io = ModelIo::of(&sessions[0], &model_path)?;
 
         let info =
             EmbeddingModelInfo { name: config.model.clone(), version: config.version, dims: config.dims };
@@ -237,8 +216,7 @@ impl OnnxEmbedder {
             pad_type_id: i64::from(padding.pad_type_id),
             pool: Mutex::new(Pool { sessions, ..Pool::default() }),
             changed: std::sync::Condvar::new(),
-            feeds_token_type_ids,
-            output_name,
+            io,
             runs: std::sync::atomic::AtomicU64::new(0),
         };
         let embedder = Self { info, core: std::sync::Arc::new(core) };
@@ -340,6 +318,63 @@ impl Core {
         rows: &[&tokenizers::Encoding],
     ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (shape, data, mask) = self.io.run(session, rows, (self.pad_id, self.pad_type_id))?;
+        let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
+        pool(&shape, &data, &mask, rows.len(), seq, self.config.pooling)
+    }
+}
+
+/// A model directory's `model.onnx` and `tokenizer.json`, or which one is missing (`what`
+/// names each for the message) and the command that fixes it.
+pub(crate) fn model_files(
+    dir: &Path,
+    what: [&'static str; 2],
+) -> std::result::Result<(PathBuf, PathBuf), IndexError> {
+    let (model, tokenizer) = (dir.join("model.onnx"), dir.join("tokenizer.json"));
+    for (what, path) in what.into_iter().zip([&model, &tokenizer]) {
+        if !path.is_file() {
+            return Err(IndexError::MissingFile { what, path: path.clone(), fix: FIX });
+        }
+    }
+    Ok((model, tokenizer))
+}
+
+/// How a loaded BERT-style model is fed and read: whether it takes `token_type_ids`, and the
+/// name of its first output.
+#[derive(Debug)]
+pub(crate) struct ModelIo {
+    feeds_token_type_ids: bool,
+    output_name: String,
+}
+
+impl ModelIo {
+    /// Read from the session; `input_ids` and `attention_mask` are required.
+    pub(crate) fn of(session: &Session, model_path: &Path) -> std::result::Result<Self, IndexError> {
+        let inputs: Vec<String> = session.inputs().iter().map(|o| o.name().to_owned()).collect();
+        for required in ["input_ids", "attention_mask"] {
+            if !inputs.iter().any(|n| n == required) {
+                return Err(IndexError::Model(format!(
+                    "{} declares inputs {inputs:?}; {required} is required",
+                    model_path.display()
+                )));
+            }
+        }
+        let output_name = session
+            .outputs()
+            .first()
+            .map(|o| o.name().to_owned())
+            .ok_or_else(|| IndexError::Model(format!("{} declares no output", model_path.display())))?;
+        Ok(Self { feeds_token_type_ids: inputs.iter().any(|n| n == "token_type_ids"), output_name })
+    }
+
+    /// One ONNX run over `rows`, each padded to the longest with `(pad_id, pad_type_id)`: the
+    /// first output's shape and values, and the attention mask that was fed.
+    pub(crate) fn run(
+        &self,
+        session: &mut Session,
+        rows: &[&tokenizers::Encoding],
+        (pad_id, pad_type_id): (i64, i64),
+    ) -> std::result::Result<(Vec<i64>, Vec<f32>, Vec<i64>), IndexError> {
         let count = rows.len();
         let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(count * seq);
@@ -348,11 +383,11 @@ impl Core {
         for encoding in rows {
             let pad = seq - encoding.get_ids().len();
             ids.extend(encoding.get_ids().iter().map(|&x| i64::from(x)));
-            ids.extend(std::iter::repeat_n(self.pad_id, pad));
+            ids.extend(std::iter::repeat_n(pad_id, pad));
             mask.extend(encoding.get_attention_mask().iter().map(|&x| i64::from(x)));
             mask.extend(std::iter::repeat_n(0, pad));
             types.extend(encoding.get_type_ids().iter().map(|&x| i64::from(x)));
-            types.extend(std::iter::repeat_n(self.pad_type_id, pad));
+            types.extend(std::iter::repeat_n(pad_type_id, pad));
         }
         let run = |session: &mut Session| -> ort::Result<(Vec<i64>, Vec<f32>)> {
             let mut inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)> = ort::inputs![
@@ -367,7 +402,7 @@ impl Core {
             Ok((shape.to_vec(), data.to_vec()))
         };
         let (shape, data) = run(session).map_err(|e| IndexError::Model(format!("inference failed: {e}")))?;
-        pool(&shape, &data, &mask, count, seq, self.config.pooling)
+        Ok((shape, data, mask))
     }
 }
 

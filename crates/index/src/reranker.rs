@@ -9,11 +9,10 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use ort::session::Session;
-use ort::value::Tensor;
 use retold_domain::{DomainError, Reranker, Result};
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
-use crate::embedder::{FIX, build_session, environment};
+use crate::embedder::{ModelIo, build_session, environment, model_files};
 use crate::error::IndexError;
 
 /// Everything the reranker needs, as plain values.
@@ -49,8 +48,7 @@ pub struct OnnxReranker {
 struct Core {
     tokenizer: Tokenizer,
     session: Mutex<Session>,
-    feeds_token_type_ids: bool,
-    output_name: String,
+    io: ModelIo,
     /// Pairs scored so far.
     runs: std::sync::atomic::AtomicU64,
 }
@@ -59,16 +57,13 @@ impl OnnxReranker {
     /// Load the runtime, the tokenizer and the model. Fails with a message naming the missing
     /// or wrong file and the command that fixes it.
     pub fn load(config: OnnxRerankerConfig) -> std::result::Result<Self, IndexError> {
-        let model_path = config.model_dir.join("model.onnx");
-        let tokenizer_path = config.model_dir.join("tokenizer.json");
-        for (what, path) in [
-            ("reranker model (retrieval.reranker.model_dir)", &model_path),
-            ("reranker tokenizer (retrieval.reranker.model_dir)", &tokenizer_path),
-        ] {
-            if !path.is_file() {
-                return Err(IndexError::MissingFile { what, path: path.clone(), fix: FIX });
-            }
-        }
+        let (model_path, tokenizer_path) = model_files(
+            &config.model_dir,
+            [
+                "reranker model (retrieval.reranker.model_dir)",
+                "reranker tokenizer (retrieval.reranker.model_dir)",
+            ],
+        )?;
         if config.max_length < 8 {
             return Err(IndexError::Config("retrieval.reranker.max_length must be at least 8".into()));
         }
@@ -86,28 +81,8 @@ impl OnnxReranker {
             .map_err(|e| IndexError::Tokenizer(format!("setting truncation: {e}")))?;
         let session = build_session(env, &model_path)
             .map_err(|e| IndexError::Model(format!("{}: {e}", model_path.display())))?;
-        let inputs: Vec<String> = session.inputs().iter().map(|o| o.name().to_owned()).collect();
-        for required in ["input_ids", "attention_mask"] {
-            if !inputs.iter().any(|n| n == required) {
-                return Err(IndexError::Model(format!(
-                    "{} declares inputs {inputs:?}; {required} is required",
-                    model_path.display()
-                )));
-            }
-        }
-        let feeds_token_type_ids = inputs.iter().any(|n| n == "token_type_ids");
-        let output_name = session
-            .outputs()
-            .first()
-            .map(|o| o.name().to_owned())
-            .ok_or_else(|| IndexError::Model(format!("{} declares no output", model_path.display())))?;
-        let core = Core {
-            tokenizer,
-            session: Mutex::new(session),
-            feeds_token_type_ids,
-            output_name,
-            runs: Default::default(),
-        };
+        let io = ModelIo::of(&session, &model_path)?;
+        let core = Core { tokenizer, session: Mutex::new(session), io, runs: Default::default() };
         let reranker = Self { core: Arc::new(core) };
         // A model that is not a cross-encoder (one score per pair) fails here, not per search.
         reranker.score_blocking("probe", &["a probe document".to_owned()])?;
@@ -145,7 +120,7 @@ impl OnnxReranker {
                 .tokenizer
                 .encode((query, document.as_str()), true)
                 .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
-            out.extend(self.core.run(&[encoding])?);
+            out.push(self.core.score(&encoding)?);
         }
         Ok(out)
     }
@@ -168,41 +143,15 @@ impl Drop for CancelOnDrop {
 }
 
 impl Core {
-    fn run(&self, rows: &[tokenizers::Encoding]) -> std::result::Result<Vec<f64>, IndexError> {
-        self.runs.fetch_add(rows.len() as u64, Ordering::Relaxed);
-        let count = rows.len();
-        let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
-        let mut ids = Vec::with_capacity(count * seq);
-        let mut mask = Vec::with_capacity(count * seq);
-        let mut types = Vec::with_capacity(count * seq);
-        for encoding in rows {
-            let pad = seq - encoding.get_ids().len();
-            ids.extend(encoding.get_ids().iter().map(|&x| i64::from(x)));
-            ids.extend(std::iter::repeat_n(0, pad));
-            mask.extend(encoding.get_attention_mask().iter().map(|&x| i64::from(x)));
-            mask.extend(std::iter::repeat_n(0, pad));
-            types.extend(encoding.get_type_ids().iter().map(|&x| i64::from(x)));
-            types.extend(std::iter::repeat_n(0, pad));
-        }
+    /// One pair's score, in a run of its own.
+    fn score(&self, pair: &tokenizers::Encoding) -> std::result::Result<f64, IndexError> {
+        self.runs.fetch_add(1, Ordering::Relaxed);
         let mut session = self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let run = |session: &mut Session| -> ort::Result<(Vec<i64>, Vec<f32>)> {
-            let mut inputs: Vec<(std::borrow::Cow<'_, str>, ort::session::SessionInputValue<'_>)> = ort::inputs![
-                "input_ids" => Tensor::from_array(([count, seq], ids))?,
-                "attention_mask" => Tensor::from_array(([count, seq], mask))?,
-            ];
-            if self.feeds_token_type_ids {
-                inputs.push(("token_type_ids".into(), Tensor::from_array(([count, seq], types))?.into()));
-            }
-            let outputs = session.run(inputs)?;
-            let (shape, data) = outputs[self.output_name.as_str()].try_extract_tensor::<f32>()?;
-            Ok((shape.to_vec(), data.to_vec()))
-        };
-        let (shape, data) =
-            run(&mut session).map_err(|e| IndexError::Model(format!("reranking failed: {e}")))?;
-        match *shape {
-            [r, 1] | [r] if r as usize == count => Ok(data.iter().map(|&x| f64::from(x)).collect()),
+        let (shape, data, _) = self.io.run(&mut session, &[pair], (0, 0))?;
+        match (shape.as_slice(), data.as_slice()) {
+            ([1, 1] | [1], [score]) => Ok(f64::from(*score)),
             _ => Err(IndexError::Model(format!(
-                "a cross-encoder gives one score per pair; this model's output has shape {shape:?} for {count} pairs"
+                "a cross-encoder gives one score per pair; this model's output has shape {shape:?} for one pair"
             ))),
         }
     }
