@@ -69,13 +69,16 @@ pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &R
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
 }
 
-/// Why a candidate passes the relevance gate, or why it does not: an entity match and a
-/// match of two or more channels pass; a dense-only match needs the dense floor, a
-/// lexical-only match the term share.
+/// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker
+/// reordered (in place of the gate), an entity match and a match of two or more channels
+/// pass; a dense-only match needs the dense floor, a lexical-only match the term share.
 pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
     let channels =
         [c.dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
-    if c.entity.is_some() {
+    if c.reranked.is_some() {
+        // The gate runs after the reranker only when it stands in place of the gate.
+        Ok("in place of the gate: reranked".to_owned())
+    } else if c.entity.is_some() {
         Ok("passed: entity match".to_owned())
     } else if channels >= 2 {
         Ok(format!("passed: {channels} channels"))
@@ -113,31 +116,6 @@ pub(crate) fn gate(
 ) -> Vec<Candidate> {
     let mut kept = Vec::new();
     for mut c in candidates {
-        match gate_verdict(&c, config) {
-            Ok(gate) => {
-                c.gate = gate;
-                kept.push(c);
-            }
-            Err(reason) => drops.push(TraceDrop { record_id: c.id, stage: DropStage::Gate, reason }),
-        }
-    }
-    kept
-}
-
-/// The relevance gate over the candidates the reranker did not reorder (with the reranker in
-/// place of the gate); the reranked ones pass on the reranker's word.
-pub(crate) fn gate_unreranked(
-    candidates: Vec<Candidate>,
-    config: &RetrieveConfig,
-    drops: &mut Vec<TraceDrop>,
-) -> Vec<Candidate> {
-    let mut kept = Vec::new();
-    for mut c in candidates {
-        if c.reranked.is_some() {
-            c.gate = "in place of the gate: reranked".to_owned();
-            kept.push(c);
-            continue;
-        }
         match gate_verdict(&c, config) {
             Ok(gate) => {
                 c.gate = gate;

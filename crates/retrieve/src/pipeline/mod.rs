@@ -174,7 +174,7 @@ impl Retriever {
                     // In place of the gate for what it reordered; what it did not (the tail
                     // past `candidates`, or everything when it timed out or failed) is gated.
                     let t = Instant::now();
-                    candidates = control::gate_unreranked(candidates, &self.config, &mut drops);
+                    candidates = control::gate(candidates, &self.config, &mut drops);
                     timings.record(PipelineStage::Gate, t);
                 }
             }
