@@ -318,7 +318,7 @@ impl Core {
         rows: &[&tokenizers::Encoding],
     ) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
         self.runs.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (shape, data, mask) = self.io.run(session, rows, (self.pad_id, self.pad_type_id))?;
+        let RunOutput { shape, data, mask } = self.io.run(session, rows, (self.pad_id, self.pad_type_id))?;
         let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         pool(&shape, &data, &mask, rows.len(), seq, self.config.pooling)
     }
@@ -367,14 +367,13 @@ impl ModelIo {
         Ok(Self { feeds_token_type_ids: inputs.iter().any(|n| n == "token_type_ids"), output_name })
     }
 
-    /// One ONNX run over `rows`, each padded to the longest with `(pad_id, pad_type_id)`: the
-    /// first output's shape and values, and the attention mask that was fed.
+    /// One ONNX run over `rows`, each padded to the longest with `(pad_id, pad_type_id)`.
     pub(crate) fn run(
         &self,
         session: &mut Session,
         rows: &[&tokenizers::Encoding],
         (pad_id, pad_type_id): (i64, i64),
-    ) -> std::result::Result<(Vec<i64>, Vec<f32>, Vec<i64>), IndexError> {
+    ) -> std::result::Result<RunOutput, IndexError> {
         let count = rows.len();
         let seq = rows.iter().map(|e| e.get_ids().len()).max().unwrap_or(0);
         let mut ids = Vec::with_capacity(count * seq);
@@ -402,8 +401,16 @@ impl ModelIo {
             Ok((shape.to_vec(), data.to_vec()))
         };
         let (shape, data) = run(session).map_err(|e| IndexError::Model(format!("inference failed: {e}")))?;
-        Ok((shape, data, mask))
+        Ok(RunOutput { shape, data, mask })
     }
+}
+
+/// What one run gives: the first output's shape and values, and the attention mask that was
+/// fed (mean pooling reads it).
+pub(crate) struct RunOutput {
+    pub(crate) shape: Vec<i64>,
+    pub(crate) data: Vec<f32>,
+    pub(crate) mask: Vec<i64>,
 }
 
 pub(crate) fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {

@@ -12,7 +12,7 @@ use ort::session::Session;
 use retold_domain::{DomainError, Reranker, Result};
 use tokenizers::{Tokenizer, TruncationParams, TruncationStrategy};
 
-use crate::embedder::{ModelIo, build_session, environment, model_files};
+use crate::embedder::{ModelIo, RunOutput, build_session, environment, model_files};
 use crate::error::IndexError;
 
 /// Everything the reranker needs, as plain values.
@@ -147,7 +147,7 @@ impl Core {
     fn score(&self, pair: &tokenizers::Encoding) -> std::result::Result<f64, IndexError> {
         self.runs.fetch_add(1, Ordering::Relaxed);
         let mut session = self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let (shape, data, _) = self.io.run(&mut session, &[pair], (0, 0))?;
+        let RunOutput { shape, data, .. } = self.io.run(&mut session, &[pair], (0, 0))?;
         match (shape.as_slice(), data.as_slice()) {
             ([1, 1] | [1], [score]) => Ok(f64::from(*score)),
             _ => Err(IndexError::Model(format!(
