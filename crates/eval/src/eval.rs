@@ -475,11 +475,7 @@ async fn ranked(
     request.limit = Some(k);
     request.channels = channels;
     let hits = world.retriever.search(&principal(), &request).await?.hits;
-    Ok(hits
-        .into_iter()
-        .map(|h| (retold_retrieve::estimated_tokens(&h.record), h.record.id))
-        .map(|(t, id)| (id, t))
-        .unzip())
+    Ok(hits.into_iter().map(|h| (h.record.id.clone(), retold_retrieve::estimated_tokens(&h.record))).unzip())
 }
 
 /// The configurations whose single channels (and plain fusion) are also scored under the

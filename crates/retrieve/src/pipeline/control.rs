@@ -2,6 +2,7 @@
 //! duplicate collapse, the optional reranker, then the limit and the token budget. Every
 //! stage that removes a candidate says so in the trace.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use retold_domain::text;
@@ -12,6 +13,7 @@ use retold_domain::{
 };
 
 use crate::config::RetrieveConfig;
+use crate::fusion::rrf;
 use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
 
 /// A fused candidate moving through result control.
@@ -191,32 +193,29 @@ pub(crate) async fn rerank(
     let mut rest = candidates.split_off(head.min(candidates.len()));
     // A record is judged with its context, as the channels found it.
     let documents: Vec<String> = candidates.iter().map(|c| c.record.embedding_text()).collect();
-    let k = f64::from(rrf_k);
     let mut out = match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
         Ok(Ok(scores)) if scores.len() == candidates.len() && scores.iter().all(|s| s.is_finite()) => {
-            let mut order: Vec<(usize, f64)> = scores.into_iter().enumerate().collect();
-            order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-            let mut slots: Vec<Option<Candidate>> = candidates.into_iter().map(Some).collect();
-            let mut out: Vec<Candidate> = order
-                .into_iter()
-                .enumerate()
-                .filter_map(|(rank, (i, score))| {
-                    let mut c = slots[i].take()?;
-                    let factor = c.freshness.map_or(1.0, |(factor, _)| factor);
-                    c.score = (1.0 / (k + rank as f64 + 1.0) + 1.0 / (k + i as f64 + 1.0)) * factor;
-                    c.reranked = Some((score, rank as u32 + 1));
-                    Some(c)
-                })
-                .collect();
-            // Stable: equal scores keep the reranker's order.
-            out.sort_by(|a, b| b.score.total_cmp(&a.score));
-            // The tail keeps its order, scored on the same scale (its prior rank for both).
-            let first = out.len();
-            for (j, c) in rest.iter_mut().enumerate() {
-                let factor = c.freshness.map_or(1.0, |(factor, _)| factor);
-                c.score = 2.0 / (k + (first + j) as f64 + 1.0) * factor;
+            let prior: Vec<RecordId> = candidates.iter().map(|c| c.id.clone()).collect();
+            let mut by_score: Vec<usize> = (0..scores.len()).collect();
+            by_score.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+            let reranked: Vec<RecordId> = by_score.iter().map(|&i| prior[i].clone()).collect();
+            for (rank, &i) in by_score.iter().enumerate() {
+                candidates[i].reranked = Some((scores[i], rank as u32 + 1));
             }
-            out
+            let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
+            let factor = |c: &Candidate| c.freshness.map_or(1.0, |(factor, _)| factor);
+            for c in &mut candidates {
+                c.score = fused[&c.id] * factor(c);
+            }
+            // Equal scores keep the reranker's order.
+            let rank = |c: &Candidate| c.reranked.map_or(u32::MAX, |(_, rank)| rank);
+            candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(rank(a).cmp(&rank(b))));
+            // The tail keeps its order, scored on the same scale (its prior rank in both lists).
+            let first = candidates.len();
+            for (j, c) in rest.iter_mut().enumerate() {
+                c.score = 2.0 / (f64::from(rrf_k) + (first + j + 1) as f64) * factor(c);
+            }
+            candidates
         }
         outcome => {
             let reason = match outcome {
