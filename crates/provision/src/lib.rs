@@ -233,11 +233,6 @@ pub fn default_reranker_dir() -> PathBuf {
     cache_dir().join(RERANKER_DIR)
 }
 
-/// The directory of BAAI/bge-small-en-v1.5 (int8), an embedding model to compare.
-pub fn bge_small_dir() -> PathBuf {
-    cache_dir().join(BGE_SMALL_DIR)
-}
-
 /// The default ONNX Runtime library.
 pub fn default_runtime_library() -> PathBuf {
     cache_dir().join(RUNTIME_DIR).join(RUNTIME_FILE)
