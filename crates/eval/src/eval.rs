@@ -464,7 +464,7 @@ async fn write_turn_by(
     }
 }
 
-/// The ranked ids of one search, and the estimated tokens of each.
+/// The ranked ids of one search, and the estimated tokens of what each shows.
 async fn ranked(
     world: &World,
     query: &str,
@@ -475,7 +475,26 @@ async fn ranked(
     request.limit = Some(k);
     request.channels = channels;
     let hits = world.retriever.search(&principal(), &request).await?.hits;
-    Ok(hits.into_iter().map(|h| (h.record.id.clone(), retold_retrieve::estimated_tokens(&h.record))).unzip())
+    Ok(hits.into_iter().map(|h| (h.record.id.clone(), retold_retrieve::shown_tokens(h.shown()))).unzip())
+}
+
+/// Of the evidence turns among the default's first ten results for `question`: how many hold
+/// `answer` (lowercased) verbatim in their content, and how many of those show it.
+async fn answer_shown_by_default(
+    world: &World,
+    question: &str,
+    evidence: &HashSet<RecordId>,
+    answer: &str,
+) -> Result<(usize, usize)> {
+    let hits = world.retriever.search(&principal(), &SearchRequest::new(question)).await?.hits;
+    let held: Vec<_> = hits
+        .iter()
+        .filter(|h| {
+            evidence.contains(&h.record.id) && h.record.content.as_str().to_lowercase().contains(answer)
+        })
+        .collect();
+    let shown = held.iter().filter(|h| h.shown().to_lowercase().contains(answer)).count();
+    Ok((held.len(), shown))
 }
 
 /// The configurations whose single channels (and plain fusion) are also scored under the
@@ -979,6 +998,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     // Per config, each knowledge-update question's rank of its newest and oldest answer session.
     let mut ku_order: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    // Evidence turns in the default's first ten results whose content holds the answer
+    // verbatim, and how many of them still show it (a passage may cut it away).
+    let (mut answer_in_content, mut answer_shown) = (0usize, 0usize);
     let (mut questions, mut abstention, mut no_evidence) = (0usize, 0usize, 0usize);
     let started = Instant::now();
     // Warm the cache with every stored turn first, in large batches.
@@ -1057,6 +1079,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         }
         let question = item["question"].as_str().unwrap_or("");
         let kind = item["question_type"].as_str().unwrap_or("other").to_owned();
+        let answer = item["answer"].as_str().map(str::to_lowercase).filter(|a| !a.trim().is_empty());
+        if let Some(answer) = &answer {
+            let (held, shown) = answer_shown_by_default(&w, question, &evidence, answer).await?;
+            answer_in_content += held;
+            answer_shown += shown;
+        }
         // For knowledge updates: the newest and the oldest answer session.
         let answer_dates: Vec<(DateTime<Utc>, String)> = session_ids
             .iter()
@@ -1136,6 +1164,10 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     print_by_category("session_recall_all@5", &configs, &ROWS);
     print_by_category("turn_recall_all@10", &configs, &ROWS);
     println!(
+        "\ndefault, first ten results: {answer_shown} of the {answer_in_content} evidence turns whose content holds the answer verbatim show it (passages of {} tokens)",
+        retold_http::retrieve_config(&retold_http::Settings::load(None)?).passage_tokens
+    );
+    println!(
         "\nskipped: {abstention} abstention questions, {no_evidence} whose evidence is in turns not stored (--turns {}); {:.0}s",
         if args.turns == Turns::All { "all" } else { "user" },
         started.elapsed().as_secs_f64()
@@ -1144,7 +1176,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         args.context,
         "longmemeval",
         questions,
-        json!({"abstention": abstention, "evidence_not_stored": no_evidence, "turns": if args.turns == Turns::All { "all" } else { "user" }}),
+        json!({"abstention": abstention, "evidence_not_stored": no_evidence, "turns": if args.turns == Turns::All { "all" } else { "user" }, "answer_in_evidence_content": answer_in_content, "answer_shown": answer_shown}),
         configs,
         Value::Null,
     ))

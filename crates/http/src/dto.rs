@@ -84,9 +84,9 @@ pub(crate) struct SearchBody {
     #[schema(max_items = 10)]
     #[serde(default)]
     pub(crate) context: Vec<String>,
-    /// Most estimated tokens the results may hold (default `retrieval.token_budget`): whole
-    /// records are kept in rank order while they fit, and the first result is returned even if
-    /// it alone is larger. Any host may ask for more than the configured default.
+    /// Most estimated tokens the results may hold (default `retrieval.token_budget`): results
+    /// are kept in rank order while what they show (the content, or a long record's passage)
+    /// fits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.
     #[validate(range(min = 1, max = 1000000))]
     #[schema(minimum = 1, maximum = 1000000)]
     #[serde(default, deserialize_with = "whole_number")]
@@ -187,7 +187,23 @@ pub(crate) struct SearchResultDto {
     /// Why this record was returned, e.g. `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed: 2 channels`.
     pub(crate) explanation: String,
     pub(crate) matched: MatchesDto,
+    /// What to show of a record longer than `retrieval.passage_tokens`: the run of sentences
+    /// with the most query words (its opening when none matches). `null` when the whole
+    /// content is within the limit. The token budget counts the passage; `record.content`
+    /// stays whole, and hosts render the passage (the adapters and the MCP text do).
+    pub(crate) passage: Option<PassageDto>,
     pub(crate) record: RecordDto,
+}
+
+/// The shown part of a long record's content.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct PassageDto {
+    /// `record.content[start..end]`, with `…` where it cuts the content.
+    pub(crate) text: String,
+    /// First character shown (0-based, in Unicode code points).
+    pub(crate) start: usize,
+    /// One past the last character shown.
+    pub(crate) end: usize,
 }
 
 /// `memory_search` response.

@@ -107,6 +107,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             }
         },
         reranker_candidates: r.reranker.candidates,
+        passage_tokens: r.passage_tokens,
     }
 }
 

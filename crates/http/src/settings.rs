@@ -397,6 +397,10 @@ pub struct RetrievalSettings {
     pub max_limit: usize,
     #[validate(range(min = 1, max = 1_000_000))]
     pub token_budget: usize,
+    /// A result whose record is longer shows its best-matching passage of at most this many
+    /// tokens; 0 shows whole records.
+    #[validate(custom(function = "passage_tokens"))]
+    pub passage_tokens: usize,
     #[validate(nested)]
     pub gate: GateSettings,
     /// `null`: the configured model's calibration.
@@ -412,6 +416,16 @@ pub struct RetrievalSettings {
     pub rewrite: ModelStageSettings,
     #[validate(nested)]
     pub reranker: RerankerSettings,
+}
+
+/// 0 (whole records) or 20 to 100,000 tokens: a passage shorter than a sentence or two says
+/// nothing.
+fn passage_tokens(value: usize) -> Result<(), validator::ValidationError> {
+    match value {
+        0 | 20..=100_000 => Ok(()),
+        _ => Err(validator::ValidationError::new("range")
+            .with_message("must be 0 (whole records) or between 20 and 100000".into())),
+    }
 }
 
 /// `retrieval.fusion.*`: each channel's weight in the fusion.

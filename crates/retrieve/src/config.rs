@@ -47,6 +47,10 @@ pub struct RetrieveConfig {
     pub reranker_placement: RerankerPlacement,
     /// How many of the first survivors the reranker reorders; the rest follow in their order.
     pub reranker_candidates: usize,
+    /// A result whose record is longer than this many tokens shows (and costs the budget) its
+    /// passage: the run of sentences with the most query words, at most this long. 0 shows
+    /// whole records.
+    pub passage_tokens: usize,
 }
 
 /// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
@@ -81,6 +85,7 @@ impl Default for RetrieveConfig {
             reranker_timeout: Duration::from_millis(800),
             reranker_placement: RerankerPlacement::AfterGate,
             reranker_candidates: 20,
+            passage_tokens: 100,
         }
     }
 }

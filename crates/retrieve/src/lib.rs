@@ -7,6 +7,7 @@
 mod config;
 mod fusion;
 mod get;
+mod passage;
 mod pipeline;
 mod query;
 mod request;
@@ -15,7 +16,8 @@ mod rewrite;
 
 pub use crate::config::{FusionWeights, RerankerPlacement, RetrieveConfig};
 pub use crate::fusion::{rrf, weighted_rrf};
-pub use crate::pipeline::{Admission, ResultBudget, estimated_tokens, text_tokens};
+pub use crate::passage::{Passage, passage, query_words};
+pub use crate::pipeline::{Admission, ResultBudget, estimated_tokens, shown_tokens, text_tokens};
 pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };

@@ -1,5 +1,6 @@
 //! The search and get requests and their answers.
 
+use crate::passage::Passage;
 use retold_domain::{
     ConflictLink, EntityId, LinkRole, MatchedTerm, MemoryRecord, MemoryType, RecordEntityLink, RecordId,
     RewriteStatus, SearchId, Timestamp,
@@ -95,6 +96,16 @@ pub struct SearchHit {
     pub lexical: Option<LexicalMatch>,
     pub entity: Option<EntityMatch>,
     pub explanation: String,
+    /// The part of a long record the result shows (`retrieval.passage_tokens`); `None` when
+    /// the whole content is shown.
+    pub passage: Option<Passage>,
+}
+
+impl SearchHit {
+    /// What the result shows of its record: the passage, or the whole content.
+    pub fn shown(&self) -> &str {
+        self.passage.as_ref().map_or(self.record.content.as_str(), |p| p.text.as_str())
+    }
 }
 
 /// The answer to `memory_search`.

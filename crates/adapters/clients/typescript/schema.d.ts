@@ -1174,6 +1174,15 @@ export interface components {
             /** @description Newest first. */
             snapshots: components["schemas"]["SnapshotFileDto"][];
         };
+        /** @description The shown part of a long record's content. */
+        PassageDto: {
+            /** @description One past the last character shown. */
+            end: number;
+            /** @description First character shown (0-based, in Unicode code points). */
+            start: number;
+            /** @description `record.content[start..end]`, with `…` where it cuts the content. */
+            text: string;
+        };
         /** @description The principal, for calls that only need who is asking. */
         PrincipalBody: {
             principal: components["schemas"]["PrincipalDto"];
@@ -1439,9 +1448,9 @@ export interface components {
             /** @description What to look for, as the agent would ask it. */
             query: string;
             /**
-             * @description Most estimated tokens the results may hold (default `retrieval.token_budget`): whole
-             *     records are kept in rank order while they fit, and the first result is returned even if
-             *     it alone is larger. Any host may ask for more than the configured default.
+             * @description Most estimated tokens the results may hold (default `retrieval.token_budget`): results
+             *     are kept in rank order while what they show (the content, or a long record's passage)
+             *     fits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.
              */
             token_budget?: number | null;
             /** @description Only these memory types: semantic, episodic, procedural. */
@@ -1468,6 +1477,7 @@ export interface components {
             /** Format: int32 */
             fused_rank: number;
             matched: components["schemas"]["MatchesDto"];
+            passage?: components["schemas"]["PassageDto"] | null;
             /** Format: int32 */
             rank: number;
             record: components["schemas"]["RecordDto"];

@@ -303,8 +303,8 @@ fn failure(problem: Value) -> CallToolResult {
     result
 }
 
-/// A short text rendering of a tool's answer: search results with their explanations, the
-/// record ids of the rest.
+/// A short text rendering of a tool's answer: search results (a long record's passage) with
+/// their explanations, the record ids of the rest.
 fn render(tool: &str, answer: &Value) -> String {
     match tool {
         "memory_search" => {
@@ -319,7 +319,8 @@ fn render(tool: &str, answer: &Value) -> String {
                         "{}. [{}] {} ({}) — {}",
                         i + 1,
                         h["record"]["type"].as_str().unwrap_or(""),
-                        h["record"]["content"].as_str().unwrap_or(""),
+                        // A long record shows its passage (what the token budget counted).
+                        h["passage"]["text"].as_str().or(h["record"]["content"].as_str()).unwrap_or(""),
                         h["record"]["id"].as_str().unwrap_or(""),
                         h["explanation"].as_str().unwrap_or("")
                     )
@@ -374,5 +375,27 @@ impl ServerHandler for MemoryTools {
     ) -> Result<CallToolResponse, McpError> {
         let parts = context.extensions.get::<Parts>();
         Ok(self.call(&request.name, request.arguments.unwrap_or_default(), parts).await.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::render;
+
+    #[test]
+    fn a_search_renders_a_long_records_passage_and_a_short_records_content() {
+        let answer = json!({"results": [
+            {"explanation": "e1", "passage": {"text": "…rotates on Tuesdays…", "start": 10, "end": 30},
+             "record": {"type": "episodic", "id": "mem_1", "content": "long long long rotates on Tuesdays and more"}},
+            {"explanation": "e2", "passage": null,
+             "record": {"type": "semantic", "id": "mem_2", "content": "Jo likes tea."}},
+        ]});
+        let text = render("memory_search", &answer);
+        assert_eq!(
+            text,
+            "1. [episodic] …rotates on Tuesdays… (mem_1) — e1\n2. [semantic] Jo likes tea. (mem_2) — e2"
+        );
     }
 }

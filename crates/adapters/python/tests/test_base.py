@@ -17,6 +17,7 @@ from retold.adapters.base import (
     Unreachable,
     ValidationFailed,
     derive_principal,
+    recall_text,
 )
 
 JO = Principal("assistant", "jo")
@@ -111,3 +112,13 @@ def test_the_decision_keeps_the_draft_when_the_service_is_down(url, key, admin):
     with pytest.raises(Unreachable):
         session.recall("laptop")
     retold.close()
+
+
+def test_recall_shows_a_long_records_passage_and_a_short_records_content():
+    long = {"record": {"id": "mem_long", "content": "word " * 400 + "the key rotates on Tuesdays"},
+            "passage": {"text": "…the key rotates on Tuesdays", "start": 2000, "end": 2027}}
+    short = {"record": {"id": "mem_short", "content": "Jo likes tea."}, "passage": None}
+    text = recall_text([long, short])
+    assert "- [mem_long] …the key rotates on Tuesdays" in text
+    assert "word word" not in text
+    assert "- [mem_short] Jo likes tea." in text

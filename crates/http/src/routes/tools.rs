@@ -13,7 +13,7 @@ use retold_retrieve::{Channels, SearchHit, SearchRequest};
 use crate::auth::HostKey;
 use crate::dto::{
     ChannelMatchDto, ConflictDto, EntityRefDto, ForgetBody, GetBody, GetResponseDto, LinkDto, MatchesDto,
-    RecordDetailDto, RecordDto, ReviseActionDto, ReviseBody, ReviseResponseDto, SearchBody,
+    PassageDto, RecordDetailDto, RecordDto, ReviseActionDto, ReviseBody, ReviseResponseDto, SearchBody,
     SearchResponseDto, SearchResultDto, WriteBody, WriteResponseDto, field,
 };
 use crate::error::{ApiError, ApiResult, ErrorCode};
@@ -50,6 +50,11 @@ fn hit_dto(hit: &SearchHit) -> SearchResultDto {
                 role: Some(e.role.as_str().to_owned()),
             }),
         },
+        passage: hit.passage.as_ref().map(|p| PassageDto {
+            text: p.text.clone(),
+            start: p.start,
+            end: p.end,
+        }),
         record: RecordDto::from(&hit.record),
     }
 }

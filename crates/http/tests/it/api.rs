@@ -511,3 +511,63 @@ async fn a_search_token_budget_cuts_its_results_and_a_bad_one_is_refused() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_long_record_shows_the_passage_that_matched_and_the_budget_counts_only_that() {
+    let app = app().await;
+    let host = app.host_key(&["research-agent"]).await;
+    app.grant("research-agent", "user:aditya", true, true).await;
+    // A long turn (about 280 tokens) with one sentence about the query.
+    let filler = "We talked about the weather, the trains and what to cook this week at some length. ";
+    let content = format!(
+        "{}By the way, the staging database password rotates every Tuesday at noon. {}",
+        filler.repeat(6),
+        filler.repeat(6)
+    );
+    let mut body = write_body(&content, "user:aditya");
+    let fields = body.as_object_mut().unwrap();
+    fields.remove("subject");
+    fields.remove("attribute");
+    let (status, written) = app.call("POST", "/v1/memory/write", Some(&host), Some(body)).await;
+    assert_eq!((status, written["outcome"].as_str()), (StatusCode::OK, Some("created")), "{written}");
+    let search = json!({"principal": principal("research-agent", "aditya"),
+        "query": "When does the staging database password rotate?"});
+    let (status, found) = app.call("POST", "/v1/memory/search", Some(&host), Some(search.clone())).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    let hit = &found["results"][0];
+    let passage = hit["passage"]["text"].as_str().unwrap_or_else(|| panic!("a passage: {hit}"));
+    assert!(passage.contains("password rotates every Tuesday at noon"), "{passage}");
+    assert!(passage.starts_with('…') && passage.ends_with('…'), "{passage}");
+    assert!(passage.chars().count() <= 100 * 4 + 2, "at most passage_tokens: {passage}");
+    let (start, end) = (
+        hit["passage"]["start"].as_u64().unwrap() as usize,
+        hit["passage"]["end"].as_u64().unwrap() as usize,
+    );
+    let located: String = content.chars().skip(start).take(end - start).collect();
+    assert_eq!(located.trim(), passage.trim_matches('…'), "start and end locate it in the content");
+    assert_eq!(hit["record"]["content"], content.as_str(), "the record itself stays whole");
+    // The budget counts the passage, not the record (~290 tokens): a 200-token budget holds it
+    // and a short record, which shows whole.
+    let (status, short) = app
+        .call(
+            "POST",
+            "/v1/memory/write",
+            Some(&host),
+            Some({
+                let mut b = write_body("The staging database lives in Frankfurt.", "user:aditya");
+                b.as_object_mut().unwrap().remove("subject");
+                b.as_object_mut().unwrap().remove("attribute");
+                b
+            }),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{short}");
+    let mut budgeted = search.clone();
+    budgeted["token_budget"] = json!(200);
+    let (status, both) = app.call("POST", "/v1/memory/search", Some(&host), Some(budgeted)).await;
+    assert_eq!(status, StatusCode::OK, "{both}");
+    let results = both["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "the passage (~100 tokens) and the short record fit 200: {both}");
+    let short_hit = results.iter().find(|r| r["passage"].is_null()).expect("the short record shows whole");
+    assert_eq!(short_hit["record"]["content"], "The staging database lives in Frankfurt.");
+}

@@ -248,3 +248,19 @@ fn the_postgres_backend_needs_a_postgres_url() {
     let error = Settings::load_with_env(None, env(&[("RETOLD__STORAGE__BACKEND", "mysql")])).unwrap_err();
     assert!(error.to_string().contains("backend"), "{error}");
 }
+
+#[test]
+fn passage_tokens_reach_the_pipeline_and_bad_ones_are_refused() {
+    let load =
+        |value: &str| Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__PASSAGE_TOKENS", value)]));
+    assert_eq!(
+        retold_http::retrieve_config(&Settings::load_with_env(None, env(&[])).unwrap()).passage_tokens,
+        100
+    );
+    assert_eq!(retold_http::retrieve_config(&load("0").unwrap()).passage_tokens, 0, "0: whole records");
+    assert_eq!(retold_http::retrieve_config(&load("250").unwrap()).passage_tokens, 250);
+    for bad in ["5", "100001", "-1"] {
+        let error = load(bad).unwrap_err().to_string();
+        assert!(error.contains("passage_tokens"), "{bad}: {error}");
+    }
+}

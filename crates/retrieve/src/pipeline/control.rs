@@ -14,6 +14,7 @@ use retold_domain::{
 
 use crate::config::RetrieveConfig;
 use crate::fusion::rrf;
+use crate::passage::{Passage, passage};
 use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
 
 /// A fused candidate moving through result control.
@@ -37,6 +38,8 @@ pub(crate) struct Candidate {
     pub(crate) conflict_with: Option<RecordId>,
     /// The reranker's score and rank, when it reordered this candidate.
     pub(crate) reranked: Option<(f64, u32)>,
+    /// The part of a long record the result shows (set by the budget stage).
+    pub(crate) passage: Option<Passage>,
 }
 
 /// Estimated tokens of a text: four characters a token.
@@ -46,7 +49,12 @@ pub fn text_tokens(text: &str) -> usize {
 
 /// Estimated tokens of a record in a tool result: its text and a per-record overhead.
 pub fn tokens(record: &MemoryRecord) -> usize {
-    text_tokens(record.content.as_str()) + 12
+    shown_tokens(record.content.as_str())
+}
+
+/// Estimated tokens of a result showing `text` (a record's content or its passage).
+pub fn shown_tokens(text: &str) -> usize {
+    text_tokens(text) + 12
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
@@ -288,18 +296,22 @@ impl ResultBudget {
     }
 }
 
-/// The limit, then (when `budget` is set) whole records that fit the token budget; the first
-/// record is always kept.
+/// The limit, then (when `budget` is set) results that fit the token budget; the first result
+/// is always kept. A record longer than `passage_tokens` (0: none) shows, and costs, its
+/// passage for the query words `words`.
 pub(crate) fn budget(
     candidates: Vec<Candidate>,
     limit: usize,
     budget: Option<usize>,
+    (words, passage_tokens): (&[String], usize),
     drops: &mut Vec<TraceDrop>,
 ) -> Vec<Candidate> {
     let mut rule = ResultBudget::new(limit, budget);
     let mut kept = Vec::new();
-    for candidate in candidates {
-        let (stage, reason) = match rule.admit(tokens(&candidate.record)) {
+    for mut candidate in candidates {
+        candidate.passage = passage(candidate.record.content.as_str(), words, passage_tokens);
+        let shown = candidate.passage.as_ref().map_or(candidate.record.content.as_str(), |p| p.text.as_str());
+        let (stage, reason) = match rule.admit(shown_tokens(shown)) {
             Admission::Kept => {
                 kept.push(candidate);
                 continue;

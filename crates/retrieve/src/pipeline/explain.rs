@@ -16,6 +16,7 @@ pub(super) fn hit(c: Candidate, index: usize) -> SearchHit {
         lexical: c.lexical,
         entity: c.entity,
         explanation,
+        passage: c.passage,
     }
 }
 

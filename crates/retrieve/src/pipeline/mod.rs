@@ -24,7 +24,7 @@ pub(crate) use self::channels::ChannelHits;
 pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, ResultBudget};
 /// Estimated tokens of a record in a tool result (the token budget's measure).
-pub use self::control::{text_tokens, tokens as estimated_tokens};
+pub use self::control::{shown_tokens, text_tokens, tokens as estimated_tokens};
 use crate::config::RerankerPlacement;
 use crate::fusion::weighted_rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};
@@ -183,7 +183,9 @@ impl Retriever {
         let t = Instant::now();
         let budget =
             request.channels.result_control.then(|| request.token_budget.unwrap_or(self.config.token_budget));
-        let kept = control::budget(candidates, limit, budget, &mut drops);
+        let words = crate::passage::query_words(&rewritten.query);
+        let kept =
+            control::budget(candidates, limit, budget, (&words, self.config.passage_tokens), &mut drops);
         timings.record(PipelineStage::Budget, t);
 
         let hits: Vec<SearchHit> = kept.into_iter().enumerate().map(|(i, c)| explain::hit(c, i)).collect();
@@ -338,6 +340,7 @@ impl Retriever {
                 entity: hits.entity.remove(id),
                 conflict_with: None,
                 reranked: None,
+                passage: None,
             });
         }
         Ok(candidates)

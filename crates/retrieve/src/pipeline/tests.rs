@@ -51,6 +51,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         entity: None,
         conflict_with: None,
         reranked: None,
+        passage: None,
     }
 }
 
@@ -136,24 +137,24 @@ fn the_budget_keeps_whole_records_and_the_limit_counts_survivors() {
     let long = "x".repeat(400); // 100 + 12 tokens
     let list: Vec<Candidate> = (1..=5).map(|n| candidate(n, &long)).collect();
     let mut drops = Vec::new();
-    let kept = control::budget(list.clone(), 10, Some(250), &mut drops);
+    let kept = control::budget(list.clone(), 10, Some(250), (&[], 0), &mut drops);
     assert_eq!(kept.len(), 2, "112 + 112 fit in 250, a third would not");
     assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Budget; 3]);
 
     let mut drops = Vec::new();
-    let kept = control::budget(list.clone(), 3, None, &mut drops);
+    let kept = control::budget(list.clone(), 3, None, (&[], 0), &mut drops);
     assert_eq!(kept.len(), 3);
     assert_eq!(drops.iter().map(|d| d.stage).collect::<Vec<_>>(), [DropStage::Limit; 2]);
 
     let mut drops = Vec::new();
-    let kept = control::budget(list[..1].to_vec(), 10, Some(1), &mut drops);
+    let kept = control::budget(list[..1].to_vec(), 10, Some(1), (&[], 0), &mut drops);
     assert_eq!(kept.len(), 1, "the first record is kept even over the budget");
 
     // A record that does not fit is skipped; a later, shorter one still fits.
     let mut list = list;
     list[3] = candidate(4, &"y".repeat(40)); // 10 + 12 tokens
     let mut drops = Vec::new();
-    let kept = control::budget(list, 10, Some(250), &mut drops);
+    let kept = control::budget(list, 10, Some(250), (&[], 0), &mut drops);
     assert_eq!(kept.iter().map(|c| c.key.0).collect::<Vec<_>>(), [1, 2, 4], "224 + 22 fit in 250");
 }
 

@@ -401,6 +401,22 @@ class MergeBody(BaseModel):
     ]
 
 
+class PassageDto(BaseModel):
+    end: Annotated[int, Field(description='One past the last character shown.', ge=0)]
+    start: Annotated[
+        int,
+        Field(
+            description='First character shown (0-based, in Unicode code points).', ge=0
+        ),
+    ]
+    text: Annotated[
+        str,
+        Field(
+            description='`record.content[start..end]`, with `…` where it cuts the content.'
+        ),
+    ]
+
+
 class PrincipalDto(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -677,7 +693,7 @@ class SearchBody(BaseModel):
     token_budget: Annotated[
         int | None,
         Field(
-            description='Most estimated tokens the results may hold (default `retrieval.token_budget`): whole\nrecords are kept in rank order while they fit, and the first result is returned even if\nit alone is larger. Any host may ask for more than the configured default.',
+            description="Most estimated tokens the results may hold (default `retrieval.token_budget`): results\nare kept in rank order while what they show (the content, or a long record's passage)\nfits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.",
             ge=1,
             le=1000000,
         ),
@@ -700,6 +716,7 @@ class SearchResultDto(BaseModel):
     ]
     fused_rank: Annotated[int, Field(ge=0)]
     matched: MatchesDto
+    passage: PassageDto | None = None
     rank: Annotated[int, Field(ge=0)]
     record: RecordDto
     score: Annotated[

@@ -586,13 +586,15 @@ def profile_text(profile: Mapping[str, Any] | None) -> str:
 
 
 def recall_text(results: Sequence[Mapping[str, Any]]) -> str:
-    """Recalled records as a block for the model's context, each with its id to cite."""
+    """Recalled records as a block for the model's context, each with its id to cite; a long
+    record shows its passage (what the search's token budget counted)."""
     if not results:
         return ""
     lines = ["Memories recalled for this turn (Retold; cite the id when you use one):"]
     for result in results:
         record = result["record"]
-        lines.append(f"- [{record['id']}] {record['content']}")
+        shown = (result.get("passage") or {}).get("text") or record["content"]
+        lines.append(f"- [{record['id']}] {shown}")
     return "\n".join(lines)
 
 

@@ -48,6 +48,7 @@ from .link_dto import LinkDto
 from .matches_dto import MatchesDto
 from .merge_body import MergeBody
 from .ops_status_dto import OpsStatusDto
+from .passage_dto import PassageDto
 from .principal_body import PrincipalBody
 from .principal_dto import PrincipalDto
 from .problem import Problem
@@ -142,6 +143,7 @@ __all__ = (
     "MatchesDto",
     "MergeBody",
     "OpsStatusDto",
+    "PassageDto",
     "PrincipalBody",
     "PrincipalDto",
     "Problem",

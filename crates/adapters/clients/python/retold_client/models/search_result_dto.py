@@ -8,10 +8,12 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 
 if TYPE_CHECKING:
   from ..models.matches_dto import MatchesDto
+  from ..models.passage_dto import PassageDto
   from ..models.record_dto import RecordDto
 
 
@@ -34,6 +36,7 @@ class SearchResultDto:
             rank (int):
             record (RecordDto): One memory record.
             score (float): Fused score after freshness; with the reranker on, its fusion with the reranker's order.
+            passage (None | PassageDto | Unset):
      """
 
     explanation: str
@@ -42,6 +45,7 @@ class SearchResultDto:
     rank: int
     record: RecordDto
     score: float
+    passage: None | PassageDto | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -50,6 +54,7 @@ class SearchResultDto:
 
     def to_dict(self) -> dict[str, Any]:
         from ..models.matches_dto import MatchesDto # noqa: PLC0415
+        from ..models.passage_dto import PassageDto # noqa: PLC0415
         from ..models.record_dto import RecordDto # noqa: PLC0415
         explanation = self.explanation
 
@@ -63,6 +68,14 @@ class SearchResultDto:
 
         score = self.score
 
+        passage: dict[str, Any] | None | Unset
+        if isinstance(self.passage, Unset):
+            passage = UNSET
+        elif isinstance(self.passage, PassageDto):
+            passage = self.passage.to_dict()
+        else:
+            passage = self.passage
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -74,6 +87,8 @@ class SearchResultDto:
             "record": record,
             "score": score,
         })
+        if passage is not UNSET:
+            field_dict["passage"] = passage
 
         return field_dict
 
@@ -82,6 +97,7 @@ class SearchResultDto:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         from ..models.matches_dto import MatchesDto # noqa: PLC0415
+        from ..models.passage_dto import PassageDto # noqa: PLC0415
         from ..models.record_dto import RecordDto # noqa: PLC0415
         d = dict(src_dict)
         explanation = d.pop("explanation")
@@ -102,6 +118,26 @@ class SearchResultDto:
 
         score = d.pop("score")
 
+        def _parse_passage(data: object) -> None | PassageDto | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                passage_type_0 = PassageDto.from_dict(data)
+
+
+
+                return passage_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(None | PassageDto | Unset, data)
+
+        passage = _parse_passage(d.pop("passage", UNSET))
+
+
         search_result_dto = cls(
             explanation=explanation,
             fused_rank=fused_rank,
@@ -109,6 +145,7 @@ class SearchResultDto:
             rank=rank,
             record=record,
             score=score,
+            passage=passage,
         )
 
 
