@@ -546,6 +546,9 @@ async fn a_long_record_shows_the_passage_that_matched_and_the_budget_counts_only
     let located: String = content.chars().skip(start).take(end - start).collect();
     assert_eq!(located.trim(), passage.trim_matches('…'), "start and end locate it in the content");
     assert_eq!(hit["record"]["content"], content.as_str(), "the record itself stays whole");
+    let explanation = hit["explanation"].as_str().unwrap();
+    let said = format!("; shown: passage, characters {start}-{end} of {}", content.chars().count());
+    assert!(explanation.ends_with(&said), "the explanation says what is shown: {explanation}");
     // The budget counts the passage, not the record (~290 tokens): a 200-token budget holds it
     // and a short record, which shows whole.
     let (status, short) = app

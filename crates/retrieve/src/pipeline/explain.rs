@@ -91,5 +91,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     if let Some(winner) = &c.conflict_with {
         text.push_str(&format!("; conflict: provisional, lower-trust side of a conflict with {winner}"));
     }
+    if let Some(p) = &c.passage {
+        let length = c.record.content.as_str().chars().count();
+        text.push_str(&format!("; shown: passage, characters {}-{} of {length}", p.start, p.end));
+    }
     text
 }
