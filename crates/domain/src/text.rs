@@ -251,6 +251,25 @@ pub fn unicode61_tokens(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
 }
 
+/// The words of [`unicode61_tokens`], each with its character range `[start, end)` in `text`.
+pub fn unicode61_spans(text: &str) -> Vec<(usize, usize, String)> {
+    let mut spans = Vec::new();
+    let mut word: Option<(usize, String)> = None;
+    let mut at = 0;
+    for c in text.chars() {
+        if c.is_alphanumeric() {
+            word.get_or_insert_with(|| (at, String::new())).1.push(c);
+        } else if let Some((start, w)) = word.take() {
+            spans.push((start, at, w.to_lowercase()));
+        }
+        at += 1;
+    }
+    if let Some((start, w)) = word {
+        spans.push((start, at, w.to_lowercase()));
+    }
+    spans
+}
+
 /// Lowercased unicode61 words with contractions opened ("doesn't" → "does not").
 pub fn opened_words(text: &str) -> Vec<String> {
     unicode61_tokens(&text.replace("n't", " not").replace("n’t", " not"))
@@ -289,4 +308,22 @@ pub fn stem(word: &str) -> Option<String> {
 /// Whether `word` is said by one of `known`: equal, or sharing a five-letter stem.
 pub fn stem_covered(word: &str, known: &BTreeSet<String>) -> bool {
     known.contains(word) || stem(word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)))
+}
+
+#[cfg(test)]
+mod spans_tests {
+    use super::{unicode61_spans, unicode61_tokens};
+
+    #[test]
+    fn spans_are_the_tokens_with_their_character_ranges() {
+        let text = "Zürich's café: E4021, ok";
+        let spans = unicode61_spans(text);
+        let words: Vec<String> = spans.iter().map(|s| s.2.clone()).collect();
+        assert_eq!(words, unicode61_tokens(text));
+        let chars: Vec<char> = text.chars().collect();
+        for (start, end, word) in &spans {
+            assert_eq!(&chars[*start..*end].iter().collect::<String>().to_lowercase(), word);
+        }
+        assert_eq!(spans[0], (0, 6, "zürich".to_owned()));
+    }
 }

@@ -478,8 +478,9 @@ async fn ranked(
     Ok(hits.into_iter().map(|h| (h.record.id.clone(), retold_retrieve::shown_tokens(h.shown()))).unzip())
 }
 
-/// Of the evidence turns among the default's first ten results for `question`: how many hold
-/// `answer` (lowercased) verbatim in their content, and how many of those show it.
+/// Of the evidence turns shown as passages among the default's first ten results for
+/// `question`: how many hold `answer` (lowercased) verbatim in their content, and how many of
+/// those still show it in the passage.
 async fn answer_shown_by_default(
     world: &World,
     question: &str,
@@ -489,9 +490,8 @@ async fn answer_shown_by_default(
     let hits = world.retriever.search(&principal(), &SearchRequest::new(question)).await?.hits;
     let held: Vec<_> = hits
         .iter()
-        .filter(|h| {
-            evidence.contains(&h.record.id) && h.record.content.as_str().to_lowercase().contains(answer)
-        })
+        .filter(|h| h.passage.is_some() && evidence.contains(&h.record.id))
+        .filter(|h| h.record.content.as_str().to_lowercase().contains(answer))
         .collect();
     let shown = held.iter().filter(|h| h.shown().to_lowercase().contains(answer)).count();
     Ok((held.len(), shown))
@@ -998,8 +998,8 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     // Per config, each knowledge-update question's rank of its newest and oldest answer session.
     let mut ku_order: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-    // Evidence turns in the default's first ten results whose content holds the answer
-    // verbatim, and how many of them still show it (a passage may cut it away).
+    // Evidence turns shown as passages in the default's first ten results whose content holds
+    // the answer verbatim, and how many of the passages still show it.
     let (mut answer_in_content, mut answer_shown) = (0usize, 0usize);
     let (mut questions, mut abstention, mut no_evidence) = (0usize, 0usize, 0usize);
     let started = Instant::now();
@@ -1164,7 +1164,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     print_by_category("session_recall_all@5", &configs, &ROWS);
     print_by_category("turn_recall_all@10", &configs, &ROWS);
     println!(
-        "\ndefault, first ten results: {answer_shown} of the {answer_in_content} evidence turns whose content holds the answer verbatim show it (passages of {} tokens)",
+        "\ndefault, first ten results: {answer_shown} of the {answer_in_content} evidence turns shown as passages whose content holds the answer verbatim show it in the passage (passages of {} tokens)",
         retold_http::retrieve_config(&retold_http::Settings::load(None)?).passage_tokens
     );
     println!(

@@ -331,7 +331,7 @@ async function trySearch(params) {
         out.replaceChildren(
           h("p", {}, `${found.results.length} results of ${found.eligible_count} eligible records. `, traceLink(found.search_id, "Open the trace")),
           table(["Rank #", "Record", "Content", "Score", "Explanation"], found.results.map((r) => [
-            r.rank, recordLink(r.record.id), r.record.content, Number(r.score).toFixed(4), r.explanation])));
+            r.rank, recordLink(r.record.id), r.passage ? r.passage.text : r.record.content, Number(r.score).toFixed(4), r.explanation])));
       } catch (e) {
         out.replaceChildren(h("p", { class: "error" }, e.message));
       }

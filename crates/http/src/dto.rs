@@ -84,9 +84,10 @@ pub(crate) struct SearchBody {
     #[schema(max_items = 10)]
     #[serde(default)]
     pub(crate) context: Vec<String>,
-    /// Most estimated tokens the results may hold (default `retrieval.token_budget`): results
-    /// are kept in rank order while what they show (the content, or a long record's passage)
-    /// fits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.
+    /// Most estimated tokens of what the results show (default `retrieval.token_budget`): each
+    /// result shows its content, or a long record's `passage`; results are kept in rank order
+    /// while that fits, and the first is returned even if it alone is larger. Any host may ask
+    /// for more than the configured default.
     #[validate(range(min = 1, max = 1000000))]
     #[schema(minimum = 1, maximum = 1000000)]
     #[serde(default, deserialize_with = "whole_number")]

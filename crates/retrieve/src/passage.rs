@@ -4,7 +4,7 @@
 //! that matched and not for the rest of a long conversation turn; `memory_get` returns the
 //! whole record. Without a query term in the record, the passage is its opening.
 
-use retold_domain::text::unicode61_tokens;
+use retold_domain::text::{unicode61_spans, unicode61_tokens};
 
 use crate::pipeline::text_tokens;
 use crate::query::lexical_terms;
@@ -18,6 +18,11 @@ pub struct Passage {
     pub start: usize,
     /// One past the last character shown.
     pub end: usize,
+}
+
+/// What a result shows: its passage, or the whole content.
+pub(crate) fn shown<'a>(passage: Option<&'a Passage>, content: &'a str) -> &'a str {
+    passage.map_or(content, |p| p.text.as_str())
 }
 
 /// The query's terms as a passage matches them: lowercased unicode61 words (an identifier
@@ -41,22 +46,31 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
         return None;
     }
     let chars: Vec<char> = content.chars().collect();
+    let spans: Vec<(usize, usize, String)> =
+        unicode61_spans(content).into_iter().filter(|(_, _, w)| words.contains(w)).collect();
     let sentences = sentences(&chars);
-    let matched = |&(from, to): &(usize, usize)| -> Vec<String> {
-        let text: String = chars[from..to].iter().collect();
-        let tokens = unicode61_tokens(&text);
-        words.iter().filter(|w| tokens.contains(w)).cloned().collect()
-    };
-    let found: Vec<Vec<String>> = sentences.iter().map(matched).collect();
+    // Per sentence, the distinct query words it holds.
+    let found: Vec<usize> = sentences
+        .iter()
+        .map(|&(from, to)| {
+            let mut inside: Vec<&str> =
+                spans.iter().filter(|s| s.0 >= from && s.1 <= to).map(|s| s.2.as_str()).collect();
+            inside.sort_unstable();
+            inside.dedup();
+            inside.len()
+        })
+        .collect();
     // The anchor: the sentence with the most query words (the first of equals).
-    let anchor = (0..sentences.len()).rev().max_by_key(|&i| found[i].len()).unwrap_or(0);
+    let anchor = (0..sentences.len()).rev().max_by_key(|&i| found[i]).unwrap_or(0);
     let budget_chars = max_tokens * 4;
     let (mut from, mut to) = sentences[anchor];
     if to - from > budget_chars {
-        // One sentence longer than the passage: start a little before its first match.
-        let first = first_match(&chars[from..to], &found[anchor]).map_or(0, |p| p.saturating_sub(80));
-        from = word_start(&chars, from + first);
-        to = word_end(&chars, (from + budget_chars).min(to));
+        // One sentence longer than the passage: start a little before its first match, at a
+        // word's start when one is near, and end at a word's end when one is near.
+        let first = spans.iter().find(|s| s.0 >= from && s.1 <= to).map_or(from, |s| s.0);
+        let lead = (budget_chars / 4).min(80);
+        from = word_start(&chars, first.saturating_sub(lead).max(from), lead);
+        to = word_end(&chars, (from + budget_chars).min(to), budget_chars / 4);
     } else {
         // Grow by whole sentences: next the neighbour with more query words (the following
         // one on equals), while the passage fits.
@@ -65,7 +79,7 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
             let next = sentences.get(after).filter(|s| s.1 - from <= budget_chars);
             let prev = before.checked_sub(1).filter(|&b| to - sentences[b].0 <= budget_chars);
             match (prev, next) {
-                (Some(b), Some(_)) if found[b].len() > found[after].len() => {
+                (Some(b), Some(_)) if found[b] > found[after] => {
                     before = b;
                     from = sentences[b].0;
                 }
@@ -81,13 +95,18 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
             }
         }
     }
-    let shown: String = chars[from..to].iter().collect::<String>();
-    let shown = shown.trim();
+    // The range holds no whitespace at its ends, so `text` is exactly `content[start..end]`.
+    while from < to && chars[from].is_whitespace() {
+        from += 1;
+    }
+    while to > from && chars[to - 1].is_whitespace() {
+        to -= 1;
+    }
     let mut text = String::new();
     if from > 0 {
         text.push('…');
     }
-    text.push_str(shown);
+    text.extend(&chars[from..to]);
     if to < chars.len() {
         text.push('…');
     }
@@ -118,44 +137,27 @@ fn sentences(chars: &[char]) -> Vec<(usize, usize)> {
     spans
 }
 
-/// Character offset of the first of `words` in `chars` (as a whole unicode61 word).
-fn first_match(chars: &[char], words: &[String]) -> Option<usize> {
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i].is_alphanumeric() {
-            let start = i;
-            while i < chars.len() && chars[i].is_alphanumeric() {
-                i += 1;
-            }
-            let word: String = chars[start..i].iter().collect::<String>().to_lowercase();
-            if words.contains(&word) {
-                return Some(start);
-            }
-        } else {
-            i += 1;
-        }
+/// `at`, moved back to the start of the word it falls in when that is at most `reach`
+/// characters back (a run without spaces, like a URL, is cut where it is).
+fn word_start(chars: &[char], at: usize, reach: usize) -> usize {
+    let mut start = at;
+    while start > 0 && at - start < reach && !chars[start - 1].is_whitespace() {
+        start -= 1;
     }
-    None
+    if start == 0 || chars[start - 1].is_whitespace() { start } else { at }
 }
 
-/// `at`, moved back to the start of the word it falls in.
-fn word_start(chars: &[char], mut at: usize) -> usize {
-    while at > 0 && !chars[at - 1].is_whitespace() {
-        at -= 1;
-    }
-    at
-}
-
-/// `at`, moved back to the end of the last whole word before it (unless that leaves nothing).
-fn word_end(chars: &[char], at: usize) -> usize {
-    if at >= chars.len() {
-        return chars.len();
+/// `at` (an exclusive end), moved back to the end of the word it cuts when that is at most
+/// `reach` characters back; left where it is otherwise.
+fn word_end(chars: &[char], at: usize, reach: usize) -> usize {
+    if at >= chars.len() || chars[at].is_whitespace() {
+        return at.min(chars.len());
     }
     let mut end = at;
-    while end > 0 && !chars[end - 1].is_whitespace() {
+    while end > 0 && at - end < reach && !chars[end - 1].is_whitespace() {
         end -= 1;
     }
-    if end == 0 { at } else { end }
+    if end > 0 && chars[end - 1].is_whitespace() { end } else { at }
 }
 
 #[cfg(test)]
@@ -164,6 +166,24 @@ mod tests {
 
     fn words(query: &str) -> Vec<String> {
         query_words(query)
+    }
+
+    /// `text` is exactly `content[start..end]` (in characters), with `…` where it cuts.
+    fn check_located(content: &str, p: &Passage) {
+        let shown: String = content.chars().skip(p.start).take(p.end - p.start).collect();
+        let mut expected = String::new();
+        if p.start > 0 {
+            expected.push('…');
+        }
+        expected.push_str(&shown);
+        if p.end < content.chars().count() {
+            expected.push('…');
+        }
+        assert_eq!(p.text, expected);
+        assert!(
+            !shown.starts_with(char::is_whitespace) && !shown.ends_with(char::is_whitespace),
+            "{shown:?}"
+        );
     }
 
     const TURN: &str = "I'm planning a trip to Lisbon next spring and I'd love some advice on \
@@ -181,11 +201,26 @@ mod tests {
     #[test]
     fn the_passage_is_the_run_of_sentences_with_the_query_words_and_fits_the_limit() {
         let p = passage(TURN, &words("How many followers do I have on Instagram now?"), 30).unwrap();
-        assert!(p.text.contains("1300 followers on Instagram"), "{}", p.text);
-        assert!(p.text.starts_with('…') && p.text.ends_with('…'), "{}", p.text);
+        assert_eq!(
+            p.text,
+            "…By the way, I finally reached 1300 followers on Instagram last week, which feels great.…"
+        );
+        check_located(TURN, &p);
         assert!(text_tokens(&p.text) <= 31, "{} tokens: {}", text_tokens(&p.text), p.text);
-        let shown: String = TURN.chars().skip(p.start).take(p.end - p.start).collect();
-        assert_eq!(p.text.trim_matches('…'), shown.trim(), "start and end locate the passage");
+    }
+
+    #[test]
+    fn the_passage_grows_towards_the_neighbour_with_more_query_words() {
+        let content = "Filler one two three four. The castle gate opens at nine. \
+            The castle views are best at sunset. Nothing else to add today.";
+        // Room for one neighbour of the anchor (castle, views, sunset): the one before holds
+        // "castle", the one after nothing; on equals the one after would win.
+        let p = passage(content, &words("castle views at sunset"), 20).unwrap();
+        assert_eq!(p.text, "…The castle gate opens at nine. The castle views are best at sunset.…", "{p:?}");
+        check_located(content, &p);
+        let p = passage(content, &words("views at sunset"), 20).unwrap();
+        assert_eq!(p.text, "…The castle views are best at sunset. Nothing else to add today.", "{p:?}");
+        check_located(content, &p);
     }
 
     #[test]
@@ -193,26 +228,46 @@ mod tests {
         let p = passage(TURN, &words("quantum chromodynamics"), 30).unwrap();
         assert_eq!(p.start, 0);
         assert!(p.text.starts_with("I'm planning a trip") && p.text.ends_with('…'), "{}", p.text);
+        check_located(TURN, &p);
     }
 
     #[test]
     fn a_sentence_longer_than_the_limit_is_cut_at_words_around_its_first_match() {
         let long = format!(
-            "{} the error code is E4021 and the fix was a restart {}",
+            "{}the error code is E4021 and the fix was a restart {}",
             "word ".repeat(200),
             "tail ".repeat(200)
         );
         let p = passage(&long, &words("error code E4021"), 40).unwrap();
-        assert!(p.text.contains("error code is E4021"), "{}", p.text);
+        assert!(p.text.contains("error code is E4021 and the fix was a restart"), "{}", p.text);
+        assert!(p.text.starts_with("…word ") && p.text.ends_with(" tail…"), "cut between words: {}", p.text);
         assert!(text_tokens(&p.text) <= 41, "{}", p.text);
-        assert!(!p.text.trim_matches('…').starts_with(' ') && !p.text.contains("wor…"), "{}", p.text);
+        check_located(&long, &p);
+        // At the smallest limit the match still leads the passage.
+        let p = passage(&long, &words("E4021"), 20).unwrap();
+        assert!(p.text.contains("E4021"), "{}", p.text);
+        check_located(&long, &p);
     }
 
     #[test]
-    fn multibyte_text_is_cut_on_character_boundaries() {
+    fn a_run_without_spaces_is_cut_where_it_is_and_keeps_its_match() {
+        let blob = format!(
+            "Build failed. {{\"log\":\"{}\",\"code\":\"E4021\",\"rest\":\"{}\"}}",
+            "x".repeat(1500),
+            "y".repeat(1500)
+        );
+        let p = passage(&blob, &words("E4021"), 50).unwrap();
+        assert!(p.text.contains("E4021"), "{}", p.text);
+        assert!(p.end - p.start >= 150 && text_tokens(&p.text) <= 51, "{} chars", p.end - p.start);
+        check_located(&blob, &p);
+    }
+
+    #[test]
+    fn multibyte_text_is_located_in_characters() {
         let text = "Café crème à Zürich coûte 4,50 CHF. ".repeat(30) + "Le métro ferme à minuit.";
         let p = passage(&text, &words("métro minuit"), 20).unwrap();
-        assert!(p.text.contains("métro ferme à minuit"), "{}", p.text);
+        assert!(p.text.ends_with("Le métro ferme à minuit.") && p.text.starts_with("…Café"), "{}", p.text);
         assert_eq!(p.end, text.chars().count());
+        check_located(&text, &p);
     }
 }

@@ -104,7 +104,7 @@ pub struct SearchHit {
 impl SearchHit {
     /// What the result shows of its record: the passage, or the whole content.
     pub fn shown(&self) -> &str {
-        self.passage.as_ref().map_or(self.record.content.as_str(), |p| p.text.as_str())
+        crate::passage::shown(self.passage.as_ref(), self.record.content.as_str())
     }
 }
 

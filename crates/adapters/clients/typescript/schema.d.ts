@@ -1448,9 +1448,10 @@ export interface components {
             /** @description What to look for, as the agent would ask it. */
             query: string;
             /**
-             * @description Most estimated tokens the results may hold (default `retrieval.token_budget`): results
-             *     are kept in rank order while what they show (the content, or a long record's passage)
-             *     fits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.
+             * @description Most estimated tokens of what the results show (default `retrieval.token_budget`): each
+             *     result shows its content, or a long record's `passage`; results are kept in rank order
+             *     while that fits, and the first is returned even if it alone is larger. Any host may ask
+             *     for more than the configured default.
              */
             token_budget?: number | null;
             /** @description Only these memory types: semantic, episodic, procedural. */

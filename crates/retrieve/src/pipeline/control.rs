@@ -14,7 +14,7 @@ use retold_domain::{
 
 use crate::config::RetrieveConfig;
 use crate::fusion::rrf;
-use crate::passage::{Passage, passage};
+use crate::passage::{Passage, passage, shown};
 use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
 
 /// A fused candidate moving through result control.
@@ -47,12 +47,8 @@ pub fn text_tokens(text: &str) -> usize {
     text.chars().count().div_ceil(4)
 }
 
-/// Estimated tokens of a record in a tool result: its text and a per-record overhead.
-pub fn tokens(record: &MemoryRecord) -> usize {
-    shown_tokens(record.content.as_str())
-}
-
-/// Estimated tokens of a result showing `text` (a record's content or its passage).
+/// Estimated tokens of a result showing `text` (a record's content or its passage): the text
+/// and a per-result overhead.
 pub fn shown_tokens(text: &str) -> usize {
     text_tokens(text) + 12
 }
@@ -247,8 +243,8 @@ pub(crate) async fn rerank(
 }
 
 /// The result limit and the token budget as one search applies them, record by record in
-/// rank order: whole records only, the first always kept, a record that does not fit skipped
-/// (a later, shorter one may still fit).
+/// rank order: what each result shows (its content or passage) counts whole, the first is
+/// always kept, one that does not fit is skipped (a later, shorter one may still fit).
 #[derive(Debug, Clone)]
 pub struct ResultBudget {
     limit: usize,
@@ -279,7 +275,7 @@ impl ResultBudget {
         Self { limit, budget, kept: 0, spent: 0 }
     }
 
-    /// Admit the next record in rank order, of `cost` estimated tokens ([`tokens`]).
+    /// Admit the next result in rank order, of `cost` estimated tokens ([`shown_tokens`]).
     pub fn admit(&mut self, cost: usize) -> Admission {
         if self.kept >= self.limit {
             return Admission::OverLimit { limit: self.limit };
@@ -309,8 +305,11 @@ pub(crate) fn budget(
     let mut rule = ResultBudget::new(limit, budget);
     let mut kept = Vec::new();
     for mut candidate in candidates {
-        candidate.passage = passage(candidate.record.content.as_str(), words, passage_tokens);
-        let shown = candidate.passage.as_ref().map_or(candidate.record.content.as_str(), |p| p.text.as_str());
+        // Past the limit the cost does not matter: no passage is selected.
+        if kept.len() < limit {
+            candidate.passage = passage(candidate.record.content.as_str(), words, passage_tokens);
+        }
+        let shown = shown(candidate.passage.as_ref(), candidate.record.content.as_str());
         let (stage, reason) = match rule.admit(shown_tokens(shown)) {
             Admission::Kept => {
                 kept.push(candidate);

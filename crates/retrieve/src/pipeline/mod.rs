@@ -23,8 +23,8 @@ use tracing::{Instrument, info_span};
 pub(crate) use self::channels::ChannelHits;
 pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, ResultBudget};
-/// Estimated tokens of a record in a tool result (the token budget's measure).
-pub use self::control::{shown_tokens, text_tokens, tokens as estimated_tokens};
+/// Estimated tokens of what a result shows (the token budget's measure).
+pub use self::control::{shown_tokens, text_tokens};
 use crate::config::RerankerPlacement;
 use crate::fusion::weighted_rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};

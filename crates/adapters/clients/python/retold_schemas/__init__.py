@@ -693,7 +693,7 @@ class SearchBody(BaseModel):
     token_budget: Annotated[
         int | None,
         Field(
-            description="Most estimated tokens the results may hold (default `retrieval.token_budget`): results\nare kept in rank order while what they show (the content, or a long record's passage)\nfits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured default.",
+            description="Most estimated tokens of what the results show (default `retrieval.token_budget`): each\nresult shows its content, or a long record's `passage`; results are kept in rank order\nwhile that fits, and the first is returned even if it alone is larger. Any host may ask\nfor more than the configured default.",
             ge=1,
             le=1000000,
         ),

@@ -40,11 +40,11 @@ class SearchBody:
             include_history (bool | Unset): Also return superseded records.
             limit (int | None | Unset): Most results to return (default from configuration, capped by
                 `retrieval.max_limit`).
-            token_budget (int | None | Unset): Most estimated tokens the results may hold (default
-                `retrieval.token_budget`): results
-                are kept in rank order while what they show (the content, or a long record's passage)
-                fits, and the first result is returned even if it alone is larger. Any host may ask for more than the configured
-                default.
+            token_budget (int | None | Unset): Most estimated tokens of what the results show (default
+                `retrieval.token_budget`): each
+                result shows its content, or a long record's `passage`; results are kept in rank order
+                while that fits, and the first is returned even if it alone is larger. Any host may ask
+                for more than the configured default.
             types (list[SearchBodyTypesType0Item] | None | Unset): Only these memory types: semantic, episodic, procedural.
      """
 
