@@ -164,6 +164,10 @@ impl PostgresStore {
         self.traces.flush().await;
         drop(self.listener.lock().await.take());
         if let Some(serving) = self.serving.lock().await.take() {
+            // Released here, not left to the server: a backend frees its session locks when
+            // it exits, which may be after the client's close returns, and a model switch
+            // right after the last replica stopped would still be refused.
+            serving.execute_raw(stmt("SELECT pg_advisory_unlock_shared(?)", [SERVING_LOCK.into()])).await?;
             serving.close().await?;
         }
         self.db.close().await?;
