@@ -6,7 +6,7 @@
 
 use retold_domain::text::{unicode61_spans, unicode61_tokens};
 
-use crate::pipeline::text_tokens;
+use crate::pipeline::{CHARS_PER_TOKEN, text_tokens};
 use crate::query::lexical_terms;
 
 /// The shown part of a record's content: `text` is `content[start..end]` (in characters),
@@ -62,7 +62,7 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
         .collect();
     // The anchor: the sentence with the most query words (the first of equals).
     let anchor = (0..sentences.len()).rev().max_by_key(|&i| found[i]).unwrap_or(0);
-    let budget_chars = max_tokens * 4;
+    let budget_chars = max_tokens * CHARS_PER_TOKEN;
     let (mut from, mut to) = sentences[anchor];
     if to - from > budget_chars {
         // One sentence longer than the passage: start a little before its first match, at a
@@ -170,7 +170,8 @@ mod tests {
 
     /// `text` is exactly `content[start..end]` (in characters), with `…` where it cuts.
     fn check_located(content: &str, p: &Passage) {
-        let shown: String = content.chars().skip(p.start).take(p.end - p.start).collect();
+        let chars: Vec<char> = content.chars().collect();
+        let shown: String = chars[p.start..p.end].iter().collect();
         let mut expected = String::new();
         if p.start > 0 {
             expected.push('…');

@@ -42,9 +42,12 @@ pub(crate) struct Candidate {
     pub(crate) passage: Option<Passage>,
 }
 
+/// Characters per estimated token.
+pub(crate) const CHARS_PER_TOKEN: usize = 4;
+
 /// Estimated tokens of a text: four characters a token.
 pub fn text_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(4)
+    text.chars().count().div_ceil(CHARS_PER_TOKEN)
 }
 
 /// Estimated tokens of a result showing `text` (a record's content or its passage): the text

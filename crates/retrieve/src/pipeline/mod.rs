@@ -21,9 +21,10 @@ use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 pub(crate) use self::channels::ChannelHits;
+/// Estimated tokens of what a result shows (the token budget's measure).
+pub(crate) use self::control::CHARS_PER_TOKEN;
 pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, ResultBudget};
-/// Estimated tokens of what a result shows (the token budget's measure).
 pub use self::control::{shown_tokens, text_tokens};
 use crate::config::RerankerPlacement;
 use crate::fusion::weighted_rrf;
