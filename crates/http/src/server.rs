@@ -108,6 +108,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         },
         reranker_candidates: r.reranker.candidates,
         passage_tokens: r.passage_tokens,
+        query_time_boost: r.query_time.enabled.then_some(r.query_time.boost),
     }
 }
 

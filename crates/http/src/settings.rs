@@ -413,6 +413,8 @@ pub struct RetrievalSettings {
     #[validate(nested)]
     pub freshness: FreshnessSettings,
     #[validate(nested)]
+    pub query_time: QueryTimeSettings,
+    #[validate(nested)]
     pub rewrite: ModelStageSettings,
     #[validate(nested)]
     pub reranker: RerankerSettings,
@@ -461,6 +463,16 @@ pub struct FreshnessSettings {
     pub episodic_half_life_days: f64,
     #[validate(range(min = 0.0, max = 1.0))]
     pub floor: f64,
+}
+
+/// `retrieval.query_time.*`: the time a query names ("last month", "in March 2023").
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct QueryTimeSettings {
+    pub enabled: bool,
+    /// The factor a record dated inside the query's window gets; more than 1.
+    #[validate(range(exclusive_min = 1.0, max = 100.0))]
+    pub boost: f64,
 }
 
 /// A stage backed by a hosted model call with a timeout (`retrieval.rewrite`).

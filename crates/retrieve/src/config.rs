@@ -51,6 +51,10 @@ pub struct RetrieveConfig {
     /// passage: the run of sentences with the most query words, at most this long. 0 shows
     /// whole records.
     pub passage_tokens: usize,
+    /// When a query names its time ("last month", "on 13 October 2023"): the factor a record
+    /// dated inside that window gets, with freshness off for that search. `None` reads no
+    /// time from queries.
+    pub query_time_boost: Option<f64>,
 }
 
 /// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
@@ -86,6 +90,7 @@ impl Default for RetrieveConfig {
             reranker_placement: RerankerPlacement::AfterGate,
             reranker_candidates: 20,
             passage_tokens: 100,
+            query_time_boost: Some(2.0),
         }
     }
 }

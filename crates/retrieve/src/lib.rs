@@ -13,6 +13,7 @@ mod query;
 mod request;
 mod retriever;
 mod rewrite;
+mod when;
 
 pub use crate::config::{FusionWeights, RerankerPlacement, RetrieveConfig};
 pub use crate::fusion::{rrf, weighted_rrf};
@@ -22,6 +23,7 @@ pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };
 pub use crate::retriever::{RetrievePorts, Retriever};
+pub use crate::when::{TimeWindow, time_windows};
 pub use crate::rewrite::{HostedLLMQueryRewriter, NoRewriter, QueryRewriter, Rewrite};
 
 #[cfg(test)]

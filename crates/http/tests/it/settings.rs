@@ -264,3 +264,18 @@ fn passage_tokens_reach_the_pipeline_and_bad_ones_are_refused() {
         assert!(error.contains("passage_tokens"), "{bad}: {error}");
     }
 }
+
+#[test]
+fn query_time_reaches_the_pipeline_and_a_boost_that_does_not_raise_is_refused() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
+    assert_eq!(shipped.query_time_boost, Some(2.0));
+    let off = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__ENABLED", "false")]).unwrap();
+    assert_eq!(retold_http::retrieve_config(&off).query_time_boost, None, "off reads no time from queries");
+    let three = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__BOOST", "3.5")]).unwrap();
+    assert_eq!(retold_http::retrieve_config(&three).query_time_boost, Some(3.5));
+    for bad in ["1.0", "0.5", "101"] {
+        let error = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__BOOST", bad)]).unwrap_err().to_string();
+        assert!(error.contains("boost"), "{bad}: {error}");
+    }
+}

@@ -38,6 +38,8 @@ pub(crate) struct Candidate {
     pub(crate) conflict_with: Option<RecordId>,
     /// The reranker's score and rank, when it reordered this candidate.
     pub(crate) reranked: Option<(f64, u32)>,
+    /// The query's time window this record's event falls in, and the factor it got.
+    pub(crate) in_window: Option<(String, f64)>,
     /// The part of a long record the result shows (set by the budget stage).
     pub(crate) passage: Option<Passage>,
 }
@@ -76,6 +78,39 @@ pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &R
         c.freshness = Some((factor, age_days));
     }
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+}
+
+/// For a query that names its time: a record whose event falls in one of the query's
+/// windows gets `boost` times its fused score (an episode without `event_at` counts from when
+/// it was written, as freshness does; other records only with an `event_at`); the rest keep
+/// their fused score, and nothing is decayed for age. Re-sorts by score and notes the windows.
+pub(crate) fn query_time(
+    candidates: &mut [Candidate],
+    windows: &[crate::when::TimeWindow],
+    boost: f64,
+    notes: &mut Vec<TraceNote>,
+) {
+    for c in candidates.iter_mut() {
+        let at = match (c.record.event_at, c.record.memory_type) {
+            (Some(at), _) => Some(at),
+            (None, MemoryType::Episodic) => Some(c.record.created_at),
+            (None, _) => None,
+        };
+        c.score = c.rrf;
+        if let Some(window) = at.and_then(|at| windows.iter().find(|w| w.contains(at))) {
+            c.score = c.rrf * boost;
+            c.in_window = Some((window.phrase.clone(), boost));
+        }
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+    let named: Vec<String> = windows.iter().map(crate::when::TimeWindow::describe).collect();
+    notes.push(TraceNote {
+        stage: PipelineStage::Freshness,
+        note: format!(
+            "the query names its time: {}; records dated in it x{boost:.2}, no freshness decay",
+            named.join(", ")
+        ),
+    });
 }
 
 /// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker
@@ -181,8 +216,8 @@ pub(crate) fn collapse_duplicates(
 
 /// Reorder the first `head` survivors with the reranker (the rest follow in their order).
 /// Its order is fused with the order they came in, as RRF fuses the channels, and the
-/// episodic freshness factor applies again: each scores `(1/(rrf_k + reranker rank) +
-/// 1/(rrf_k + prior rank)) × freshness`. The reranker alone ignores time and the channels'
+/// episodic freshness factor (or the query's time-window factor) applies again: each scores
+/// `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior rank)) × freshness`. The reranker alone ignores time and the channels'
 /// agreement (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A
 /// timeout, a failure or a wrong number of scores keeps the RRF order and says why in a
 /// note (nothing was dropped).
@@ -210,7 +245,9 @@ pub(crate) async fn rerank(
                 candidates[i].reranked = Some((scores[i], rank as u32 + 1));
             }
             let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
-            let factor = |c: &Candidate| c.freshness.map_or(1.0, |(factor, _)| factor);
+            let factor = |c: &Candidate| {
+                c.freshness.map_or(1.0, |(factor, _)| factor) * c.in_window.as_ref().map_or(1.0, |(_, b)| *b)
+            };
             for c in &mut candidates {
                 c.score = fused[&c.id] * factor(c);
             }

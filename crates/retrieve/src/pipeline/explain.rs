@@ -82,6 +82,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     if let Some((factor, days)) = c.freshness {
         text.push_str(&format!("; freshness: x{factor:.2} (episodic, {days} days old)"));
     }
+    if let Some((phrase, boost)) = &c.in_window {
+        text.push_str(&format!("; time: in the query's window \"{phrase}\" x{boost:.2}"));
+    }
     if !c.gate.is_empty() {
         text.push_str(&format!("; gate: {}", c.gate));
     }

@@ -137,9 +137,19 @@ impl Retriever {
         timings.record(PipelineStage::Fetch, t);
 
         if request.channels.result_control {
-            let time_bounded = request.event_from.is_some() || request.event_to.is_some();
+            let explicit = request.event_from.is_some() || request.event_to.is_some();
             let t = Instant::now();
-            if !time_bounded {
+            // A query that names its time ("last month", "in March") is time-bounded: no
+            // freshness decay, and the episodes inside its windows rank up.
+            let windows = match self.config.query_time_boost {
+                Some(boost) if !explicit => Some(crate::when::time_windows(&request.query, now))
+                    .filter(|w| !w.is_empty())
+                    .map(|w| (w, boost)),
+                _ => None,
+            };
+            if let Some((windows, boost)) = &windows {
+                control::query_time(&mut candidates, windows, *boost, &mut notes);
+            } else if !explicit {
                 control::freshness(&mut candidates, now, &self.config);
             }
             timings.record(PipelineStage::Freshness, t);
@@ -341,6 +351,7 @@ impl Retriever {
                 entity: hits.entity.remove(id),
                 conflict_with: None,
                 reranked: None,
+                in_window: None,
                 passage: None,
             });
         }

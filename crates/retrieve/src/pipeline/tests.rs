@@ -51,6 +51,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         entity: None,
         conflict_with: None,
         reranked: None,
+        in_window: None,
         passage: None,
     }
 }

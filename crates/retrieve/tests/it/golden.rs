@@ -160,6 +160,34 @@ async fn an_old_episode_ranks_below_a_recent_one_unless_the_query_is_time_bounde
 }
 
 #[tokio::test]
+async fn a_query_that_names_its_time_ranks_the_episodes_of_that_time_first() {
+    let query = "Which deploy to production failed and timed out a year ago?";
+    let w = world(RetrieveConfig::default()).await;
+    let c = corpus(&w).await;
+    let p = principal("golden-agent", "u");
+    let response = w.search(&p, SearchRequest::new(query)).await;
+    let order = ids(&response);
+    let old_at = order.iter().position(|id| *id == c.old_deploy).unwrap();
+    let new_at = order.iter().position(|id| *id == c.new_deploy).unwrap();
+    assert!(old_at < new_at, "the 400-day-old episode is the one asked about: {order:?}");
+    let old = &response.hits[old_at];
+    assert!(old.explanation.contains("time: in the query's window \"a year ago\" x2.00"), "{}", old.explanation);
+    assert!(response.hits.iter().all(|h| !h.explanation.contains("freshness")), "time-bounded: no decay");
+    assert!(!response.hits[new_at].explanation.contains("time:"), "{}", response.hits[new_at].explanation);
+    let trace = w.trace(&response.search_id).await;
+    let notes = trace["notes"].to_string();
+    assert!(notes.contains("the query names its time: a year ago ("), "{trace}");
+
+    // Reading no time from queries, the same words rank by freshness again.
+    let w = world(RetrieveConfig { query_time_boost: None, ..RetrieveConfig::default() }).await;
+    let c = corpus(&w).await;
+    let order = ids(&w.search(&p, SearchRequest::new(query)).await);
+    let old_at = order.iter().position(|id| *id == c.old_deploy).unwrap();
+    let new_at = order.iter().position(|id| *id == c.new_deploy).unwrap();
+    assert!(new_at < old_at, "{order:?}");
+}
+
+#[tokio::test]
 async fn near_duplicates_are_collapsed_keeping_the_higher_ranked() {
     let w = world(RetrieveConfig::default()).await;
     let c = corpus(&w).await;

@@ -1,0 +1,476 @@
+//! Query time: the time a query names ("last month", "in March", "on 13 October 2023",
+//! "two weeks ago", "in the past three months"), read as event-time windows against the
+//! search's clock. Seed section 3: episodes carry `event_at` "so the retriever can reduce the
+//! rank of old episodes for a non-time-bounded query"; a query that names its time is
+//! time-bounded, and the episodes inside its window are the ones it asks about.
+//!
+//! English only, rule-based: a sentence's words are matched against a small grammar of dates,
+//! months, years, weekdays and relative spans; nothing else in the query is changed. Every
+//! window is widened by a day on each side (time zones, a turn written after midnight).
+
+use retold_domain::chrono::{DateTime, Datelike, Months, NaiveDate, TimeDelta as Duration, TimeZone, Utc, Weekday};
+
+use retold_domain::Timestamp;
+
+/// One window a query names: `[from, to)`, and the words that named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TimeWindow {
+    pub from: Timestamp,
+    pub to: Timestamp,
+    pub phrase: String,
+}
+
+impl TimeWindow {
+    pub fn contains(&self, at: Timestamp) -> bool {
+        self.from <= at && at < self.to
+    }
+
+    /// `last month (2023-04-01 to 2023-04-30)`: the phrase and the days it covers (before
+    /// the day of slack on each side).
+    pub fn describe(&self) -> String {
+        let first = (self.from + Duration::days(1)).date_naive();
+        let last = (self.to - Duration::days(1) - Duration::seconds(1)).date_naive();
+        if first >= last {
+            format!("{} ({first})", self.phrase)
+        } else {
+            format!("{} ({first} to {last})", self.phrase)
+        }
+    }
+}
+
+/// The windows `query` names, read against `now`; empty when it names no time.
+pub fn time_windows(query: &str, now: Timestamp) -> Vec<TimeWindow> {
+    let words = words(query);
+    let today = now.date_naive();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        match window_at(&words[i..], today, now) {
+            Some((used, from, to)) => {
+                out.push(TimeWindow {
+                    from: from - Duration::days(1),
+                    to: to + Duration::days(1),
+                    phrase: words[i..i + used].join(" "),
+                });
+                i += used;
+            }
+            None => i += 1,
+        }
+    }
+    out
+}
+
+/// Lower-cased words; a hyphen stays inside a word so an ISO date is one word.
+fn words(query: &str) -> Vec<String> {
+    query
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .map(|w| w.trim_matches('-').to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The window starting at `w[0]`: the number of words it used and `[from, to)`.
+fn window_at(w: &[String], today: NaiveDate, now: Timestamp) -> Option<(usize, Timestamp, Timestamp)> {
+    let word = |k: usize| w.get(k).map(String::as_str).unwrap_or("");
+    // 2023-05-03
+    if let Some(day) = iso_date(word(0)) {
+        return Some((1, day_start(day), day_start(day.succ_opt()?)));
+    }
+    // 13 October 2023, 13th of October, 1 February, 2023
+    if let Some(d) = day_of_month(word(0)) {
+        let of = usize::from(word(1) == "of");
+        if let Some(m) = month(word(1 + of)) {
+            let (year, used) = match year(word(2 + of)) {
+                Some(y) => (Some(y), 3 + of),
+                None => (None, 2 + of),
+            };
+            let day = dated(year, m, d, today)?;
+            return Some((used, day_start(day), day_start(day.succ_opt()?)));
+        }
+    }
+    // October 13, 2023; May 3; June 2023; in June; since March
+    if let Some(m) = month(word(0)) {
+        if let Some(d) = day_of_month(word(1)) {
+            let (year, used) = match year(word(2)) {
+                Some(y) => (Some(y), 3),
+                None => (None, 2),
+            };
+            let day = dated(year, m, d, today)?;
+            return Some((used, day_start(day), day_start(day.succ_opt()?)));
+        }
+        if let Some(y) = year(word(1)) {
+            let first = NaiveDate::from_ymd_opt(y, m, 1)?;
+            return Some((2, day_start(first), day_start(first.checked_add_months(Months::new(1))?)));
+        }
+    }
+    let lead = word(0);
+    if matches!(lead, "in" | "during" | "throughout" | "of" | "since" | "early" | "mid" | "late" | "last") {
+        if let Some(m) = month(word(1)) {
+            // "in March" is the latest March that has begun; "last March" the one before
+            // the current month.
+            let mut first = NaiveDate::from_ymd_opt(today.year(), m, 1)?;
+            if first > today || (lead == "last" && first.month() == today.month()) {
+                first = first.with_year(today.year() - 1)?;
+            }
+            let (used, end) = match year(word(2)) {
+                Some(y) => {
+                    first = first.with_year(y)?;
+                    (3, first.checked_add_months(Months::new(1))?)
+                }
+                None => (2, first.checked_add_months(Months::new(1))?),
+            };
+            return Some(if lead == "since" {
+                (used, day_start(first), now)
+            } else {
+                (used, day_start(first), day_start(end))
+            });
+        }
+        if lead != "last" {
+            if let Some(y) = year(word(1)) {
+                let first = NaiveDate::from_ymd_opt(y, 1, 1)?;
+                let end = NaiveDate::from_ymd_opt(y + 1, 1, 1)?;
+                return Some(if lead == "since" {
+                    (2, day_start(first), now)
+                } else {
+                    (2, day_start(first), day_start(end))
+                });
+            }
+        }
+    }
+    match lead {
+        "today" | "tonight" => return Some((1, day_start(today), day_start(today.succ_opt()?))),
+        "yesterday" => return Some((1, day_start(today.pred_opt()?), day_start(today))),
+        "this" if matches!(word(1), "morning" | "afternoon" | "evening") => {
+            return Some((2, day_start(today), day_start(today.succ_opt()?)));
+        }
+        _ => {}
+    }
+    // N days ago, a couple of weeks ago, three months ago
+    if let Some((n, used)) = count(w) {
+        if let Some(unit) = unit(word(used)) {
+            if word(used + 1) == "ago" {
+                let centre = unit.back(today, n)?;
+                let slack = unit.slack();
+                return Some((used + 2, day_start(centre - slack), day_start(centre + slack + Duration::days(1))));
+            }
+        }
+    }
+    if matches!(lead, "last" | "past" | "previous" | "this") {
+        // in the last three months, the past few weeks
+        if let Some((n, used)) = count(&w[1..]) {
+            if let Some(unit) = unit(word(1 + used)) {
+                if lead != "this" {
+                    return Some((2 + used, day_start(unit.back(today, n)?), now));
+                }
+            }
+        }
+        let rolling = lead == "past";
+        let calendar = |unit: Unit| -> Option<(NaiveDate, NaiveDate)> {
+            let start = unit.start_of(today)?;
+            if lead == "this" {
+                Some((start, today.succ_opt()?))
+            } else {
+                Some((unit.back(start, 1)?, start))
+            }
+        };
+        match word(1) {
+            "weekend" => {
+                // The latest weekend that began before today (or today, for "this weekend").
+                let mut saturday = today;
+                while saturday.weekday() != Weekday::Sat || (lead != "this" && saturday >= today) {
+                    saturday = saturday.pred_opt()?;
+                }
+                return Some((2, day_start(saturday), day_start(saturday + Duration::days(2))));
+            }
+            u => {
+                if let Some(unit) = unit(u) {
+                    let (from, to) = if rolling {
+                        (day_start(unit.back(today, 1)?), now)
+                    } else {
+                        let (from, to) = calendar(unit)?;
+                        (day_start(from), day_start(to))
+                    };
+                    return Some((2, from, to));
+                }
+                if let Some(day) = weekday(u) {
+                    let date = if lead == "this" {
+                        let monday = Unit::Week.start_of(today)?;
+                        monday + Duration::days(i64::from(day.num_days_from_monday()))
+                    } else {
+                        latest_before(today, day)?
+                    };
+                    return Some((2, day_start(date), day_start(date.succ_opt()?)));
+                }
+            }
+        }
+    }
+    // on Friday
+    if lead == "on" {
+        if let Some(day) = weekday(word(1)) {
+            let date = latest_before(today, day)?;
+            return Some((2, day_start(date), day_start(date.succ_opt()?)));
+        }
+    }
+    None
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Unit {
+    Day,
+    Week,
+    Month,
+    Year,
+}
+
+impl Unit {
+    /// `n` units before `day`.
+    fn back(self, day: NaiveDate, n: u32) -> Option<NaiveDate> {
+        match self {
+            Unit::Day => day.checked_sub_signed(Duration::days(i64::from(n))),
+            Unit::Week => day.checked_sub_signed(Duration::weeks(i64::from(n))),
+            Unit::Month => day.checked_sub_months(Months::new(n)),
+            Unit::Year => day.checked_sub_months(Months::new(n.checked_mul(12)?)),
+        }
+    }
+
+    /// The first day of the unit holding `day` (weeks begin on Monday).
+    fn start_of(self, day: NaiveDate) -> Option<NaiveDate> {
+        match self {
+            Unit::Day => Some(day),
+            Unit::Week => Some(day - Duration::days(i64::from(day.weekday().num_days_from_monday()))),
+            Unit::Month => day.with_day(1),
+            Unit::Year => NaiveDate::from_ymd_opt(day.year(), 1, 1),
+        }
+    }
+
+    /// How far "N units ago" reaches on either side of its day: half a unit, at least a day.
+    fn slack(self) -> Duration {
+        match self {
+            Unit::Day => Duration::zero(),
+            Unit::Week => Duration::days(3),
+            Unit::Month => Duration::days(15),
+            Unit::Year => Duration::days(182),
+        }
+    }
+}
+
+fn unit(word: &str) -> Option<Unit> {
+    match word {
+        "day" | "days" => Some(Unit::Day),
+        "week" | "weeks" => Some(Unit::Week),
+        "month" | "months" => Some(Unit::Month),
+        "year" | "years" => Some(Unit::Year),
+        _ => None,
+    }
+}
+
+/// A count at the start of `w` ("3", "three", "a", "a couple of", "a few", "several") and
+/// the words it used.
+fn count(w: &[String]) -> Option<(u32, usize)> {
+    let word = |k: usize| w.get(k).map(String::as_str).unwrap_or("");
+    if word(0) == "a" || word(0) == "an" {
+        return match (word(1), word(2)) {
+            ("couple", "of") => Some((2, 3)),
+            ("couple", _) => Some((2, 2)),
+            ("few", _) => Some((3, 2)),
+            _ => Some((1, 1)),
+        };
+    }
+    if let Ok(n) = word(0).parse::<u32>() {
+        return (1..=1000).contains(&n).then_some((n, 1));
+    }
+    let n = match word(0) {
+        "one" => 1,
+        "two" => 2,
+        "three" | "few" => 3,
+        "four" | "several" => 4,
+        "five" => 5,
+        "six" => 6,
+        "seven" => 7,
+        "eight" => 8,
+        "nine" => 9,
+        "ten" => 10,
+        "eleven" => 11,
+        "twelve" => 12,
+        _ => return None,
+    };
+    Some((n, 1))
+}
+
+fn month(word: &str) -> Option<u32> {
+    let m = match word {
+        "january" | "jan" => 1,
+        "february" | "feb" => 2,
+        "march" | "mar" => 3,
+        "april" | "apr" => 4,
+        "may" => 5,
+        "june" | "jun" => 6,
+        "july" | "jul" => 7,
+        "august" | "aug" => 8,
+        "september" | "sep" | "sept" => 9,
+        "october" | "oct" => 10,
+        "november" | "nov" => 11,
+        "december" | "dec" => 12,
+        _ => return None,
+    };
+    Some(m)
+}
+
+fn weekday(word: &str) -> Option<Weekday> {
+    Some(match word {
+        "monday" => Weekday::Mon,
+        "tuesday" => Weekday::Tue,
+        "wednesday" => Weekday::Wed,
+        "thursday" => Weekday::Thu,
+        "friday" => Weekday::Fri,
+        "saturday" => Weekday::Sat,
+        "sunday" => Weekday::Sun,
+        _ => return None,
+    })
+}
+
+/// A year between 1900 and 2199.
+fn year(word: &str) -> Option<i32> {
+    (word.len() == 4).then(|| word.parse::<i32>().ok()).flatten().filter(|y| (1900..2200).contains(y))
+}
+
+/// 1 to 31, with or without an ordinal suffix ("13", "13th", "1st").
+fn day_of_month(word: &str) -> Option<u32> {
+    let digits = ["st", "nd", "rd", "th"].iter().find_map(|s| word.strip_suffix(s)).unwrap_or(word);
+    (1..=2).contains(&digits.len()).then(|| digits.parse::<u32>().ok()).flatten().filter(|d| (1..=31).contains(d))
+}
+
+fn iso_date(word: &str) -> Option<NaiveDate> {
+    let mut parts = word.split('-');
+    let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() || y.len() != 4 || m.len() > 2 || d.len() > 2 {
+        return None;
+    }
+    NaiveDate::from_ymd_opt(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?)
+}
+
+/// The day `month`/`day` of `year`, or without a year the latest one not after `today`.
+fn dated(year: Option<i32>, month: u32, day: u32, today: NaiveDate) -> Option<NaiveDate> {
+    match year {
+        Some(y) => NaiveDate::from_ymd_opt(y, month, day),
+        None => {
+            let this = NaiveDate::from_ymd_opt(today.year(), month, day)?;
+            if this > today { NaiveDate::from_ymd_opt(today.year() - 1, month, day) } else { Some(this) }
+        }
+    }
+}
+
+/// The latest `day` strictly before `today`.
+fn latest_before(today: NaiveDate, day: Weekday) -> Option<NaiveDate> {
+    let mut date = today.pred_opt()?;
+    while date.weekday() != day {
+        date = date.pred_opt()?;
+    }
+    Some(date)
+}
+
+fn day_start(day: NaiveDate) -> DateTime<Utc> {
+    Utc.from_utc_datetime(&day.and_hms_opt(0, 0, 0).expect("midnight exists"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Wednesday 5 April 2023, 19:25.
+    fn now() -> Timestamp {
+        Utc.with_ymd_and_hms(2023, 4, 5, 19, 25, 0).unwrap()
+    }
+
+    /// The days a query's single window covers, without the slack.
+    fn days(query: &str) -> (String, NaiveDate, NaiveDate) {
+        let windows = time_windows(query, now());
+        assert_eq!(windows.len(), 1, "{query}: {windows:?}");
+        let w = &windows[0];
+        let first = (w.from + Duration::days(1)).date_naive();
+        let last = (w.to - Duration::days(1) - Duration::seconds(1)).date_naive();
+        (w.phrase.clone(), first, last)
+    }
+
+    fn ymd(y: i32, m: u32, d: u32) -> NaiveDate {
+        NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    #[test]
+    fn absolute_dates_months_and_years() {
+        let oct13 = ("october 13 2023".to_owned(), ymd(2023, 10, 13), ymd(2023, 10, 13));
+        assert_eq!(days("What painting did Melanie show to Caroline on October 13, 2023?"), oct13);
+        assert_eq!(days("What did Gina find on 1 February, 2023?").1, ymd(2023, 2, 1));
+        assert_eq!(days("the 3rd of June 2023").1, ymd(2023, 6, 3));
+        assert_eq!(days("logs from 2023-05-03 please").0, "2023-05-03");
+        assert_eq!(days("What did Maria donate in December 2023?").1..=days("December 2023").2,
+            ymd(2023, 12, 1)..=ymd(2023, 12, 31));
+        assert_eq!(days("How many times has Melanie gone to the beach in 2023?").1, ymd(2023, 1, 1));
+        assert_eq!(days("in 2023").2, ymd(2023, 12, 31));
+    }
+
+    #[test]
+    fn a_month_or_day_without_a_year_is_the_latest_one_that_has_begun() {
+        // Asked in April 2023: March is this year's, December last year's.
+        assert_eq!(days("How many doctor's appointments did I go to in March?").1, ymd(2023, 3, 1));
+        assert_eq!(days("How many museums did I visit in December?"), ("in december".to_owned(), ymd(2022, 12, 1), ymd(2022, 12, 31)));
+        assert_eq!(days("on May 3").1, ymd(2022, 5, 3));
+        assert_eq!(days("last April").1, ymd(2022, 4, 1));
+        let since = &time_windows("since March", now())[0];
+        assert_eq!((since.from + Duration::days(1)).date_naive(), ymd(2023, 3, 1));
+        assert_eq!(since.to, now() + Duration::days(1));
+    }
+
+    #[test]
+    fn relative_spans_are_read_against_the_clock() {
+        assert_eq!(days("What certification did I complete last month?"), ("last month".to_owned(), ymd(2023, 3, 1), ymd(2023, 3, 31)));
+        assert_eq!(days("this month").1, ymd(2023, 4, 1));
+        assert_eq!(days("last year").1..=days("last year").2, ymd(2022, 1, 1)..=ymd(2022, 12, 31));
+        assert_eq!(days("last week").1..=days("last week").2, ymd(2023, 3, 27)..=ymd(2023, 4, 2));
+        assert_eq!(days("yesterday").1, ymd(2023, 4, 4));
+        // Wednesday: last Friday is 31 March, the past weekend 1-2 April.
+        assert_eq!(days("What is the artist that I started to listen to last Friday?").1, ymd(2023, 3, 31));
+        assert_eq!(days("Which bike did I service the past weekend?").1..=days("last weekend").2, ymd(2023, 4, 1)..=ymd(2023, 4, 2));
+        assert_eq!(days("on Monday").1, ymd(2023, 4, 3));
+    }
+
+    #[test]
+    fn counted_spans_and_ago() {
+        let (phrase, first, last) = days("What was the milestone I mentioned four weeks ago?");
+        assert_eq!(phrase, "four weeks ago");
+        assert_eq!((first, last), (ymd(2023, 3, 5), ymd(2023, 3, 11)));
+        assert_eq!(days("the social media activity 5 days ago").1, ymd(2023, 3, 31));
+        let (phrase, first, _) = days("What are the three trips I took in the past three months?");
+        assert_eq!((phrase.as_str(), first), ("past three months", ymd(2023, 1, 5)));
+        assert_eq!(days("babies born in the last few months").1, ymd(2023, 1, 5));
+        assert_eq!(days("a couple of weeks ago").1, ymd(2023, 3, 19));
+        let rolling = &time_windows("the past week", now())[0];
+        assert_eq!(rolling.to, now() + Duration::days(1));
+    }
+
+    #[test]
+    fn a_query_that_names_no_time_has_no_window() {
+        for query in [
+            "How many days ago did I attend the 5K charity run?",
+            "Which seeds were started first, the tomatoes or the marigolds?",
+            "You may want to check the build cache",
+            "I reached 1300 followers",
+            "How many sports have I played competitively in the past?",
+            "When did Caroline go to the LGBTQ support group?",
+            "error tok3f9-2023-99 from client 2",
+        ] {
+            assert_eq!(time_windows(query, now()), vec![], "{query}");
+        }
+    }
+
+    #[test]
+    fn a_window_is_widened_by_a_day_and_described_without_it() {
+        let w = &time_windows("yesterday", now())[0];
+        assert!(w.contains(Utc.with_ymd_and_hms(2023, 4, 3, 23, 0, 0).unwrap()));
+        assert!(w.contains(Utc.with_ymd_and_hms(2023, 4, 5, 10, 0, 0).unwrap()));
+        assert!(!w.contains(Utc.with_ymd_and_hms(2023, 4, 2, 23, 0, 0).unwrap()));
+        assert_eq!(w.describe(), "yesterday (2023-04-04)");
+        assert_eq!(time_windows("last month", now())[0].describe(), "last month (2023-03-01 to 2023-03-31)");
+        assert_eq!(time_windows("between May 3 and June 2023", now()).len(), 2);
+    }
+}
