@@ -109,6 +109,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         reranker_candidates: r.reranker.candidates,
         passage_tokens: r.passage_tokens,
         query_time_boost: r.query_time.enabled.then_some(r.query_time.boost),
+        asks_when_boost: if r.query_time.enabled { r.query_time.asks_when_boost } else { 1.0 },
     }
 }
 

@@ -473,6 +473,10 @@ pub struct QueryTimeSettings {
     /// The factor a record dated inside the query's window gets; more than 1.
     #[validate(range(exclusive_min = 1.0, max = 100.0))]
     pub boost: f64,
+    /// The factor a record that names a time gets when the question asks when; 1.0 leaves
+    /// them as they are.
+    #[validate(range(min = 1.0, max = 100.0))]
+    pub asks_when_boost: f64,
 }
 
 /// A stage backed by a hosted model call with a timeout (`retrieval.rewrite`).

@@ -55,6 +55,9 @@ pub struct RetrieveConfig {
     /// dated inside that window gets, with freshness off for that search. `None` reads no
     /// time from queries.
     pub query_time_boost: Option<f64>,
+    /// When a question asks for a time ("When did…", "What year…"): the factor a record that
+    /// names a time ("yesterday", "last Friday", "in 2022") gets. 1.0 leaves them as they are.
+    pub asks_when_boost: f64,
 }
 
 /// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
@@ -91,6 +94,7 @@ impl Default for RetrieveConfig {
             reranker_candidates: 20,
             passage_tokens: 100,
             query_time_boost: Some(2.0),
+            asks_when_boost: 2.0,
         }
     }
 }

@@ -23,8 +23,8 @@ pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };
 pub use crate::retriever::{RetrievePorts, Retriever};
-pub use crate::when::{TimeWindow, time_windows};
 pub use crate::rewrite::{HostedLLMQueryRewriter, NoRewriter, QueryRewriter, Rewrite};
+pub use crate::when::{TimeWindow, time_windows};
 
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,9 @@
 //! months, years, weekdays and relative spans; nothing else in the query is changed. Every
 //! window is widened by a day on each side (time zones, a turn written after midnight).
 
-use retold_domain::chrono::{DateTime, Datelike, Months, NaiveDate, TimeDelta as Duration, TimeZone, Utc, Weekday};
+use retold_domain::chrono::{
+    DateTime, Datelike, Months, NaiveDate, TimeDelta as Duration, TimeZone, Utc, Weekday,
+};
 
 use retold_domain::Timestamp;
 
@@ -58,6 +60,62 @@ pub fn time_windows(query: &str, now: Timestamp) -> Vec<TimeWindow> {
         }
     }
     out
+}
+
+/// Whether a question asks for a time: "When did…", "What year…", "In which month…",
+/// "How long ago…", "What day of the week…". Its answer is in a record that names a time
+/// ("last Friday", "two weeks ago", "on 3 May"), so such records rank up (see
+/// [`names_a_time`]).
+pub(crate) fn asks_when(query: &str) -> bool {
+    let words = words(query);
+    let mut w: &[String] = &words;
+    if w.first().is_some_and(|x| {
+        matches!(
+            x.as_str(),
+            "in" | "on" | "since" | "until" | "by" | "about" | "around" | "approximately" | "roughly"
+        )
+    }) {
+        w = &w[1..];
+    }
+    let word = |k: usize| w.get(k).map(String::as_str).unwrap_or("");
+    match word(0) {
+        "when" => true,
+        "what" | "which" => {
+            matches!(word(1), "year" | "month" | "date" | "day" | "week" | "weekend" | "season")
+        }
+        "how" => word(1) == "long" && word(2) == "ago",
+        _ => false,
+    }
+}
+
+/// Whether `text` names a time: a date, month, year, weekday or relative span the query
+/// grammar reads ("yesterday", "last week", "in 2022", "three days ago"), or one it does not
+/// read as a window because it points ahead or is vague about its day ("tomorrow", "next
+/// month", "last night", "the other day", "Friday").
+pub(crate) fn names_a_time(text: &str) -> bool {
+    let words = words(text);
+    let word = |k: usize| words.get(k).map(String::as_str).unwrap_or("");
+    let reference = Utc.with_ymd_and_hms(2000, 6, 15, 12, 0, 0).single().expect("a valid date");
+    (0..words.len()).any(|i| {
+        window_at(&words[i..], reference.date_naive(), reference).is_some()
+            || weekday(word(i)).is_some()
+            || matches!(word(i), "tomorrow" | "ago")
+            || (matches!(word(i), "next" | "last")
+                && matches!(
+                    word(i + 1),
+                    "night"
+                        | "weekend"
+                        | "week"
+                        | "month"
+                        | "year"
+                        | "summer"
+                        | "winter"
+                        | "spring"
+                        | "fall"
+                        | "autumn"
+                ))
+            || (word(i) == "other" && matches!(word(i + 1), "day" | "week" | "night"))
+    })
 }
 
 /// Lower-cased words; a hyphen stays inside a word so an ISO date is one word.
@@ -151,7 +209,11 @@ fn window_at(w: &[String], today: NaiveDate, now: Timestamp) -> Option<(usize, T
             if word(used + 1) == "ago" {
                 let centre = unit.back(today, n)?;
                 let slack = unit.slack();
-                return Some((used + 2, day_start(centre - slack), day_start(centre + slack + Duration::days(1))));
+                return Some((
+                    used + 2,
+                    day_start(centre - slack),
+                    day_start(centre + slack + Duration::days(1)),
+                ));
             }
         }
     }
@@ -337,7 +399,11 @@ fn year(word: &str) -> Option<i32> {
 /// 1 to 31, with or without an ordinal suffix ("13", "13th", "1st").
 fn day_of_month(word: &str) -> Option<u32> {
     let digits = ["st", "nd", "rd", "th"].iter().find_map(|s| word.strip_suffix(s)).unwrap_or(word);
-    (1..=2).contains(&digits.len()).then(|| digits.parse::<u32>().ok()).flatten().filter(|d| (1..=31).contains(d))
+    (1..=2)
+        .contains(&digits.len())
+        .then(|| digits.parse::<u32>().ok())
+        .flatten()
+        .filter(|d| (1..=31).contains(d))
 }
 
 fn iso_date(word: &str) -> Option<NaiveDate> {
@@ -403,8 +469,10 @@ mod tests {
         assert_eq!(days("What did Gina find on 1 February, 2023?").1, ymd(2023, 2, 1));
         assert_eq!(days("the 3rd of June 2023").1, ymd(2023, 6, 3));
         assert_eq!(days("logs from 2023-05-03 please").0, "2023-05-03");
-        assert_eq!(days("What did Maria donate in December 2023?").1..=days("December 2023").2,
-            ymd(2023, 12, 1)..=ymd(2023, 12, 31));
+        assert_eq!(
+            days("What did Maria donate in December 2023?").1..=days("December 2023").2,
+            ymd(2023, 12, 1)..=ymd(2023, 12, 31)
+        );
         assert_eq!(days("How many times has Melanie gone to the beach in 2023?").1, ymd(2023, 1, 1));
         assert_eq!(days("in 2023").2, ymd(2023, 12, 31));
     }
@@ -413,7 +481,10 @@ mod tests {
     fn a_month_or_day_without_a_year_is_the_latest_one_that_has_begun() {
         // Asked in April 2023: March is this year's, December last year's.
         assert_eq!(days("How many doctor's appointments did I go to in March?").1, ymd(2023, 3, 1));
-        assert_eq!(days("How many museums did I visit in December?"), ("in december".to_owned(), ymd(2022, 12, 1), ymd(2022, 12, 31)));
+        assert_eq!(
+            days("How many museums did I visit in December?"),
+            ("in december".to_owned(), ymd(2022, 12, 1), ymd(2022, 12, 31))
+        );
         assert_eq!(days("on May 3").1, ymd(2022, 5, 3));
         assert_eq!(days("last April").1, ymd(2022, 4, 1));
         let since = &time_windows("since March", now())[0];
@@ -423,14 +494,20 @@ mod tests {
 
     #[test]
     fn relative_spans_are_read_against_the_clock() {
-        assert_eq!(days("What certification did I complete last month?"), ("last month".to_owned(), ymd(2023, 3, 1), ymd(2023, 3, 31)));
+        assert_eq!(
+            days("What certification did I complete last month?"),
+            ("last month".to_owned(), ymd(2023, 3, 1), ymd(2023, 3, 31))
+        );
         assert_eq!(days("this month").1, ymd(2023, 4, 1));
         assert_eq!(days("last year").1..=days("last year").2, ymd(2022, 1, 1)..=ymd(2022, 12, 31));
         assert_eq!(days("last week").1..=days("last week").2, ymd(2023, 3, 27)..=ymd(2023, 4, 2));
         assert_eq!(days("yesterday").1, ymd(2023, 4, 4));
         // Wednesday: last Friday is 31 March, the past weekend 1-2 April.
         assert_eq!(days("What is the artist that I started to listen to last Friday?").1, ymd(2023, 3, 31));
-        assert_eq!(days("Which bike did I service the past weekend?").1..=days("last weekend").2, ymd(2023, 4, 1)..=ymd(2023, 4, 2));
+        assert_eq!(
+            days("Which bike did I service the past weekend?").1..=days("last weekend").2,
+            ymd(2023, 4, 1)..=ymd(2023, 4, 2)
+        );
         assert_eq!(days("on Monday").1, ymd(2023, 4, 3));
     }
 
@@ -472,5 +549,37 @@ mod tests {
         assert_eq!(w.describe(), "yesterday (2023-04-04)");
         assert_eq!(time_windows("last month", now())[0].describe(), "last month (2023-03-01 to 2023-03-31)");
         assert_eq!(time_windows("between May 3 and June 2023", now()).len(), 2);
+    }
+
+    #[test]
+    fn a_question_that_asks_when_and_a_text_that_names_a_time() {
+        for q in [
+            "When did Caroline go to the LGBTQ support group?",
+            "In which month did Jon start his dance studio?",
+            "What year did Melanie start painting?",
+            "How long ago was Gina's birthday?",
+            "What day of the week do I take a cocktail-making class?",
+        ] {
+            assert!(asks_when(q), "{q}");
+        }
+        for q in ["What did Caroline research?", "How long is the drive?", "Where did they meet when young?"]
+        {
+            assert!(!asks_when(q), "{q}");
+        }
+        for text in [
+            "I went to a LGBTQ support group yesterday and it was so powerful.",
+            "We camped at the beach last week!",
+            "I ran a charity race the Sunday before",
+            "It opened on 3 May.",
+            "I'm heading there next month.",
+            "That was two years ago.",
+        ] {
+            assert!(names_a_time(text), "{text}");
+        }
+        for text in
+            ["You may want to check the build cache", "I reached 1300 followers", "Thanks, that's so kind!"]
+        {
+            assert!(!names_a_time(text), "{text}");
+        }
     }
 }

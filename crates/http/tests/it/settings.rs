@@ -274,6 +274,16 @@ fn query_time_reaches_the_pipeline_and_a_boost_that_does_not_raise_is_refused() 
     assert_eq!(retold_http::retrieve_config(&off).query_time_boost, None, "off reads no time from queries");
     let three = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__BOOST", "3.5")]).unwrap();
     assert_eq!(retold_http::retrieve_config(&three).query_time_boost, Some(3.5));
+    assert_eq!(shipped.asks_when_boost, 2.0);
+    assert_eq!(
+        retold_http::retrieve_config(&off).asks_when_boost,
+        1.0,
+        "off: questions that ask when rank as any"
+    );
+    let neutral = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__ASKS_WHEN_BOOST", "1.0")]).unwrap();
+    assert_eq!(retold_http::retrieve_config(&neutral).asks_when_boost, 1.0);
+    let error = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__ASKS_WHEN_BOOST", "0.9")]).unwrap_err().to_string();
+    assert!(error.contains("asks_when_boost"), "{error}");
     for bad in ["1.0", "0.5", "101"] {
         let error = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__BOOST", bad)]).unwrap_err().to_string();
         assert!(error.contains("boost"), "{bad}: {error}");

@@ -40,6 +40,8 @@ pub(crate) struct Candidate {
     pub(crate) reranked: Option<(f64, u32)>,
     /// The query's time window this record's event falls in, and the factor it got.
     pub(crate) in_window: Option<(String, f64)>,
+    /// The factor a record that names a time got because the question asks when.
+    pub(crate) names_time: Option<f64>,
     /// The part of a long record the result shows (set by the budget stage).
     pub(crate) passage: Option<Passage>,
 }
@@ -110,6 +112,22 @@ pub(crate) fn query_time(
             "the query names its time: {}; records dated in it x{boost:.2}, no freshness decay",
             named.join(", ")
         ),
+    });
+}
+
+/// For a question that asks for a time ("When did…"): a record whose content names a time
+/// gets `boost` times its score (after freshness or the query's windows). Re-sorts.
+pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Vec<TraceNote>) {
+    let mut named = 0;
+    for c in candidates.iter_mut().filter(|c| crate::when::names_a_time(c.record.content.as_str())) {
+        c.score *= boost;
+        c.names_time = Some(boost);
+        named += 1;
+    }
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+    notes.push(TraceNote {
+        stage: PipelineStage::Freshness,
+        note: format!("the question asks when: {named} candidates that name a time x{boost:.2}"),
     });
 }
 
@@ -246,7 +264,9 @@ pub(crate) async fn rerank(
             }
             let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
             let factor = |c: &Candidate| {
-                c.freshness.map_or(1.0, |(factor, _)| factor) * c.in_window.as_ref().map_or(1.0, |(_, b)| *b)
+                c.freshness.map_or(1.0, |(factor, _)| factor)
+                    * c.in_window.as_ref().map_or(1.0, |(_, b)| *b)
+                    * c.names_time.unwrap_or(1.0)
             };
             for c in &mut candidates {
                 c.score = fused[&c.id] * factor(c);

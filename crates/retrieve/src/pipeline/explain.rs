@@ -85,6 +85,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     if let Some((phrase, boost)) = &c.in_window {
         text.push_str(&format!("; time: in the query's window \"{phrase}\" x{boost:.2}"));
     }
+    if let Some(boost) = c.names_time {
+        text.push_str(&format!("; time: names a time, the question asks when x{boost:.2}"));
+    }
     if !c.gate.is_empty() {
         text.push_str(&format!("; gate: {}", c.gate));
     }

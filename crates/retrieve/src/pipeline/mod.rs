@@ -152,6 +152,9 @@ impl Retriever {
             } else if !explicit {
                 control::freshness(&mut candidates, now, &self.config);
             }
+            if self.config.asks_when_boost > 1.0 && crate::when::asks_when(&request.query) {
+                control::asks_when(&mut candidates, self.config.asks_when_boost, &mut notes);
+            }
             timings.record(PipelineStage::Freshness, t);
             let reranker = self.ports.reranker.as_ref().filter(|_| self.config.reranker_enabled);
             let gate_first =
@@ -352,6 +355,7 @@ impl Retriever {
                 conflict_with: None,
                 reranked: None,
                 in_window: None,
+                names_time: None,
                 passage: None,
             });
         }

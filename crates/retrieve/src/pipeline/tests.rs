@@ -52,6 +52,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         conflict_with: None,
         reranked: None,
         in_window: None,
+        names_time: None,
         passage: None,
     }
 }

@@ -171,7 +171,11 @@ async fn a_query_that_names_its_time_ranks_the_episodes_of_that_time_first() {
     let new_at = order.iter().position(|id| *id == c.new_deploy).unwrap();
     assert!(old_at < new_at, "the 400-day-old episode is the one asked about: {order:?}");
     let old = &response.hits[old_at];
-    assert!(old.explanation.contains("time: in the query's window \"a year ago\" x2.00"), "{}", old.explanation);
+    assert!(
+        old.explanation.contains("time: in the query's window \"a year ago\" x2.00"),
+        "{}",
+        old.explanation
+    );
     assert!(response.hits.iter().all(|h| !h.explanation.contains("freshness")), "time-bounded: no decay");
     assert!(!response.hits[new_at].explanation.contains("time:"), "{}", response.hits[new_at].explanation);
     let trace = w.trace(&response.search_id).await;
@@ -185,6 +189,53 @@ async fn a_query_that_names_its_time_ranks_the_episodes_of_that_time_first() {
     let old_at = order.iter().position(|id| *id == c.old_deploy).unwrap();
     let new_at = order.iter().position(|id| *id == c.new_deploy).unwrap();
     assert!(new_at < old_at, "{order:?}");
+}
+
+#[tokio::test]
+async fn a_question_that_asks_when_ranks_the_record_that_names_a_time_first() {
+    let query = "When did Maria hike the Blue Ridge trail?";
+    let order = |config: RetrieveConfig| async move {
+        let w = world(config).await;
+        w.grant("golden-agent", SCOPE, true, true).await;
+        let p = principal("golden-agent", "u");
+        let plain = w.write(&p, request(SCOPE, "Maria hiked the Blue Ridge trail.")).await;
+        let dated = w
+            .write(
+                &p,
+                request(SCOPE, "Last weekend Maria and her dog went up the Blue Ridge trail to the top."),
+            )
+            .await;
+        for filler in
+            ["The project uses Conventional Commits.", "The office coffee machine is on the third floor."]
+        {
+            w.write(&p, request(SCOPE, filler)).await;
+        }
+        let response = w.search(&p, SearchRequest::new(query)).await;
+        let trace = w.trace(&response.search_id).await;
+        (ids(&response), plain, dated, response, trace)
+    };
+    let (ids_on, plain, dated, response, trace) = order(RetrieveConfig::default()).await;
+    assert_eq!(
+        ids_on[..2],
+        [dated.clone(), plain.clone()],
+        "the answer to when is the record that says when"
+    );
+    assert!(
+        response.hits[0].explanation.contains("time: names a time, the question asks when x2.00"),
+        "{}",
+        response.hits[0].explanation
+    );
+    assert!(!response.hits[1].explanation.contains("time:"), "{}", response.hits[1].explanation);
+    assert!(
+        trace["notes"].to_string().contains("the question asks when: 1 candidates that name a time x2.00"),
+        "{trace}"
+    );
+
+    // Left as they are, the closer wording ranks first.
+    let (ids_off, plain, dated, response, _) =
+        order(RetrieveConfig { asks_when_boost: 1.0, ..RetrieveConfig::default() }).await;
+    assert_eq!(ids_off[..2], [plain, dated]);
+    assert!(response.hits.iter().all(|h| !h.explanation.contains("asks when")));
 }
 
 #[tokio::test]
