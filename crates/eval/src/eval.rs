@@ -998,6 +998,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     // Per config, each knowledge-update question's rank of its newest and oldest answer session.
     let mut ku_order: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+    let mut per_question: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     // Evidence turns shown as passages in the default's first ten results whose content holds
     // the answer verbatim, and how many of the passages still show it.
     let (mut answer_in_content, mut answer_shown) = (0usize, 0usize);
@@ -1115,6 +1116,24 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                     sums.add(format!("turn_recall_all@{k}"), f64::from(u8::from(all)));
                 }
             }
+            // Each question's first ten sessions and its evidence turns' ranks, to read a
+            // change question by question (`--out FILE`).
+            let evidence_ranks: Vec<Option<usize>> = {
+                let mut ranks: Vec<Option<usize>> =
+                    evidence.iter().map(|e| retrieved.iter().position(|r| r == e).map(|p| p + 1)).collect();
+                ranks.sort_by_key(|r| r.unwrap_or(usize::MAX));
+                ranks
+            };
+            let mut wanted: Vec<&String> = answer_sessions.iter().collect();
+            wanted.sort();
+            per_question.entry(config.to_owned()).or_default().push(json!({
+                "question_id": qid,
+                "question_type": kind,
+                "question": question,
+                "answer_sessions": wanted,
+                "sessions@10": ranked_sessions.iter().take(10).collect::<Vec<_>>(),
+                "evidence_turn_ranks": evidence_ranks,
+            }));
             if kind == "knowledge-update" && answer_dates.len() >= 2 {
                 let newest = answer_dates.iter().max().map(|d| d.1.clone()).unwrap();
                 let oldest = answer_dates.iter().min().map(|d| d.1.clone()).unwrap();
@@ -1145,9 +1164,11 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .map(|(k, v)| (k.clone(), v.mean()))
             .collect();
         let order = ku_order.remove(config).unwrap_or_default();
+        let questions = per_question.remove(config).unwrap_or_default();
         configs.insert(
             config.clone(),
-            json!({"overall": overall, "by_category": by_category, "knowledge_update_order": order}),
+            json!({"overall": overall, "by_category": by_category, "knowledge_update_order": order,
+                "per_question": questions}),
         );
     }
     let columns = [
