@@ -151,7 +151,7 @@ async fn an_old_episode_ranks_below_a_recent_one_unless_the_query_is_time_bounde
     let old_at = order.iter().position(|id| *id == c.old_deploy).unwrap();
     assert!(new_at < old_at, "{order:?}");
     let old = &response.hits[old_at];
-    assert!(old.explanation.contains("freshness: x0.80 (episodic, 400 days old)"), "{}", old.explanation);
+    assert!(old.explanation.contains("freshness: x0.70 (episodic, 400 days old)"), "{}", old.explanation);
     // Time-bounded: no decay.
     let mut bounded = SearchRequest::new("deploy to production failed timed out");
     bounded.event_from = Some(retold_domain::Clock::now(w.clock.as_ref()) - TimeDelta::days(500));
