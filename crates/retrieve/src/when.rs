@@ -183,16 +183,16 @@ fn window_at(w: &[String], today: NaiveDate, now: Timestamp) -> Option<(usize, T
                 (used, day_start(first), day_start(end))
             });
         }
-        if lead != "last" {
-            if let Some(y) = year(word(1)) {
-                let first = NaiveDate::from_ymd_opt(y, 1, 1)?;
-                let end = NaiveDate::from_ymd_opt(y + 1, 1, 1)?;
-                return Some(if lead == "since" {
-                    (2, day_start(first), now)
-                } else {
-                    (2, day_start(first), day_start(end))
-                });
-            }
+        if lead != "last"
+            && let Some(y) = year(word(1))
+        {
+            let first = NaiveDate::from_ymd_opt(y, 1, 1)?;
+            let end = NaiveDate::from_ymd_opt(y + 1, 1, 1)?;
+            return Some(if lead == "since" {
+                (2, day_start(first), now)
+            } else {
+                (2, day_start(first), day_start(end))
+            });
         }
     }
     match lead {
@@ -204,27 +204,21 @@ fn window_at(w: &[String], today: NaiveDate, now: Timestamp) -> Option<(usize, T
         _ => {}
     }
     // N days ago, a couple of weeks ago, three months ago
-    if let Some((n, used)) = count(w) {
-        if let Some(unit) = unit(word(used)) {
-            if word(used + 1) == "ago" {
-                let centre = unit.back(today, n)?;
-                let slack = unit.slack();
-                return Some((
-                    used + 2,
-                    day_start(centre - slack),
-                    day_start(centre + slack + Duration::days(1)),
-                ));
-            }
-        }
+    if let Some((n, used)) = count(w)
+        && let Some(unit) = unit(word(used))
+        && word(used + 1) == "ago"
+    {
+        let centre = unit.back(today, n)?;
+        let slack = unit.slack();
+        return Some((used + 2, day_start(centre - slack), day_start(centre + slack + Duration::days(1))));
     }
     if matches!(lead, "last" | "past" | "previous" | "this") {
         // in the last three months, the past few weeks
-        if let Some((n, used)) = count(&w[1..]) {
-            if let Some(unit) = unit(word(1 + used)) {
-                if lead != "this" {
-                    return Some((2 + used, day_start(unit.back(today, n)?), now));
-                }
-            }
+        if let Some((n, used)) = count(&w[1..])
+            && let Some(unit) = unit(word(1 + used))
+            && lead != "this"
+        {
+            return Some((2 + used, day_start(unit.back(today, n)?), now));
         }
         let rolling = lead == "past";
         let calendar = |unit: Unit| -> Option<(NaiveDate, NaiveDate)> {
@@ -267,11 +261,11 @@ fn window_at(w: &[String], today: NaiveDate, now: Timestamp) -> Option<(usize, T
         }
     }
     // on Friday
-    if lead == "on" {
-        if let Some(day) = weekday(word(1)) {
-            let date = latest_before(today, day)?;
-            return Some((2, day_start(date), day_start(date.succ_opt()?)));
-        }
+    if lead == "on"
+        && let Some(day) = weekday(word(1))
+    {
+        let date = latest_before(today, day)?;
+        return Some((2, day_start(date), day_start(date.succ_opt()?)));
     }
     None
 }
