@@ -132,8 +132,9 @@ pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Ve
 }
 
 /// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker
-/// reordered (in place of the gate), an entity match and a match of two or more channels
-/// pass; a dense-only match needs the dense floor, a lexical-only match the term share.
+/// reordered (in place of the gate), an entity match, a match of two or more channels and
+/// one channel's match dated inside the query's window pass; otherwise a dense-only match
+/// needs the dense floor, a lexical-only match the term share.
 pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
     let channels =
         [c.dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
@@ -144,6 +145,9 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
         Ok("passed: entity match".to_owned())
     } else if channels >= 2 {
         Ok(format!("passed: {channels} channels"))
+    } else if channels == 1 && c.in_window.is_some() {
+        // The time the query names corroborates a single channel's match.
+        Ok("passed: one channel, in the query's window".to_owned())
     } else if let Some(d) = &c.dense {
         if f64::from(d.cosine) >= config.dense_floor {
             Ok("passed dense threshold".to_owned())

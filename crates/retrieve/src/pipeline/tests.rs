@@ -69,6 +69,11 @@ fn lexical(mut c: Candidate, matched: usize, of: usize) -> Candidate {
     c
 }
 
+fn in_window(mut c: Candidate) -> Candidate {
+    c.in_window = Some(("last month".to_owned(), 2.0));
+    c
+}
+
 fn stages(drops: &[TraceDrop]) -> Vec<(String, DropStage)> {
     drops.iter().map(|d| (d.record_id.to_string(), d.stage)).collect()
 }
@@ -95,6 +100,10 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
         (candidate(7, "g"), Err("no channel matched")),
         // A long question's evidence shares two of its seven terms: enough.
         (lexical(candidate(8, "h"), 2, 7), Ok("passed lexical: 2 terms")),
+        // Inside the time the query names, one channel's match is enough; outside, not.
+        (in_window(dense(candidate(9, "i"), 0.12)), Ok("passed: one channel, in the query's window")),
+        (in_window(lexical(candidate(10, "j"), 1, 5)), Ok("passed: one channel, in the query's window")),
+        (in_window(candidate(11, "k")), Err("no channel matched")),
     ];
     for (c, expected) in &cases {
         let verdict = control::gate_verdict(c, &config);
@@ -104,9 +113,9 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
     let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &mut drops);
     assert_eq!(
         kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
-        ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008"]
+        ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008", "mem_0009", "mem_0010"]
     );
-    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 3]);
+    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 4]);
 }
 
 #[test]
