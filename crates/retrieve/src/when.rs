@@ -63,29 +63,65 @@ pub fn time_windows(query: &str, now: Timestamp) -> Vec<TimeWindow> {
 }
 
 /// Whether a question asks for a time: "When did…", "What year…", "In which month…",
-/// "How long ago…", "What day of the week…". Its answer is in a record that names a time
-/// ("last Friday", "two weeks ago", "on 3 May"), so such records rank up (see
-/// [`names_a_time`]).
+/// "How long ago…", "What day of the week…", or for the time between events or their order
+/// ("How many days passed between…", "Which did I do first, … or …?", "What is the order
+/// of…"). Its answer is in records that name a time ("last Friday", "two weeks ago", "on 3
+/// May"), so such records rank up (see [`names_a_time`]).
 pub(crate) fn asks_when(query: &str) -> bool {
     let words = words(query);
     let mut w: &[String] = &words;
     if w.first().is_some_and(|x| {
         matches!(
             x.as_str(),
-            "in" | "on" | "since" | "until" | "by" | "about" | "around" | "approximately" | "roughly"
+            "in" | "on"
+                | "since"
+                | "until"
+                | "by"
+                | "about"
+                | "around"
+                | "approximately"
+                | "roughly"
+                | "after"
         )
     }) {
         w = &w[1..];
     }
     let word = |k: usize| w.get(k).map(String::as_str).unwrap_or("");
-    match word(0) {
+    let has = |x: &str| w.iter().any(|v| v == x);
+    let lead = match word(0) {
         "when" => true,
         "what" | "which" => {
             matches!(word(1), "year" | "month" | "date" | "day" | "week" | "weekend" | "season")
         }
-        "how" => word(1) == "long" && word(2) == "ago",
         _ => false,
-    }
+    };
+    // How long ago…, how long has it been…, how many weeks passed between…
+    let elapsed = (0..w.len()).any(|i| {
+        word(i) == "how"
+            && ((word(i + 1) == "long"
+                && (word(i + 2) == "ago" || (word(i + 2) == "has" && word(i + 4) == "been")))
+                || (word(i + 1) == "many"
+                    && unit(word(i + 2)).is_some()
+                    && w[i + 3..].iter().any(|v| {
+                        matches!(
+                            v.as_str(),
+                            "ago"
+                                | "passed"
+                                | "between"
+                                | "since"
+                                | "after"
+                                | "before"
+                                | "take"
+                                | "took"
+                                | "elapsed"
+                                | "later"
+                        )
+                    })))
+    });
+    // Which did I do first, this or that?  What is the order of…
+    let order = (matches!(word(0), "which" | "what" | "who") && has("first") && has("or"))
+        || (has("order") && (has("earliest") || (word(0) == "what" && word(1) == "is") || word(1) == "what"));
+    lead || elapsed || order
 }
 
 /// Whether `text` names a time: a date, month, year, weekday or relative span the query
@@ -553,11 +589,22 @@ mod tests {
             "What year did Melanie start painting?",
             "How long ago was Gina's birthday?",
             "What day of the week do I take a cocktail-making class?",
+            "How many weeks passed between Maria adopting Coco and Shadow?",
+            "How many days did it take for my iPad case to arrive after I bought it?",
+            "Which event happened first, the narrator losing their phone charger or receiving the case?",
+            "What is the order of the three trips I took in the past three months?",
+            "How long has it been since I moved?",
         ] {
             assert!(asks_when(q), "{q}");
         }
-        for q in ["What did Caroline research?", "How long is the drive?", "Where did they meet when young?"]
-        {
+        for q in [
+            "What did Caroline research?",
+            "How long is the drive?",
+            "Where did they meet when young?",
+            "How many days a week do I attend fitness classes?",
+            "How many years in total did I spend in formal education?",
+            "What was the first thing I baked?",
+        ] {
             assert!(!asks_when(q), "{q}");
         }
         for text in [
