@@ -64,6 +64,11 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(x, y)| f64::from(*x) * f64::from(*y)).sum()
 }
 
+/// Highest score first; equal scores keep their fused order.
+fn sort_by_score(candidates: &mut [Candidate]) {
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+}
+
 /// Old episodes lose score: the decayed part halves every half-life; the floor keeps
 /// relevance in charge, so an old episode loses to an equally relevant recent one but not to
 /// an irrelevant one. Semantic and procedural records keep their score. Re-sorts by score.
@@ -79,7 +84,7 @@ pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &R
         c.score = c.rrf * factor;
         c.freshness = Some((factor, age_days));
     }
-    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+    sort_by_score(candidates);
 }
 
 /// For a query that names its time: a record whose event falls in one of the query's
@@ -104,7 +109,7 @@ pub(crate) fn query_time(
             c.in_window = Some((window.phrase.clone(), boost));
         }
     }
-    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+    sort_by_score(candidates);
     let named: Vec<String> = windows.iter().map(crate::when::TimeWindow::describe).collect();
     notes.push(TraceNote {
         stage: PipelineStage::Freshness,
@@ -124,7 +129,7 @@ pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Ve
         c.names_time = Some(boost);
         named += 1;
     }
-    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(a.fused_rank.cmp(&b.fused_rank)));
+    sort_by_score(candidates);
     notes.push(TraceNote {
         stage: PipelineStage::Freshness,
         note: format!("the question asks when: {named} candidates that name a time x{boost:.2}"),
@@ -238,11 +243,12 @@ pub(crate) fn collapse_duplicates(
 
 /// Reorder the first `head` survivors with the reranker (the rest follow in their order).
 /// Its order is fused with the order they came in, as RRF fuses the channels, and the
-/// episodic freshness factor (or the query's time-window factor) applies again: each scores
-/// `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior rank)) × freshness`. The reranker alone ignores time and the channels'
-/// agreement (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A
-/// timeout, a failure or a wrong number of scores keeps the RRF order and says why in a
-/// note (nothing was dropped).
+/// factors of time apply again (episodic freshness, the query's window, a time named for a
+/// question that asks when): each scores `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior
+/// rank)) × those factors`. The reranker alone ignores time and the channels' agreement
+/// (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A timeout, a
+/// failure or a wrong number of scores keeps the RRF order and says why in a note (nothing
+/// was dropped).
 pub(crate) async fn rerank(
     reranker: &dyn Reranker,
     timeout: Duration,

@@ -142,13 +142,11 @@ impl Retriever {
             // A query that names its time ("last month", "in March") is time-bounded: no
             // freshness decay, and the episodes inside its windows rank up.
             let windows = match self.config.query_time_boost {
-                Some(boost) if !explicit => Some(crate::when::time_windows(&request.query, now))
-                    .filter(|w| !w.is_empty())
-                    .map(|w| (w, boost)),
-                _ => None,
+                Some(_) if !explicit => crate::when::time_windows(&request.query, now),
+                _ => Vec::new(),
             };
-            if let Some((windows, boost)) = &windows {
-                control::query_time(&mut candidates, windows, *boost, &mut notes);
+            if let (Some(boost), false) = (self.config.query_time_boost, windows.is_empty()) {
+                control::query_time(&mut candidates, &windows, boost, &mut notes);
             } else if !explicit {
                 control::freshness(&mut candidates, now, &self.config);
             }
