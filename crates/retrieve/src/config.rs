@@ -40,6 +40,9 @@ pub struct RetrieveConfig {
     /// The smallest freshness factor an old episode can get (its score never drops below
     /// this share of its fused score).
     pub episodic_freshness_floor: f64,
+    /// Of two alike results at a close score, the newer ranks above the older (not when
+    /// the query names or filters its time). `None` leaves the order to the scores.
+    pub newer_first: Option<crate::NewerFirst>,
     /// Rerank survivors when a reranker is configured.
     pub reranker_enabled: bool,
     pub reranker_timeout: Duration,
@@ -88,6 +91,7 @@ impl Default for RetrieveConfig {
             entity_broad_corroborates: true,
             episodic_half_life_days: 14.0,
             episodic_freshness_floor: 0.7,
+            newer_first: Some(crate::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 }),
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
             reranker_placement: RerankerPlacement::AfterGate,

@@ -18,7 +18,7 @@ mod when;
 pub use crate::config::{FusionWeights, RerankerPlacement, RetrieveConfig};
 pub use crate::fusion::{rrf, weighted_rrf};
 pub use crate::passage::{Passage, passage, query_words};
-pub use crate::pipeline::{Admission, ResultBudget, shown_tokens, text_tokens};
+pub use crate::pipeline::{Admission, NewerFirst, ResultBudget, shown_tokens, text_tokens};
 pub use crate::request::{
     Channels, DenseMatch, EntityMatch, LexicalMatch, RecordDetail, SearchHit, SearchRequest, SearchResponse,
 };

@@ -2,14 +2,14 @@
 //! duplicate collapse, the optional reranker, then the limit and the token budget. Every
 //! stage that removes a candidate says so in the trace.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
 use retold_domain::text;
 
 use retold_domain::{
     DropStage, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
-    TraceNote,
+    TraceNote, WordStemmer,
 };
 
 use crate::config::RetrieveConfig;
@@ -42,6 +42,8 @@ pub(crate) struct Candidate {
     pub(crate) in_window: Option<(String, f64)>,
     /// The factor a record that names a time got because the question asks when.
     pub(crate) names_time: Option<f64>,
+    /// The older result this one was ranked above, and how alike their vectors are.
+    pub(crate) newer_than: Option<(RecordId, f64)>,
     /// The part of a long record the result shows (set by the budget stage).
     pub(crate) passage: Option<Passage>,
 }
@@ -134,6 +136,85 @@ pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Ve
         stage: PipelineStage::Freshness,
         note: format!("the question asks when: {named} candidates that name a time x{boost:.2}"),
     });
+}
+
+/// When the newer of two alike results ranks above the older: how alike their stored
+/// vectors must be, how close their scores, and how many of the first results it looks at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NewerFirst {
+    pub similarity: f64,
+    pub score_share: f64,
+    pub head: usize,
+}
+
+/// Of two results about the same thing (the newer holds every query term the older matches,
+/// up to inflection, and their stored vectors are at least `similarity` alike) at a close
+/// score (the newer's at least `score_share` of the older's), the newer ranks just above the
+/// older: an update ("four times a week now") comes before what it updates. It reorders the
+/// first `head` results (at most `limit`) and never changes which records they are. Time is
+/// the record's event time, else when it was written.
+pub(crate) fn newer_first(
+    candidates: &mut [Candidate],
+    vector_of: impl Fn(RecordKey) -> Option<Vec<f32>>,
+    (rule, limit, stemmer): (NewerFirst, usize, &dyn WordStemmer),
+    notes: &mut Vec<TraceNote>,
+) {
+    let head = rule.head.min(limit).min(candidates.len());
+    let matched = |c: &Candidate| -> Vec<String> {
+        c.lexical.as_ref().map(|l| l.matched.iter().map(|m| m.term.clone()).collect()).unwrap_or_default()
+    };
+    // What the lexical index holds of a record (content, then context), as stems: "follower
+    // count" holds the older record's "followers".
+    let stems = |c: &Candidate| -> HashSet<String> {
+        let context = c.record.context.as_ref().map_or("", |x| x.as_str());
+        [c.record.content.as_str(), context]
+            .into_iter()
+            .flat_map(|text| text.split(|ch: char| !ch.is_alphanumeric()))
+            .filter(|w| !w.is_empty())
+            .map(|w| stemmer.stem(&w.to_lowercase()))
+            .collect()
+    };
+    let covers = |newer: &Candidate, older: &Candidate| {
+        let terms = matched(newer);
+        let missing: Vec<String> = matched(older).into_iter().filter(|t| !terms.contains(t)).collect();
+        missing.is_empty() || {
+            let held = stems(newer);
+            missing.iter().all(|t| held.contains(&stemmer.stem(t)))
+        }
+    };
+    let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
+    let mut vectors: Vec<Option<Vec<f32>>> = candidates[..head].iter().map(|c| vector_of(c.key)).collect();
+    let mut moved = 0;
+    for j in 1..head {
+        let older_alike = vectors[j].as_ref().and_then(|vj| {
+            (0..j).find_map(|i| {
+                let (older, newer) = (&candidates[i], &candidates[j]);
+                if at(older) >= at(newer)
+                    || newer.score < rule.score_share * older.score
+                    || !covers(newer, older)
+                {
+                    return None;
+                }
+                let sim = cosine(vj, vectors[i].as_ref()?);
+                (sim >= rule.similarity).then_some((i, sim))
+            })
+        });
+        if let Some((i, sim)) = older_alike {
+            candidates[j].newer_than = Some((candidates[i].id.clone(), sim));
+            candidates[i..=j].rotate_right(1);
+            vectors[i..=j].rotate_right(1);
+            moved += 1;
+        }
+    }
+    if moved > 0 {
+        notes.push(TraceNote {
+            stage: PipelineStage::Freshness,
+            note: format!(
+                "{moved} results ranked above an older one about the same thing (cosine >= {:.2}, score >= {:.2} of it)",
+                rule.similarity, rule.score_share
+            ),
+        });
+    }
 }
 
 /// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker

@@ -1,6 +1,6 @@
 //! `memory_search` as named stages: eligibility → rewrite → channels → fusion → fetch →
-//! result control (freshness, gate, duplicates, reranker) → budget → trace. Each stage is a
-//! function with its own input and output, unit-tested in `tests.rs`; `search` only
+//! result control (freshness, gate, duplicates, reranker, newer first) → budget → trace. Each
+//! stage is a function with its own input and output, unit-tested in `tests.rs`; `search` only
 //! sequences them and times each under its `PipelineStage` name.
 
 mod channels;
@@ -24,7 +24,7 @@ pub(crate) use self::channels::ChannelHits;
 /// Estimated tokens of what a result shows (the token budget's measure).
 pub(crate) use self::control::CHARS_PER_TOKEN;
 pub(crate) use self::control::Candidate;
-pub use self::control::{Admission, ResultBudget};
+pub use self::control::{Admission, NewerFirst, ResultBudget};
 pub use self::control::{shown_tokens, text_tokens};
 use crate::config::RerankerPlacement;
 use crate::fusion::weighted_rrf;
@@ -145,6 +145,7 @@ impl Retriever {
                 Some(_) if !explicit => crate::when::time_windows(&request.query, now),
                 _ => Vec::new(),
             };
+            let time_bounded = explicit || (self.config.query_time_boost.is_some() && !windows.is_empty());
             if let (Some(boost), false) = (self.config.query_time_boost, windows.is_empty()) {
                 control::query_time(&mut candidates, &windows, boost, &mut notes);
             } else if !explicit {
@@ -189,6 +190,18 @@ impl Retriever {
                     candidates = control::gate(candidates, &self.config, &mut drops);
                     timings.record(PipelineStage::Gate, t);
                 }
+            }
+            // Where recency counts (no time named or filtered), the newer of two alike results
+            // comes first.
+            if let (Some(rule), false) = (self.config.newer_first, time_bounded) {
+                let t = Instant::now();
+                control::newer_first(
+                    &mut candidates,
+                    |key| self.ports.index.vector(key),
+                    (rule, limit, self.ports.stemmer.as_ref()),
+                    &mut notes,
+                );
+                timings.record(PipelineStage::Freshness, t);
             }
         }
 
@@ -354,6 +367,7 @@ impl Retriever {
                 reranked: None,
                 in_window: None,
                 names_time: None,
+                newer_than: None,
                 passage: None,
             });
         }

@@ -53,6 +53,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         reranked: None,
         in_window: None,
         names_time: None,
+        newer_than: None,
         passage: None,
     }
 }
@@ -268,4 +269,92 @@ async fn the_rerankers_order_is_fused_with_the_prior_order_and_freshness() {
     let mut list = list;
     list[0].freshness = Some((0.8, 400));
     assert_eq!(ids(&rerank(list, 4).await), [4, 3, 2, 1, 5]);
+}
+
+/// Candidate `n` dated `days` after a fixed day, matching query terms t0..t(`terms`-1).
+fn dated(n: u64, days: i64, terms: usize) -> Candidate {
+    let mut c = lexical(candidate(n, &format!("record {n}")), terms, 4);
+    c.record.event_at = Some(now() - TimeDelta::days(100) + TimeDelta::days(days));
+    c
+}
+
+fn order(candidates: &[Candidate]) -> Vec<String> {
+    candidates.iter().map(|c| c.id.to_string()).collect()
+}
+
+/// Unit vectors: `alike` pairs have cosine 0.8, the rest 0.
+fn vector(key: RecordKey) -> Option<Vec<f32>> {
+    match key.0 {
+        1 | 3 => Some(vec![1.0, 0.0, 0.0]),
+        2 => Some(vec![0.0, 1.0, 0.0]),
+        4 => Some(vec![0.8, 0.0, 0.6]),
+        _ => Some(vec![0.0, 0.0, 1.0]),
+    }
+}
+
+const RULE: super::NewerFirst = super::NewerFirst { similarity: 0.5, score_share: 0.5, head: 5 };
+
+/// A stemmer that drops a final "s": "t1s" is an inflection of "t1".
+struct Plural;
+
+impl retold_domain::WordStemmer for Plural {
+    fn stem(&self, word: &str) -> String {
+        word.strip_suffix('s').unwrap_or(word).to_owned()
+    }
+}
+
+#[test]
+fn the_newer_of_two_results_about_the_same_thing_ranks_just_above_the_older() {
+    // 1 (oldest) and 4 are alike; 4 is newer and matches every term 1 matches.
+    let mut candidates =
+        vec![dated(1, 0, 2), dated(2, 5, 2), dated(3, 1, 1), dated(4, 30, 3), dated(5, 40, 2)];
+    let mut notes = Vec::new();
+    control::newer_first(&mut candidates, vector, (RULE, 10, &Plural), &mut notes);
+    assert_eq!(order(&candidates), ["mem_0004", "mem_0001", "mem_0002", "mem_0003", "mem_0005"]);
+    assert_eq!(candidates[0].newer_than.as_ref().map(|(id, _)| id.to_string()), Some("mem_0001".to_owned()));
+    assert!((candidates[0].newer_than.as_ref().unwrap().1 - 0.8).abs() < 1e-6);
+    assert!(super::explain::explain(&candidates[0]).contains("newer than mem_0001"));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    // 3 is newer than 1 and its vector the same, but it matches only t0 of 1's t0 and t1:
+    // a narrower match is not about the same thing, and it stays where it was.
+    assert!(candidates[3].newer_than.is_none());
+}
+
+#[test]
+fn an_older_a_different_a_much_weaker_or_a_narrower_result_keeps_its_place() {
+    let run = |mut candidates: Vec<Candidate>, limit: usize| {
+        let mut notes = Vec::new();
+        control::newer_first(&mut candidates, vector, (RULE, limit, &Plural), &mut notes);
+        (order(&candidates), notes.len())
+    };
+    let as_given = |c: &[Candidate]| order(c);
+    // Not newer: 4 is older than 1.
+    let older = vec![dated(1, 30, 2), dated(2, 5, 2), dated(4, 0, 3)];
+    assert_eq!(run(older.clone(), 10), (as_given(&older), 0));
+    // Not alike: 2's vector is orthogonal to 1's, however new.
+    let different = vec![dated(1, 0, 2), dated(2, 50, 3)];
+    assert_eq!(run(different.clone(), 10), (as_given(&different), 0));
+    // Much weaker: under half the older's score.
+    let mut weak = vec![dated(1, 0, 2), dated(4, 30, 3)];
+    weak[1].score = weak[0].score * 0.4;
+    assert_eq!(run(weak.clone(), 10), (as_given(&weak), 0));
+    // Narrower: the newer misses a query term the older matches.
+    let narrower = vec![dated(1, 0, 2), dated(4, 30, 1)];
+    assert_eq!(run(narrower.clone(), 10), (as_given(&narrower), 0));
+    // Unless it holds that term inflected ("t1s" for the older's "t1"): then it moves up.
+    let mut inflected = narrower;
+    inflected[1].record.content = Content::new("record 4 says t1s").unwrap();
+    assert_eq!(run(inflected, 10), (vec!["mem_0004".to_owned(), "mem_0001".to_owned()], 1));
+    // Past the head (or the limit), nothing moves in: the results stay the same records.
+    let deep = vec![
+        dated(1, 0, 2),
+        dated(2, 5, 2),
+        dated(5, -1, 2),
+        dated(6, -2, 2),
+        dated(7, -3, 2),
+        dated(4, 30, 3),
+    ];
+    assert_eq!(run(deep.clone(), 10), (as_given(&deep), 0));
+    let within_limit = vec![dated(1, 0, 2), dated(2, 5, 2), dated(4, 30, 3)];
+    assert_eq!(run(within_limit.clone(), 2), (as_given(&within_limit), 0));
 }

@@ -239,6 +239,51 @@ async fn a_question_that_asks_when_ranks_the_record_that_names_a_time_first() {
 }
 
 #[tokio::test]
+async fn of_two_records_about_the_same_thing_the_newer_ranks_first() {
+    let query = "How many times a week does Aditya go to the gym?";
+    let order = |config: RetrieveConfig| async move {
+        let w = world(config).await;
+        w.grant("golden-agent", SCOPE, true, true).await;
+        let p = principal("golden-agent", "u");
+        let now = retold_domain::Clock::now(w.clock.as_ref());
+        let mut older =
+            request(SCOPE, "Aditya goes to the gym three times a week: Tuesdays, Thursdays and Saturdays.");
+        older.event_at = Some(now - TimeDelta::days(120));
+        let older = w.write(&p, older).await;
+        let mut newer = request(SCOPE, "These days Aditya is at the gym four times a week.");
+        newer.event_at = Some(now - TimeDelta::days(3));
+        let newer = w.write(&p, newer).await;
+        for filler in
+            ["The project uses Conventional Commits.", "The office coffee machine is on the third floor."]
+        {
+            w.write(&p, request(SCOPE, filler)).await;
+        }
+        let response = w.search(&p, SearchRequest::new(query)).await;
+        let trace = w.trace(&response.search_id).await;
+        // A search that filters its time asks about that time, not about what is current.
+        let mut bounded = SearchRequest::new(query);
+        bounded.event_from = Some(now - TimeDelta::days(500));
+        assert_eq!(ids(&w.search(&p, bounded).await)[..2], [older.clone(), newer.clone()]);
+        (ids(&response), older, newer, response, trace)
+    };
+    // By score alone the older, closer wording ranks first.
+    let (plain, older, newer, response, _) =
+        order(RetrieveConfig { newer_first: None, ..RetrieveConfig::default() }).await;
+    assert_eq!(plain[..2], [older.clone(), newer.clone()]);
+    assert!(response.hits.iter().all(|h| !h.explanation.contains("newer than")));
+
+    let (shipped, older, newer, response, trace) = order(RetrieveConfig::default()).await;
+    assert_eq!(shipped[..2], [newer, older.clone()], "the update comes before what it updates");
+    assert!(
+        response.hits[0].explanation.contains(&format!("time: newer than {older}, alike (cosine")),
+        "{}",
+        response.hits[0].explanation
+    );
+    assert_eq!(shipped.len(), plain.len(), "the same records, in another order");
+    assert!(trace["notes"].to_string().contains("ranked above an older one about the same thing"), "{trace}");
+}
+
+#[tokio::test]
 async fn near_duplicates_are_collapsed_keeping_the_higher_ranked() {
     let w = world(RetrieveConfig::default()).await;
     let c = corpus(&w).await;
