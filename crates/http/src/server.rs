@@ -98,6 +98,11 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         entity_broad_corroborates: r.entity_broad_corroborates,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
         episodic_freshness_floor: r.freshness.floor,
+        newer_first: r.freshness.newer_first.enabled.then_some(retold_retrieve::NewerFirst {
+            similarity: r.freshness.newer_first.similarity,
+            score_share: r.freshness.newer_first.score_share,
+            head: r.freshness.newer_first.head,
+        }),
         reranker_enabled: r.reranker.enabled,
         reranker_timeout: std::time::Duration::from_millis(r.reranker.timeout_ms),
         reranker_placement: match r.reranker.placement {

@@ -463,6 +463,24 @@ pub struct FreshnessSettings {
     pub episodic_half_life_days: f64,
     #[validate(range(min = 0.0, max = 1.0))]
     pub floor: f64,
+    #[validate(nested)]
+    pub newer_first: NewerFirstSettings,
+}
+
+/// `retrieval.freshness.newer_first.*`: the newer of two alike results ranks first.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct NewerFirstSettings {
+    pub enabled: bool,
+    /// How alike (cosine of the stored vectors) two results must be.
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub similarity: f64,
+    /// The newer's score as a share of the older's, at least.
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub score_share: f64,
+    /// How many of the first results it looks at.
+    #[validate(range(min = 2, max = 50))]
+    pub head: usize,
 }
 
 /// `retrieval.query_time.*`: the time a query names ("last month", "in March 2023").

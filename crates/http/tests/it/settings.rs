@@ -289,3 +289,22 @@ fn query_time_reaches_the_pipeline_and_a_boost_that_does_not_raise_is_refused() 
         assert!(error.contains("boost"), "{bad}: {error}");
     }
 }
+
+#[test]
+fn newer_first_reaches_the_pipeline_and_off_leaves_the_order_to_the_scores() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
+    assert_eq!(
+        shipped.newer_first,
+        Some(retold_retrieve::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 })
+    );
+    let off = load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__ENABLED", "false")]).unwrap();
+    assert_eq!(retold_http::retrieve_config(&off).newer_first, None);
+    let wider = load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__HEAD", "10")]).unwrap();
+    assert_eq!(retold_http::retrieve_config(&wider).newer_first.map(|r| r.head), Some(10));
+    for (var, bad) in [("SIMILARITY", "1.5"), ("SCORE_SHARE", "-0.1"), ("HEAD", "1"), ("HEAD", "51")] {
+        let name = format!("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__{var}");
+        let error = load(&[(&name, bad)]).unwrap_err().to_string();
+        assert!(error.contains(&var.to_lowercase()), "{var}={bad}: {error}");
+    }
+}
