@@ -11,10 +11,8 @@ pub struct RetrieveConfig {
     pub fusion_weights: FusionWeights,
     /// Candidates per channel before fusion.
     pub per_generator_k: usize,
-    /// The lexical channel also matches the indexed words that share a query word's
-    /// Snowball English stem, counted as that word. Off by default: on LoCoMo dev it adds
-    /// recall deep in the list (+0.012 @25) and costs it at the top (−0.013 @5).
-    pub lexical_stemming: bool,
+    /// Which query words the lexical channel also matches by their inflections.
+    pub lexical_stemming: LexicalStemming,
     pub default_limit: usize,
     pub max_limit: usize,
     /// Tool-result budget in tokens (estimated as characters / 4 plus a per-record overhead).
@@ -63,6 +61,20 @@ pub struct RetrieveConfig {
     pub asks_when_boost: f64,
 }
 
+/// Which query words the lexical channel also matches by the indexed words that share
+/// their Snowball English stem ("vacationed" → "vacation", counted as the word asked).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LexicalStemming {
+    /// Exact words only.
+    Off,
+    /// A word none of the exact search's eligible hits hold: the search runs once more with
+    /// its inflections. LoCoMo dev +0.004 @5, +0.006 @10, LongMemEval_S dev unchanged;
+    /// stemming every word costs both at the top (docs/quality.md).
+    Unmatched,
+    /// Every word.
+    All,
+}
+
 /// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RerankerPlacement {
@@ -79,7 +91,7 @@ impl Default for RetrieveConfig {
             rrf_k: 5,
             fusion_weights: FusionWeights::default(),
             per_generator_k: 50,
-            lexical_stemming: false,
+            lexical_stemming: LexicalStemming::Unmatched,
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,

@@ -32,7 +32,7 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
 /// How many indexed words one term's stemming looks through.
 const WORDS_PER_TERM: usize = 512;
 
-/// Stemming (`retrieval.lexical_stemming`): each word term (letters only, three or more)
+/// Stemming (`retrieval.lexical_stemming`, for all terms or the unmatched ones): each word term (letters only, three or more)
 /// gains as its forms the indexed words with its stem (Snowball English in the service), so "hiking" also
 /// matches "hike", "hiked" and "hikes" and they count as one term. The index keeps FTS5's
 /// unicode61 words; the forms come from its vocabulary (the words that start with the stem,

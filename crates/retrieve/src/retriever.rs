@@ -22,7 +22,7 @@ pub struct RetrievePorts {
     pub entities: Arc<dyn EntityReader>,
     pub grants: Arc<dyn GrantStore>,
     pub lexical: Arc<dyn LexicalIndex>,
-    /// Folds a query word's inflections when `lexical_stemming` is on.
+    /// Folds a query word's inflections as `lexical_stemming` allows.
     pub stemmer: Arc<dyn WordStemmer>,
     pub index: Arc<dyn VectorIndex>,
     pub embedder: Arc<dyn Embedder>,

@@ -7,12 +7,14 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, EntityId, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
+    Channel, EntityId, LexicalTerm, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result,
+    TraceCandidate,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
+use crate::config::LexicalStemming;
 use crate::query::{add_forms, lexical_terms, name_phrases};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
@@ -142,7 +144,8 @@ impl Retriever {
         Ok(((list, trace, matches), key_of))
     }
 
-    /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys.
+    /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys, with
+    /// the inflections `lexical_stemming` allows.
     async fn lexical(
         &self,
         query: &str,
@@ -150,10 +153,28 @@ impl Retriever {
         k: usize,
     ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
         let mut terms = lexical_terms(query);
-        if self.config.lexical_stemming {
+        if self.config.lexical_stemming == LexicalStemming::All {
             add_forms(self.ports.lexical.as_ref(), self.ports.stemmer.as_ref(), &mut terms).await?;
         }
-        let found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
+        let mut found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
+        // A word the exact hits do not hold is looked for by its inflections. What counts as
+        // unheld is read from eligible hits only, so other scopes' words change nothing here.
+        if self.config.lexical_stemming == LexicalStemming::Unmatched {
+            let held = |t: &LexicalTerm| found.iter().any(|h| h.matched.iter().any(|m| m.term == t.text));
+            let unheld: Vec<usize> = (0..terms.len()).filter(|&i| !held(&terms[i])).collect();
+            if !unheld.is_empty() {
+                let mut inflected: Vec<LexicalTerm> = unheld.iter().map(|&i| terms[i].clone()).collect();
+                add_forms(self.ports.lexical.as_ref(), self.ports.stemmer.as_ref(), &mut inflected).await?;
+                let mut any = false;
+                for (i, term) in unheld.into_iter().zip(inflected) {
+                    any |= !term.forms.is_empty();
+                    terms[i].forms = term.forms;
+                }
+                if any {
+                    found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
+                }
+            }
+        }
         let (mut list, mut trace, mut matches, mut key_of) =
             (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
         for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
