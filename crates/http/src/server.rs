@@ -86,7 +86,11 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             entity: r.fusion.entity,
         },
         per_generator_k: r.per_generator_k,
-        lexical_stemming: r.lexical_stemming,
+        lexical_stemming: match r.lexical_stemming {
+            crate::settings::LexicalStemming::Off => retold_retrieve::LexicalStemming::Off,
+            crate::settings::LexicalStemming::Unmatched => retold_retrieve::LexicalStemming::Unmatched,
+            crate::settings::LexicalStemming::All => retold_retrieve::LexicalStemming::All,
+        },
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,

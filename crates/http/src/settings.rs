@@ -389,8 +389,8 @@ pub struct RetrievalSettings {
     pub fusion: FusionSettings,
     #[validate(range(min = 1, max = 1_000))]
     pub per_generator_k: usize,
-    /// Lexical matches count a query word's inflections (same Snowball English stem).
-    pub lexical_stemming: bool,
+    /// Which query words also match their inflections (same Snowball English stem).
+    pub lexical_stemming: LexicalStemming,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -528,6 +528,15 @@ pub struct RerankerSettings {
     pub max_length: usize,
     #[validate(range(min = 1, max = 120_000))]
     pub timeout_ms: u64,
+}
+
+/// `retrieval.lexical_stemming`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LexicalStemming {
+    Off,
+    Unmatched,
+    All,
 }
 
 /// `retrieval.reranker.placement`.
