@@ -72,6 +72,8 @@ named_enum! {
         Gate => "gate",
         Duplicates => "duplicates",
         Reranker => "reranker",
+        /// Of two alike results, the newer ranked just above the older.
+        NewerFirst => "newer_first",
         Budget => "budget",
         Total => "total",
     }

@@ -211,6 +211,7 @@ const STAGES: &[&str] = &[
     "duplicates",
     // 0.00 unless `retrieval.reranker.enabled` (`RETOLD__RETRIEVAL__RERANKER__ENABLED=true`).
     "reranker",
+    "newer_first",
     "budget",
     "total",
 ];

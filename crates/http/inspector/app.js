@@ -253,7 +253,7 @@ async function searches(params) {
 
 // Stages in pipeline order. Dense runs beside lexical-then-entity, so those start together.
 const BEFORE = ["eligibility", "rewrite"];
-const AFTER = ["fusion", "fetch", "freshness", "gate", "duplicates", "reranker", "budget"];
+const AFTER = ["fusion", "fetch", "freshness", "gate", "duplicates", "reranker", "newer_first", "budget"];
 
 function waterfall(timings) {
   const us = (stage) => Number(timings[stage] || 0);

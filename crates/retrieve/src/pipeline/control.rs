@@ -160,57 +160,68 @@ pub(crate) fn newer_first(
     notes: &mut Vec<TraceNote>,
 ) {
     let head = rule.head.min(limit).min(candidates.len());
-    let matched = |c: &Candidate| -> Vec<String> {
-        c.lexical.as_ref().map(|l| l.matched.iter().map(|m| m.term.clone()).collect()).unwrap_or_default()
-    };
-    // What the lexical index holds of a record (content, then context), as stems: "follower
-    // count" holds the older record's "followers".
-    let stems = |c: &Candidate| -> HashSet<String> {
+    // Per head result, computed once and moved with it: its stored vector, the query terms
+    // it matched, and what the lexical index holds of it (content, then context) as stems:
+    // "follower count" holds the older record's "followers".
+    struct Seen {
+        vector: Option<Vec<f32>>,
+        matched: Vec<String>,
+        stems: HashSet<String>,
+    }
+    let seen = |c: &Candidate| {
         let context = c.record.context.as_ref().map_or("", |x| x.as_str());
-        [c.record.content.as_str(), context]
-            .into_iter()
-            .flat_map(|text| text.split(|ch: char| !ch.is_alphanumeric()))
-            .filter(|w| !w.is_empty())
-            .map(|w| stemmer.stem(&w.to_lowercase()))
-            .collect()
-    };
-    let covers = |newer: &Candidate, older: &Candidate| {
-        let terms = matched(newer);
-        let missing: Vec<String> = matched(older).into_iter().filter(|t| !terms.contains(t)).collect();
-        missing.is_empty() || {
-            let held = stems(newer);
-            missing.iter().all(|t| held.contains(&stemmer.stem(t)))
+        Seen {
+            vector: vector_of(c.key),
+            matched: c
+                .lexical
+                .as_ref()
+                .map(|l| l.matched.iter().map(|m| m.term.clone()).collect())
+                .unwrap_or_default(),
+            stems: [c.record.content.as_str(), context]
+                .into_iter()
+                .flat_map(|text| text.split(|ch: char| !ch.is_alphanumeric()))
+                .filter(|w| !w.is_empty())
+                .map(|w| stemmer.stem(&w.to_lowercase()))
+                .collect(),
         }
     };
+    let covers = |newer: &Seen, older: &Seen| {
+        older
+            .matched
+            .iter()
+            .filter(|t| !newer.matched.contains(t))
+            .all(|t| newer.stems.contains(&stemmer.stem(t)))
+    };
     let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
-    let mut vectors: Vec<Option<Vec<f32>>> = candidates[..head].iter().map(|c| vector_of(c.key)).collect();
+    let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
     let mut moved = 0;
     for j in 1..head {
-        let older_alike = vectors[j].as_ref().and_then(|vj| {
+        let older_alike = info[j].vector.as_ref().and_then(|vj| {
             (0..j).find_map(|i| {
                 let (older, newer) = (&candidates[i], &candidates[j]);
                 if at(older) >= at(newer)
                     || newer.score < rule.score_share * older.score
-                    || !covers(newer, older)
+                    || !covers(&info[j], &info[i])
                 {
                     return None;
                 }
-                let sim = cosine(vj, vectors[i].as_ref()?);
+                let sim = cosine(vj, info[i].vector.as_ref()?);
                 (sim >= rule.similarity).then_some((i, sim))
             })
         });
         if let Some((i, sim)) = older_alike {
             candidates[j].newer_than = Some((candidates[i].id.clone(), sim));
             candidates[i..=j].rotate_right(1);
-            vectors[i..=j].rotate_right(1);
+            info[i..=j].rotate_right(1);
             moved += 1;
         }
     }
     if moved > 0 {
+        let results = if moved == 1 { "result" } else { "results" };
         notes.push(TraceNote {
-            stage: PipelineStage::Freshness,
+            stage: PipelineStage::NewerFirst,
             note: format!(
-                "{moved} results ranked above an older one about the same thing (cosine >= {:.2}, score >= {:.2} of it)",
+                "{moved} {results} ranked above an older one about the same thing (cosine >= {:.2}, score >= {:.2} of it)",
                 rule.similarity, rule.score_share
             ),
         });

@@ -201,7 +201,7 @@ impl Retriever {
                     (rule, limit, self.ports.stemmer.as_ref()),
                     &mut notes,
                 );
-                timings.record(PipelineStage::Freshness, t);
+                timings.record(PipelineStage::NewerFirst, t);
             }
         }
 

@@ -282,7 +282,8 @@ fn order(candidates: &[Candidate]) -> Vec<String> {
     candidates.iter().map(|c| c.id.to_string()).collect()
 }
 
-/// Unit vectors: `alike` pairs have cosine 0.8, the rest 0.
+/// Unit vectors: 1 and 3 are the same (cosine 1.0), 4 is 0.8 from each of them and 0.6
+/// from 5, and 2 is orthogonal to all.
 fn vector(key: RecordKey) -> Option<Vec<f32>> {
     match key.0 {
         1 | 3 => Some(vec![1.0, 0.0, 0.0]),
@@ -315,6 +316,8 @@ fn the_newer_of_two_results_about_the_same_thing_ranks_just_above_the_older() {
     assert!((candidates[0].newer_than.as_ref().unwrap().1 - 0.8).abs() < 1e-6);
     assert!(super::explain::explain(&candidates[0]).contains("newer than mem_0001"));
     assert_eq!(notes.len(), 1, "{notes:?}");
+    assert_eq!(notes[0].stage, retold_domain::PipelineStage::NewerFirst);
+    assert!(notes[0].note.starts_with("1 result ranked above"), "{}", notes[0].note);
     // 3 is newer than 1 and its vector the same, but it matches only t0 of 1's t0 and t1:
     // a narrower match is not about the same thing, and it stays where it was.
     assert!(candidates[3].newer_than.is_none());
