@@ -313,7 +313,8 @@ fn newer_first_reaches_the_pipeline_and_off_leaves_the_order_to_the_scores() {
 fn lexical_stemming_reaches_the_pipeline_and_an_unknown_mode_is_refused() {
     use retold_retrieve::LexicalStemming;
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
-    let stemming = |vars: &[(&str, &str)]| retold_http::retrieve_config(&load(vars).unwrap()).lexical_stemming;
+    let stemming =
+        |vars: &[(&str, &str)]| retold_http::retrieve_config(&load(vars).unwrap()).lexical_stemming;
     assert_eq!(stemming(&[]), LexicalStemming::Unmatched);
     assert_eq!(stemming(&[("RETOLD__RETRIEVAL__LEXICAL_STEMMING", "all")]), LexicalStemming::All);
     assert_eq!(stemming(&[("RETOLD__RETRIEVAL__LEXICAL_STEMMING", "off")]), LexicalStemming::Off);

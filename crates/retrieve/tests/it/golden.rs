@@ -286,7 +286,10 @@ async fn of_two_records_about_the_same_thing_the_newer_ranks_first() {
     };
     assert_eq!(sorted(&shipped), sorted(&plain), "the same records, in another order");
     assert!(trace["notes"].to_string().contains("ranked above an older one about the same thing"), "{trace}");
-    assert!(trace["timings_us"].get("newer_first").is_some(), "the stage is timed under its own name: {trace}");
+    assert!(
+        trace["timings_us"].get("newer_first").is_some(),
+        "the stage is timed under its own name: {trace}"
+    );
 }
 
 #[tokio::test]
