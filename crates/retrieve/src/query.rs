@@ -32,27 +32,34 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
 /// How many indexed words one term's stemming looks through.
 const WORDS_PER_TERM: usize = 512;
 
-/// Stemming (`retrieval.lexical_stemming`, for all terms or the unmatched ones): each word term (letters only, three or more)
-/// gains as its forms the indexed words with its stem (Snowball English in the service), so "hiking" also
-/// matches "hike", "hiked" and "hikes" and they count as one term. The index keeps FTS5's
-/// unicode61 words; the forms come from its vocabulary (the words that start with the stem,
-/// less a final `i` or `e`, which English stemming may have written: "happy" → "happi").
-/// Identifiers stay exact.
+/// Stemming (`retrieval.lexical_stemming`): each word term (letters only, three or more) that
+/// `wanted` picks gains as its forms the indexed words with its stem (Snowball English in the
+/// service), so "hiking" also matches "hike", "hiked" and "hikes" and they count as one term.
+/// The index keeps FTS5's unicode61 words; the forms come from its vocabulary (the words that
+/// start with the stem, less a final `i` or `e`, which English stemming may have written:
+/// "happy" → "happi"). Identifiers stay exact. Returns whether any term gained a form.
 pub(crate) async fn add_forms(
     lexical: &dyn LexicalIndex,
     stemmer: &dyn WordStemmer,
     terms: &mut [LexicalTerm],
-) -> Result<()> {
+    wanted: impl Fn(&LexicalTerm) -> bool,
+) -> Result<bool> {
+    let mut gained = false;
     for term in terms.iter_mut() {
-        if term.identifier || term.text.chars().count() < 3 || !term.text.chars().all(char::is_alphabetic) {
+        if term.identifier
+            || term.text.chars().count() < 3
+            || !term.text.chars().all(char::is_alphabetic)
+            || !wanted(term)
+        {
             continue;
         }
         let stem = stemmer.stem(&term.text);
         let prefix = stem.strip_suffix(['i', 'e']).filter(|p| !p.is_empty()).unwrap_or(&stem);
         let words = lexical.words_with_prefix(prefix, WORDS_PER_TERM).await?;
         term.forms = words.into_iter().filter(|w| *w != term.text && stemmer.stem(w) == stem).collect();
+        gained |= !term.forms.is_empty();
     }
-    Ok(())
+    Ok(gained)
 }
 
 /// Phrases of one to four words for alias lookup (the entity channel), longest first.

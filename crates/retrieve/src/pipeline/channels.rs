@@ -3,12 +3,11 @@
 //! dense channel (query embedding, then the scan on a blocking thread) runs concurrently
 //! with the lexical and entity channels.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, EntityId, LexicalTerm, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result,
-    TraceCandidate,
+    Channel, EntityId, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -152,27 +151,22 @@ impl Retriever {
         eligible: &Eligible,
         k: usize,
     ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
+        let (lexical, stemmer) = (self.ports.lexical.as_ref(), self.ports.stemmer.as_ref());
         let mut terms = lexical_terms(query);
         if self.config.lexical_stemming == LexicalStemming::All {
-            add_forms(self.ports.lexical.as_ref(), self.ports.stemmer.as_ref(), &mut terms).await?;
+            add_forms(lexical, stemmer, &mut terms, |_| true).await?;
         }
-        let mut found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
-        // A word the exact hits do not hold is looked for by its inflections. What counts as
-        // unheld is read from eligible hits only, so other scopes' words change nothing here.
+        let mut found = lexical.search(&terms, &eligible.keys, k).await?;
+        // A word the exact hits do not hold is looked for by its inflections. What the hits
+        // hold is read from eligible hits only, so other scopes' words change nothing here.
         if self.config.lexical_stemming == LexicalStemming::Unmatched {
-            let held = |t: &LexicalTerm| found.iter().any(|h| h.matched.iter().any(|m| m.term == t.text));
-            let unheld: Vec<usize> = (0..terms.len()).filter(|&i| !held(&terms[i])).collect();
-            if !unheld.is_empty() {
-                let mut inflected: Vec<LexicalTerm> = unheld.iter().map(|&i| terms[i].clone()).collect();
-                add_forms(self.ports.lexical.as_ref(), self.ports.stemmer.as_ref(), &mut inflected).await?;
-                let mut any = false;
-                for (i, term) in unheld.into_iter().zip(inflected) {
-                    any |= !term.forms.is_empty();
-                    terms[i].forms = term.forms;
-                }
-                if any {
-                    found = self.ports.lexical.search(&terms, &eligible.keys, k).await?;
-                }
+            let held: HashSet<String> = found
+                .iter()
+                .filter(|h| eligible.contains(h.record_key))
+                .flat_map(|h| h.matched.iter().map(|m| m.term.clone()))
+                .collect();
+            if add_forms(lexical, stemmer, &mut terms, |t| !held.contains(&t.text)).await? {
+                found = lexical.search(&terms, &eligible.keys, k).await?;
             }
         }
         let (mut list, mut trace, mut matches, mut key_of) =
