@@ -600,6 +600,36 @@ pub struct VectorHit {
     pub record_id: RecordId,
     /// Cosine similarity.
     pub score: f32,
+    /// The cosine it was ranked by when the search was centred ([`Centring`]), else `None`.
+    pub centred: Option<f32>,
+}
+
+/// How much of the searched records' mean vector a dense search takes away from the query
+/// and from each record before it ranks them by cosine: 0 ranks by plain cosine, 1 removes
+/// the whole mean. Records that all share a direction (one conversation's speakers and topic,
+/// one project's vocabulary) look alike to a query by that direction alone; without it, what
+/// tells them apart decides the order. Only the searched (eligible) records make the mean, so
+/// records a caller may not read never change what it finds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Centring(f32);
+
+impl Centring {
+    /// Plain cosine.
+    pub const NONE: Centring = Centring(0.0);
+
+    /// A share of the mean in `[0, 1]`.
+    pub fn new(share: f32) -> Result<Self> {
+        if share.is_finite() && (0.0..=1.0).contains(&share) {
+            Ok(Self(share))
+        } else {
+            Err(crate::DomainError::invalid("dense_centring", format!("{share} is not a share in [0, 1]")))
+        }
+    }
+
+    /// The share of the mean removed.
+    pub fn share(self) -> f32 {
+        self.0
+    }
 }
 
 /// The in-memory exact vector index (seed section 9).
@@ -612,8 +642,15 @@ pub trait VectorIndex: Send + Sync {
     fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()>;
     /// Mark a record's vector dead without rebuilding; it is never returned again.
     fn mark_dead(&self, key: RecordKey);
-    /// Exact top-k by cosine among live rows whose key is in `eligible`; ties broken by id.
-    fn search(&self, query: &[f32], eligible: &[RecordKey], k: usize) -> Result<Vec<VectorHit>>;
+    /// Exact top-k by cosine among live rows whose key is in `eligible`, centred on their
+    /// mean by `centring`; ties broken by id.
+    fn search(
+        &self,
+        query: &[f32],
+        eligible: &[RecordKey],
+        k: usize,
+        centring: Centring,
+    ) -> Result<Vec<VectorHit>>;
     /// The vector stored for a record, when live.
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>>;
     /// Number of live rows.

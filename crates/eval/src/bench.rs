@@ -7,9 +7,9 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
-    AgentId, Confidence, Content, EligibilityFilter, EligibilityIndex, EmbeddingModelInfo, EmbeddingRow,
-    EmbeddingSource, Inspection, MemoryRecord, MemoryType, PageRequest, RecordBrowse, RecordId, RecordKey,
-    RecordWriter, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+    AgentId, Centring, Confidence, Content, EligibilityFilter, EligibilityIndex, EmbeddingModelInfo,
+    EmbeddingRow, EmbeddingSource, Inspection, MemoryRecord, MemoryType, PageRequest, RecordBrowse, RecordId,
+    RecordKey, RecordWriter, Scope, SourceKind, Status, VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, OnnxEmbedder, OnnxEmbedderConfig};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -197,11 +197,12 @@ async fn bench_index(args: &Args) -> Result<Value> {
     let all_dims = args.dims.clone().unwrap_or_else(|| vec![384, 1024]);
     let queries = 40;
     let k = 10;
+    let full_centring = Centring::new(1.0)?;
     let mut rows = Vec::new();
     println!(
-        "| n | dims | eligible | masked search p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
+        "| n | dims | eligible | masked search p50/p95 ms | centred search p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &dims in &all_dims {
         for &n in &sizes {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64) ^ ((dims as u64) << 32));
@@ -225,14 +226,18 @@ async fn bench_index(args: &Args) -> Result<Value> {
                     (1..=n as u64).filter(|k| eligible_share >= 1.0 || k % 10 == 3).map(RecordKey).collect();
                 let eligible_set: std::collections::HashSet<u64> = eligible.iter().map(|k| k.0).collect();
                 let mut masked = Vec::new();
+                let mut centred = Vec::new();
                 let mut plain = Vec::new();
                 let mut exact_u = Vec::new();
                 let mut filtered_u = Vec::new();
                 let mut recall_hits = 0usize;
                 for q in &qs {
                     let t = Instant::now();
-                    let hits = index.search(q, &eligible, k)?;
+                    let hits = index.search(q, &eligible, k, Centring::NONE)?;
                     masked.push(t.elapsed());
+                    let t = Instant::now();
+                    std::hint::black_box(index.search(q, &eligible, k, full_centring)?);
+                    centred.push(t.elapsed());
                     let t = Instant::now();
                     std::hint::black_box(index.plain_scan_baseline(q, k));
                     plain.push(t.elapsed());
@@ -251,6 +256,7 @@ async fn bench_index(args: &Args) -> Result<Value> {
                     }
                 }
                 let m = percentiles(masked);
+                let c = percentiles(centred);
                 let p = percentiles(plain);
                 let scanned_bytes = (eligible.len() * dims * 4) as f64;
                 let gbps = scanned_bytes / (m.0 / 1e3) / 1e9;
@@ -258,10 +264,12 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 let filtered_u = (!filtered_u.is_empty()).then(|| percentiles(filtered_u));
                 let recall = usearch.as_ref().map(|_| recall_hits as f64 / (queries * k) as f64);
                 println!(
-                    "| {n} | {dims} | {:.0}% | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {:.1} | {} | {} | {} | {} | {rss} |",
+                    "| {n} | {dims} | {:.0}% | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {:.1} | {} | {} | {} | {} | {rss} |",
                     eligible_share * 100.0,
                     m.0,
                     m.1,
+                    c.0,
+                    c.1,
                     p.0,
                     p.1,
                     m.0 / p.0,
@@ -273,7 +281,7 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 );
                 rows.push(json!({
                     "n": n, "dims": dims, "eligible": eligible_share,
-                    "search_ms": ms(m), "plain_scan_ms": ms(p), "ratio_p50": round(m.0 / p.0), "gb_per_s": round(gbps),
+                    "search_ms": ms(m), "centred_search_ms": ms(c), "plain_scan_ms": ms(p), "ratio_p50": round(m.0 / p.0), "gb_per_s": round(gbps),
                     "usearch_exact_ms": exact_u.map(ms), "usearch_filtered_ms": filtered_u.map(ms),
                     "usearch_filtered_recall_at_10": recall,
                     "cold_start_s": (!cold.is_nan()).then_some(round(cold)),

@@ -91,6 +91,8 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             crate::settings::LexicalStemming::Unmatched => retold_retrieve::LexicalStemming::Unmatched,
             crate::settings::LexicalStemming::All => retold_retrieve::LexicalStemming::All,
         },
+        dense_centring: retold_domain::Centring::new(r.dense_centring)
+            .expect("retrieval.dense_centring was validated at start"),
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,

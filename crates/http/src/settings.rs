@@ -391,6 +391,10 @@ pub struct RetrievalSettings {
     pub per_generator_k: usize,
     /// Which query words also match their inflections (same Snowball English stem).
     pub lexical_stemming: LexicalStemming,
+    /// How much of the eligible records' mean vector the dense channel takes away from the
+    /// query and each record before ranking by cosine (0 = plain cosine, 1 = all of it).
+    #[validate(custom(function = "centring"))]
+    pub dense_centring: f32,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -422,6 +426,12 @@ pub struct RetrievalSettings {
 
 /// 0 (whole records) or 20 to 100,000 tokens: a passage shorter than a sentence or two says
 /// nothing.
+fn centring(value: f32) -> Result<(), validator::ValidationError> {
+    retold_domain::Centring::new(value).map(|_| ()).map_err(|_| {
+        validator::ValidationError::new("range").with_message("must be a share between 0 and 1".into())
+    })
+}
+
 fn passage_tokens(value: usize) -> Result<(), validator::ValidationError> {
     match value {
         0 | 20..=100_000 => Ok(()),

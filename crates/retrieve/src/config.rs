@@ -13,6 +13,9 @@ pub struct RetrieveConfig {
     pub per_generator_k: usize,
     /// Which query words the lexical channel also matches by their inflections.
     pub lexical_stemming: LexicalStemming,
+    /// How much of the eligible records' mean vector the dense channel takes away before it
+    /// ranks by cosine (the gate still reads the plain cosine).
+    pub dense_centring: retold_domain::Centring,
     pub default_limit: usize,
     pub max_limit: usize,
     /// Tool-result budget in tokens (estimated as characters / 4 plus a per-record overhead).
@@ -92,6 +95,7 @@ impl Default for RetrieveConfig {
             fusion_weights: FusionWeights::default(),
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
+            dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,

@@ -321,3 +321,20 @@ fn lexical_stemming_reaches_the_pipeline_and_an_unknown_mode_is_refused() {
     let error = load(&[("RETOLD__RETRIEVAL__LEXICAL_STEMMING", "true")]).unwrap_err().to_string();
     assert!(error.contains("lexical_stemming"), "{error}");
 }
+
+#[test]
+fn dense_centring_reaches_the_pipeline_and_a_share_outside_zero_to_one_is_refused() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let centring =
+        |vars: &[(&str, &str)]| retold_http::retrieve_config(&load(vars).unwrap()).dense_centring.share();
+    assert_eq!(centring(&[]), 1.0);
+    assert_eq!(centring(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", "0")]), 0.0);
+    assert_eq!(centring(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", "0.5")]), 0.5);
+    for bad in ["1.5", "-0.1", "NaN", "half"] {
+        let Err(error) = load(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", bad)]) else {
+            panic!("{bad} was taken")
+        };
+        let error = error.to_string();
+        assert!(error.contains("dense_centring"), "{bad}: {error}");
+    }
+}

@@ -2,8 +2,8 @@
 
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
-    AgentId, Confidence, Content, EmbeddingModelInfo, EmbeddingRow, MemoryRecord, MemoryType, RecordId,
-    RecordUpdate, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+    AgentId, Centring, Confidence, Content, EmbeddingModelInfo, EmbeddingRow, MemoryRecord, MemoryType,
+    RecordId, RecordUpdate, Scope, SourceKind, Status, VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, RebuildReport};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -96,7 +96,7 @@ async fn boot_rebuilds_from_compatible_rows_only() {
         .collect();
     let (index, report) = ExactIndex::rebuild(&store, &model).await.unwrap();
     assert_eq!(report, RebuildReport { loaded: 2, incompatible: 2 });
-    let hits = index.search(&[1.0, 0.0, 0.0], &eligible, 10).unwrap();
+    let hits = index.search(&[1.0, 0.0, 0.0], &eligible, 10, Centring::NONE).unwrap();
     let ids: Vec<_> = hits.iter().map(|h| h.record_id.as_str()).collect();
     assert_eq!(ids, ["mem_0001", "mem_0002"]);
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use retold_domain::{RecordId, RecordKey, VectorIndex};
+use retold_domain::{Centring, RecordId, RecordKey, VectorIndex};
 use retold_index::ExactIndex;
 
 fn id(n: u64) -> RecordId {
@@ -70,13 +70,13 @@ proptest! {
         let mut keys: Vec<RecordKey> = eligible.iter().map(|k| RecordKey(*k)).collect();
         keys.push(RecordKey(10_000));
 
-        let got: Vec<RecordId> = index.search(&query, &keys, k).unwrap().into_iter().map(|h| h.record_id).collect();
+        let got: Vec<RecordId> = index.search(&query, &keys, k, Centring::NONE).unwrap().into_iter().map(|h| h.record_id).collect();
         let want = brute_force(&rows, &dead, &eligible, &query, k);
         prop_assert_eq!(&got, &want);
 
         // Compaction changes nothing observable.
         index.compact();
-        let again: Vec<RecordId> = index.search(&query, &keys, k).unwrap().into_iter().map(|h| h.record_id).collect();
+        let again: Vec<RecordId> = index.search(&query, &keys, k, Centring::NONE).unwrap().into_iter().map(|h| h.record_id).collect();
         prop_assert_eq!(again, want);
         prop_assert_eq!(index.live_len(), rows.len() - dead.len());
     }
@@ -89,11 +89,11 @@ fn dead_and_ineligible_rows_are_never_returned() {
     index.upsert(RecordKey(2), &id(2), &[0.9, 0.1]).unwrap();
     index.upsert(RecordKey(3), &id(3), &[0.0, 1.0]).unwrap();
     index.mark_dead(RecordKey(1));
-    let hits = index.search(&[1.0, 0.0], &[RecordKey(1), RecordKey(3)], 10).unwrap();
+    let hits = index.search(&[1.0, 0.0], &[RecordKey(1), RecordKey(3)], 10, Centring::NONE).unwrap();
     let ids: Vec<_> = hits.iter().map(|h| h.record_id.as_str()).collect();
     assert_eq!(ids, ["mem_00000003"]);
     assert!(index.vector(RecordKey(1)).is_none());
-    assert_eq!(index.search(&[1.0, 0.0], &[], 10).unwrap(), []);
+    assert_eq!(index.search(&[1.0, 0.0], &[], 10, Centring::NONE).unwrap(), []);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn wrong_dimensions_are_refused() {
     let index = ExactIndex::new(3);
     assert!(index.upsert(RecordKey(1), &id(1), &[1.0, 0.0]).is_err());
     assert!(index.upsert(RecordKey(1), &id(1), &[f32::NAN, 0.0, 0.0]).is_err());
-    assert!(index.search(&[1.0], &[RecordKey(1)], 1).is_err());
+    assert!(index.search(&[1.0], &[RecordKey(1)], 1, Centring::NONE).is_err());
 }
 
 /// Above the size where the scan splits across two threads, with many exact ties across the
@@ -136,8 +136,158 @@ fn a_split_scan_equals_brute_force() {
     for (query, k) in
         [(vec![1.0, 0.5, 0.2, 0.0], 50), (vec![-1.0, 0.0, 1.0, 1.0], 7), (vec![0.0, 0.0, 1.0, 0.0], 100)]
     {
-        let got: Vec<RecordId> =
-            index.search(&query, &keys, k).unwrap().into_iter().map(|h| h.record_id).collect();
+        let got: Vec<RecordId> = index
+            .search(&query, &keys, k, Centring::NONE)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.record_id)
+            .collect();
         assert_eq!(got, brute_force(&rows, &dead, &eligible, &query, k), "query {query:?}");
+    }
+}
+
+/// `n` rows around one shared direction (e1), each with a small distinct part, like the
+/// turns of one conversation.
+fn shared_direction_rows(n: u64) -> Vec<(u64, Vec<f32>)> {
+    (0..n)
+        .map(|i| {
+            let (a, b) = (if i % 2 == 0 { 0.05 } else { -0.05 }, if i % 4 < 2 { 0.05 } else { -0.05 });
+            (100 + i, normalised(&[1.0, a, b]))
+        })
+        .collect()
+}
+
+#[test]
+fn centring_ranks_by_what_sets_a_record_apart_and_reports_the_plain_cosine() {
+    let index = ExactIndex::new(3);
+    let mut rows = shared_direction_rows(80);
+    // The hub: the shared direction plus something the query does not ask about.
+    rows.push((1, normalised(&[1.0, 0.0, 0.3])));
+    // The match: little of the shared direction, much of what the query asks.
+    rows.push((2, normalised(&[0.3, 1.0, 0.0])));
+    for (key, v) in &rows {
+        index.upsert(RecordKey(*key), &id(*key), v).unwrap();
+    }
+    let keys: Vec<RecordKey> = rows.iter().map(|(k, _)| RecordKey(*k)).collect();
+    let query = normalised(&[1.0, 0.3, 0.0]);
+
+    let plain = index.search(&query, &keys, 3, Centring::NONE).unwrap();
+    assert!(
+        plain.iter().all(|h| h.record_id != id(2)),
+        "plain cosine favours the records nearest the shared direction: {plain:?}"
+    );
+    assert!(plain.iter().all(|h| h.centred.is_none()));
+
+    // k = 10: the match is plain cosine's last row, inside the reordered pool of 10 × k.
+    let centred = index.search(&query, &keys, 10, Centring::new(1.0).unwrap()).unwrap();
+    assert_eq!(centred[0].record_id, id(2), "{centred:?}");
+    let cosine: f32 = query.iter().zip(normalised(&[0.3, 1.0, 0.0])).map(|(a, b)| a * b).sum();
+    assert!((centred[0].score - cosine).abs() < 1e-5, "the hit reports its plain cosine");
+    assert!(centred[0].centred.is_some_and(|c| c > centred[0].score));
+}
+
+#[test]
+fn centring_leaves_a_small_eligible_set_in_plain_cosine_order() {
+    let index = ExactIndex::new(3);
+    let rows = shared_direction_rows(retold_index::CENTRING_MIN_ROWS as u64 - 1);
+    for (key, v) in &rows {
+        index.upsert(RecordKey(*key), &id(*key), v).unwrap();
+    }
+    let keys: Vec<RecordKey> = rows.iter().map(|(k, _)| RecordKey(*k)).collect();
+    let query = normalised(&[1.0, 0.2, -0.1]);
+    let plain = index.search(&query, &keys, 10, Centring::NONE).unwrap();
+    assert_eq!(index.search(&query, &keys, 10, Centring::new(1.0).unwrap()).unwrap(), plain);
+}
+
+#[test]
+fn records_outside_the_eligible_set_never_change_a_centred_search() {
+    let eligible_rows = shared_direction_rows(90);
+    let alone = ExactIndex::new(3);
+    let among_others = ExactIndex::new(3);
+    for (key, v) in &eligible_rows {
+        alone.upsert(RecordKey(*key), &id(*key), v).unwrap();
+        among_others.upsert(RecordKey(*key), &id(*key), v).unwrap();
+    }
+    // Another scope's records, in a very different direction, interleaved by key.
+    for i in 0..200u64 {
+        among_others.upsert(RecordKey(1_000 + i), &id(1_000 + i), &normalised(&[-0.2, 0.1, 1.0])).unwrap();
+    }
+    let keys: Vec<RecordKey> = eligible_rows.iter().map(|(k, _)| RecordKey(*k)).collect();
+    let centring = Centring::new(1.0).unwrap();
+    for query in [[1.0, 0.3, 0.0], [0.2, -1.0, 0.4], [0.0, 0.0, 1.0]] {
+        let query = normalised(&query);
+        let expected = alone.search(&query, &keys, 10, centring).unwrap();
+        assert!(expected.iter().all(|h| h.centred.is_some()));
+        assert_eq!(among_others.search(&query, &keys, 10, centring).unwrap(), expected);
+    }
+}
+
+/// Brute force of a centred search in f64: the mean of the eligible live rows (all of them
+/// while there are at most 4,096), taken from the query and from each of the plain cosine's
+/// first `pool` rows, then cosine.
+fn brute_force_centred(
+    rows: &[(u64, Vec<f32>)],
+    query: &[f32],
+    share: f64,
+    pool: usize,
+) -> Vec<(RecordId, f64)> {
+    let rows: Vec<(u64, Vec<f64>)> =
+        rows.iter().map(|(k, v)| (*k, normalised(v).iter().map(|x| f64::from(*x)).collect())).collect();
+    let plain = |v: &[f64]| normalised(query).iter().zip(v).map(|(q, x)| f64::from(*q) * x).sum::<f64>();
+    let dims = query.len();
+    let mut mean = vec![0.0f64; dims];
+    for (_, v) in &rows {
+        mean.iter_mut().zip(v).for_each(|(m, x)| *m += x);
+    }
+    mean.iter_mut().for_each(|m| *m *= share / rows.len() as f64);
+    let q: Vec<f64> = normalised(query).iter().zip(&mean).map(|(q, m)| f64::from(*q) - m).collect();
+    let cos = |a: &[f64], b: &[f64]| {
+        let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+        let norm = |v: &[f64]| v.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-12);
+        dot / (norm(a) * norm(b))
+    };
+    let mut by_plain: Vec<&(u64, Vec<f64>)> = rows.iter().collect();
+    by_plain.sort_by(|a, b| plain(&b.1).total_cmp(&plain(&a.1)).then_with(|| id(a.0).cmp(&id(b.0))));
+    let mut scored: Vec<(RecordId, f64)> = by_plain
+        .into_iter()
+        .take(pool)
+        .map(|(k, v)| (id(*k), cos(&q, &v.iter().zip(&mean).map(|(x, m)| x - m).collect::<Vec<_>>())))
+        .collect();
+    scored.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    scored
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+    #[test]
+    fn a_centred_search_returns_the_brute_force_centred_top_k(
+        rows in prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 64..140),
+        query in prop::collection::vec(-1.0f32..1.0, 8),
+        share in 0.1f64..=1.0,
+        k in 1usize..12,
+    ) {
+        prop_assume!(rows.iter().all(|v| v.iter().any(|x| x.abs() > 0.05)));
+        prop_assume!(query.iter().any(|x| x.abs() > 0.05));
+        let rows: Vec<(u64, Vec<f32>)> = rows.into_iter().enumerate().map(|(i, v)| (i as u64 + 1, v)).collect();
+        let index = ExactIndex::new(8);
+        for (key, v) in &rows {
+            index.upsert(RecordKey(*key), &id(*key), v).unwrap();
+        }
+        let keys: Vec<RecordKey> = rows.iter().map(|(k, _)| RecordKey(*k)).collect();
+        let got = index.search(&query, &keys, k, Centring::new(share as f32).unwrap()).unwrap();
+        let pool = k * retold_index::CENTRING_POOL;
+        let truth = brute_force_centred(&rows, &query, f64::from(share as f32), pool);
+        prop_assert_eq!(got.len(), k.min(rows.len()));
+        let kth = truth[k.min(truth.len()) - 1].1;
+        for hit in &got {
+            let expected = truth.iter().find(|(id, _)| *id == hit.record_id).expect("a hit from the pool").1;
+            let centred = f64::from(hit.centred.unwrap());
+            prop_assert!((centred - expected).abs() < 1e-3, "{} vs {}", centred, expected);
+            // Among the true top k, up to float rounding.
+            prop_assert!(expected >= kth - 1e-3, "{} below the k-th {}", expected, kth);
+            let (_, v) = rows.iter().find(|(key, _)| id(*key) == hit.record_id).unwrap();
+            let plain: f32 = normalised(&query).iter().zip(normalised(v)).map(|(a, b)| a * b).sum();
+            prop_assert!((hit.score - plain).abs() < 1e-4);
+        }
     }
 }

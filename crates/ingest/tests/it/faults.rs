@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use retold_domain::{
-    DomainError, Embedder, EmbeddingModelInfo, MemoryRecord, RecordId, RecordKey, RecordReader, Result,
-    SourceKind, Status, VectorHit, VectorIndex,
+    Centring, DomainError, Embedder, EmbeddingModelInfo, MemoryRecord, RecordId, RecordKey, RecordReader,
+    Result, SourceKind, Status, VectorHit, VectorIndex,
 };
 use retold_ingest::WriteOutcome;
 use retold_store_sqlite::SqliteStore;
@@ -56,8 +56,14 @@ impl VectorIndex for FailingUpserts {
     fn mark_dead(&self, key: RecordKey) {
         self.inner.mark_dead(key);
     }
-    fn search(&self, query: &[f32], eligible: &[RecordKey], k: usize) -> Result<Vec<VectorHit>> {
-        self.inner.search(query, eligible, k)
+    fn search(
+        &self,
+        query: &[f32],
+        eligible: &[RecordKey],
+        k: usize,
+        centring: Centring,
+    ) -> Result<Vec<VectorHit>> {
+        self.inner.search(query, eligible, k, centring)
     }
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
         self.inner.vector(key)

@@ -122,8 +122,8 @@ impl Retriever {
             retold_domain::DomainError::backend("embedder", "returned no vector for the query")
         })?;
         let index = self.ports.index.clone();
-        let keys = eligible.keys.clone();
-        let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k))
+        let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
+        let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k, centring))
             .await
             .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
         let (mut list, mut trace, mut matches, mut key_of) =
@@ -134,7 +134,7 @@ impl Retriever {
                 record_id: hit.record_id.clone(),
                 rank,
                 score: f64::from(hit.score),
-                detail: String::new(),
+                detail: hit.centred.map(|c| format!("centred cosine {c:.3}")).unwrap_or_default(),
             });
             matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
             key_of.insert(hit.record_id.clone(), hit.record_key);
