@@ -610,7 +610,7 @@ pub struct VectorHit {
 /// one project's vocabulary) look alike to a query by that direction alone; without it, what
 /// tells them apart decides the order. Only the searched (eligible) records make the mean, so
 /// records a caller may not read never change what it finds.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Centring(f32);
 
 impl Centring {

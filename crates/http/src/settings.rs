@@ -424,14 +424,15 @@ pub struct RetrievalSettings {
     pub reranker: RerankerSettings,
 }
 
-/// 0 (whole records) or 20 to 100,000 tokens: a passage shorter than a sentence or two says
-/// nothing.
+/// A share of the mean in [0, 1] (the domain's rule, so NaN is refused too).
 fn centring(value: f32) -> Result<(), validator::ValidationError> {
     retold_domain::Centring::new(value).map(|_| ()).map_err(|_| {
         validator::ValidationError::new("range").with_message("must be a share between 0 and 1".into())
     })
 }
 
+/// 0 (whole records) or 20 to 100,000 tokens: a passage shorter than a sentence or two says
+/// nothing.
 fn passage_tokens(value: usize) -> Result<(), validator::ValidationError> {
     match value {
         0 | 20..=100_000 => Ok(()),

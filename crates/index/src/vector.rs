@@ -7,7 +7,7 @@ use std::sync::RwLock;
 
 use retold_domain::{Centring, DomainError, RecordId, RecordKey, Result, VectorHit, VectorIndex};
 
-use crate::kernel::{dot, dot2};
+use crate::kernel::dot;
 
 const NO_ROW: u32 = u32::MAX;
 
@@ -261,8 +261,9 @@ impl VectorIndex for ExactIndex {
         let mut centred: Vec<(f32, f32, u32)> = plain
             .into_iter()
             .map(|(row, score)| {
-                let (query_dot, mean_dot) = dot2(&centre.query, &centre.mean, row_of(row));
-                (centre.cosine(query_dot, mean_dot), score, row)
+                let row_vector = row_of(row);
+                let cosine = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
+                (cosine, score, row)
             })
             .collect();
         centred.sort_by(|a, b| {
@@ -304,7 +305,7 @@ const CENTRING_SAMPLE: usize = 4_096;
 
 /// A centred scan's constants. With `m` the share of the eligible rows' mean and `|d| = 1`,
 /// the cosine of `q − m` and `d − m` is `((q − m)·d − (q − m)·m) / (|q − m| √(1 − 2 m·d + |m|²))`:
-/// per row, two dot products over the row, read once ([`dot2`]).
+/// two dot products per reordered row, nothing per scanned one.
 struct Centre {
     /// `m`.
     mean: Vec<f32>,
