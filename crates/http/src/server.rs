@@ -109,6 +109,10 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             score_share: r.freshness.newer_first.score_share,
             head: r.freshness.newer_first.head,
         }),
+        substance: r
+            .substance
+            .enabled
+            .then_some(retold_retrieve::Substance { words: r.substance.words, floor: r.substance.floor }),
         reranker_enabled: r.reranker.enabled,
         reranker_timeout: std::time::Duration::from_millis(r.reranker.timeout_ms),
         reranker_placement: match r.reranker.placement {

@@ -418,6 +418,9 @@ pub struct RetrievalSettings {
     pub freshness: FreshnessSettings,
     #[validate(nested)]
     pub query_time: QueryTimeSettings,
+    /// An episode that says little ranks lower.
+    #[validate(nested)]
+    pub substance: SubstanceSettings,
     #[validate(nested)]
     pub rewrite: ModelStageSettings,
     #[validate(nested)]
@@ -492,6 +495,18 @@ pub struct NewerFirstSettings {
     /// How many of the first results it looks at.
     #[validate(range(min = 2, max = 50))]
     pub head: usize,
+}
+
+/// `retrieval.substance.*`: an episode with fewer than `words` content words keeps
+/// `floor + (1 - floor) × n / words` of its score.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct SubstanceSettings {
+    pub enabled: bool,
+    #[validate(range(min = 1, max = 1_000))]
+    pub words: usize,
+    #[validate(range(min = 0.0, max = 1.0))]
+    pub floor: f64,
 }
 
 /// `retrieval.query_time.*`: the time a query names ("last month", "in March 2023").

@@ -44,6 +44,11 @@ pub struct RetrieveConfig {
     /// Of two alike results at a close score, the newer ranks above the older (not when
     /// the query names or filters its time). `None` leaves the order to the scores.
     pub newer_first: Option<crate::NewerFirst>,
+    /// An episode that says little (few words besides stopwords: "Bye!", "Thanks, see you
+    /// then") ranks lower. `None` (the default) leaves every episode its score: it gains
+    /// LoCoMo dev and costs LongMemEval_S dev, whose evidence is often one concise user
+    /// sentence (docs/quality.md).
+    pub substance: Option<Substance>,
     /// Rerank survivors when a reranker is configured.
     pub reranker_enabled: bool,
     pub reranker_timeout: Duration,
@@ -78,6 +83,26 @@ pub enum LexicalStemming {
     All,
 }
 
+/// How an episode's substance weighs on its score: one with `n` content words (words that
+/// are not stopwords) under `words` keeps `floor + (1 - floor) × n / words` of its score.
+/// Semantic and procedural records are distilled statements, short by design: they keep
+/// theirs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Substance {
+    pub words: usize,
+    pub floor: f64,
+}
+
+impl Substance {
+    /// The factor for a text of `content_words` words that are not stopwords.
+    pub fn factor(&self, content_words: usize) -> f64 {
+        if content_words >= self.words {
+            return 1.0;
+        }
+        self.floor + (1.0 - self.floor) * content_words as f64 / self.words as f64
+    }
+}
+
 /// Where the reranker runs (seed section 11: "after the RRF floors or in place of them").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RerankerPlacement {
@@ -108,6 +133,7 @@ impl Default for RetrieveConfig {
             episodic_half_life_days: 14.0,
             episodic_freshness_floor: 0.7,
             newer_first: Some(crate::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 }),
+            substance: None,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),
             reranker_placement: RerankerPlacement::AfterGate,

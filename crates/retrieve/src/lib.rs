@@ -15,7 +15,7 @@ mod retriever;
 mod rewrite;
 mod when;
 
-pub use crate::config::{FusionWeights, LexicalStemming, RerankerPlacement, RetrieveConfig};
+pub use crate::config::{FusionWeights, LexicalStemming, RerankerPlacement, RetrieveConfig, Substance};
 pub use crate::fusion::{rrf, weighted_rrf};
 pub use crate::passage::{Passage, passage, query_words};
 pub use crate::pipeline::{Admission, NewerFirst, ResultBudget, shown_tokens, text_tokens};

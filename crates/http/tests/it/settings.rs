@@ -338,3 +338,29 @@ fn dense_centring_reaches_the_pipeline_and_a_share_outside_zero_to_one_is_refuse
         assert!(error.contains("dense_centring"), "{bad}: {error}");
     }
 }
+
+#[test]
+fn substance_is_off_by_default_and_reaches_the_pipeline_when_on() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
+    assert_eq!(shipped.substance, None, "shipped off: a trade between the dev sets");
+    let on = load(&[("RETOLD__RETRIEVAL__SUBSTANCE__ENABLED", "true")]).unwrap();
+    assert_eq!(
+        retold_http::retrieve_config(&on).substance,
+        Some(retold_retrieve::Substance { words: 20, floor: 0.3 })
+    );
+    let tuned = load(&[
+        ("RETOLD__RETRIEVAL__SUBSTANCE__WORDS", "12"),
+        ("RETOLD__RETRIEVAL__SUBSTANCE__FLOOR", "0.5"),
+    ])
+    .unwrap();
+    assert_eq!(
+        retold_http::retrieve_config(&tuned).substance,
+        Some(retold_retrieve::Substance { words: 12, floor: 0.5 })
+    );
+    for (var, bad) in [("WORDS", "0"), ("WORDS", "1001"), ("FLOOR", "1.5"), ("FLOOR", "-0.1")] {
+        let name = format!("RETOLD__RETRIEVAL__SUBSTANCE__{var}");
+        let error = load(&[(&name, bad)]).unwrap_err().to_string();
+        assert!(error.contains(&var.to_lowercase()), "{var}={bad}: {error}");
+    }
+}

@@ -42,6 +42,8 @@ pub(crate) struct Candidate {
     pub(crate) in_window: Option<(String, f64)>,
     /// The factor a record that names a time got because the question asks when.
     pub(crate) names_time: Option<f64>,
+    /// The factor an episode that says little got, and its count of content words.
+    pub(crate) substance: Option<(f64, usize)>,
     /// The older result this one was ranked above, and how alike their vectors are.
     pub(crate) newer_than: Option<(RecordId, f64)>,
     /// The part of a long record the result shows (set by the budget stage).
@@ -136,6 +138,48 @@ pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Ve
         stage: PipelineStage::Freshness,
         note: format!("the question asks when: {named} candidates that name a time x{boost:.2}"),
     });
+}
+
+/// Words of `text` that are not stopwords, and not a lone letter ("what's" splits into
+/// "what" and "s"): "Bye, see you then!" has two, "bye" and "see"; a number counts.
+pub(crate) fn content_words(text: &str) -> usize {
+    text::unicode61_tokens(text)
+        .iter()
+        .filter(|w| !text::is_stopword(w))
+        .filter(|w| w.chars().nth(1).is_some() || w.chars().all(|c| c.is_ascii_digit()))
+        .count()
+}
+
+/// An episode that says little ranks lower: one with fewer than `rule.words` content words
+/// keeps `rule.factor` of its score (after freshness or the query's windows, and after the
+/// time a question asks for). A conversation's short turns ("Bye!", "Haha, yes!", "Hey Mel,
+/// what's up?") otherwise rank on a name or on the turn they answer, and rarely say what a
+/// question asks. Semantic and procedural records keep their score. Re-sorts.
+pub(crate) fn substance(
+    candidates: &mut [Candidate],
+    rule: crate::config::Substance,
+    notes: &mut Vec<TraceNote>,
+) {
+    let mut lowered = 0;
+    for c in candidates.iter_mut().filter(|c| c.record.memory_type == MemoryType::Episodic) {
+        let words = content_words(c.record.content.as_str());
+        let factor = rule.factor(words);
+        if factor < 1.0 {
+            c.score *= factor;
+            c.substance = Some((factor, words));
+            lowered += 1;
+        }
+    }
+    sort_by_score(candidates);
+    if lowered > 0 {
+        notes.push(TraceNote {
+            stage: PipelineStage::Freshness,
+            note: format!(
+                "{lowered} episodes with fewer than {} content words ranked lower (x{:.2} with none)",
+                rule.words, rule.floor
+            ),
+        });
+    }
 }
 
 /// When the newer of two alike results ranks above the older: how alike their stored
@@ -335,8 +379,8 @@ pub(crate) fn collapse_duplicates(
 
 /// Reorder the first `head` survivors with the reranker (the rest follow in their order).
 /// Its order is fused with the order they came in, as RRF fuses the channels, and the
-/// factors of time apply again (episodic freshness, the query's window, a time named for a
-/// question that asks when): each scores `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior
+/// factors of time and substance apply again (episodic freshness, the query's window, a time
+/// named for a question that asks when, an episode that says little): each scores `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior
 /// rank)) × those factors`. The reranker alone ignores time and the channels' agreement
 /// (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A timeout, a
 /// failure or a wrong number of scores keeps the RRF order and says why in a note (nothing
@@ -369,6 +413,7 @@ pub(crate) async fn rerank(
                 c.freshness.map_or(1.0, |(factor, _)| factor)
                     * c.in_window.as_ref().map_or(1.0, |(_, b)| *b)
                     * c.names_time.unwrap_or(1.0)
+                    * c.substance.map_or(1.0, |(factor, _)| factor)
             };
             for c in &mut candidates {
                 c.score = fused[&c.id] * factor(c);

@@ -88,6 +88,9 @@ pub(super) fn explain(c: &Candidate) -> String {
     if let Some(boost) = c.names_time {
         text.push_str(&format!("; time: names a time, the question asks when x{boost:.2}"));
     }
+    if let Some((factor, words)) = c.substance {
+        text.push_str(&format!("; substance: x{factor:.2} (episodic, {words} content words)"));
+    }
     if let Some((older, sim)) = &c.newer_than {
         text.push_str(&format!("; time: newer than {older}, alike (cosine {sim:.2}), ranked above it"));
     }

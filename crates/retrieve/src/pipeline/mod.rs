@@ -1,5 +1,5 @@
 //! `memory_search` as named stages: eligibility → rewrite → channels → fusion → fetch →
-//! result control (freshness, gate, duplicates, reranker, newer first) → budget → trace. Each
+//! result control (freshness, substance, gate, duplicates, reranker, newer first) → budget → trace. Each
 //! stage is a function with its own input and output, unit-tested in `tests.rs`; `search` only
 //! sequences them and times each under its `PipelineStage` name.
 
@@ -153,6 +153,9 @@ impl Retriever {
             }
             if self.config.asks_when_boost > 1.0 && crate::when::asks_when(&request.query) {
                 control::asks_when(&mut candidates, self.config.asks_when_boost, &mut notes);
+            }
+            if let Some(rule) = self.config.substance {
+                control::substance(&mut candidates, rule, &mut notes);
             }
             timings.record(PipelineStage::Freshness, t);
             let reranker = self.ports.reranker.as_ref().filter(|_| self.config.reranker_enabled);
@@ -367,6 +370,7 @@ impl Retriever {
                 reranked: None,
                 in_window: None,
                 names_time: None,
+                substance: None,
                 newer_than: None,
                 passage: None,
             });

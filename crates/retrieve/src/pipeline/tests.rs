@@ -53,6 +53,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         reranked: None,
         in_window: None,
         names_time: None,
+        substance: None,
         newer_than: None,
         passage: None,
     }
@@ -360,4 +361,53 @@ fn an_older_a_different_a_much_weaker_or_a_narrower_result_keeps_its_place() {
     assert_eq!(run(deep.clone(), 10), (as_given(&deep), 0));
     let within_limit = vec![dated(1, 0, 2), dated(2, 5, 2), dated(4, 30, 3)];
     assert_eq!(run(within_limit.clone(), 2), (as_given(&within_limit), 0));
+}
+
+#[test]
+fn content_words_leave_out_stopwords_and_lone_letters() {
+    assert_eq!(control::content_words("Bye, see you then!"), 2);
+    assert_eq!(control::content_words("Hey Mel, what's up?"), 2);
+    assert_eq!(control::content_words("I ran 5 km in 2023."), 4);
+    assert_eq!(control::content_words(""), 0);
+}
+
+#[test]
+fn an_episode_that_says_little_ranks_lower_and_a_statement_keeps_its_score() {
+    let rule = crate::Substance { words: 20, floor: 0.3 };
+    assert_eq!(rule.factor(0), 0.3);
+    assert!((rule.factor(10) - 0.65).abs() < 1e-12);
+    assert_eq!(rule.factor(20), 1.0);
+    assert_eq!(rule.factor(200), 1.0);
+
+    let episode = |n: u64, content: &str| {
+        let mut c = candidate(n, content);
+        c.record.memory_type = MemoryType::Episodic;
+        c
+    };
+    let long = "Lately I have been painting sunsets over the lake with watercolours, and last \
+                weekend I finished a large one of our campsite at dawn, with the tents, the canoe \
+                and the mist over the water, after three careful evenings of layering blue and \
+                orange washes on heavy cotton paper.";
+    assert!(control::content_words(long) >= 20, "{}", control::content_words(long));
+    let mut candidates = vec![
+        episode(1, "Haha, yes! Bye!"),
+        // A distilled statement is short by design: it keeps its score.
+        candidate(2, "Aditya paints."),
+        episode(3, long),
+    ];
+    let mut notes = Vec::new();
+    control::substance(&mut candidates, rule, &mut notes);
+    assert_eq!(
+        candidates.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
+        ["mem_0002", "mem_0003", "mem_0001"],
+        "three content words keep 0.3 + 0.7 x 3/20 of the score: below both others"
+    );
+    let short = &candidates[2];
+    assert_eq!(short.substance, Some((0.3 + 0.7 * 3.0 / 20.0, 3)));
+    assert!((short.score - short.rrf * (0.3 + 0.7 * 3.0 / 20.0)).abs() < 1e-15);
+    assert_eq!(candidates[0].substance, None);
+    assert_eq!(candidates[1].substance, None);
+    assert_eq!(candidates[0].score, candidates[0].rrf);
+    assert_eq!(notes.len(), 1);
+    assert!(notes[0].note.contains("1 episodes with fewer than 20 content words"), "{}", notes[0].note);
 }
