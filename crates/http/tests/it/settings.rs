@@ -350,6 +350,7 @@ fn substance_is_off_by_default_and_reaches_the_pipeline_when_on() {
         Some(retold_retrieve::Substance { words: 20, floor: 0.3 })
     );
     let tuned = load(&[
+        ("RETOLD__RETRIEVAL__SUBSTANCE__ENABLED", "true"),
         ("RETOLD__RETRIEVAL__SUBSTANCE__WORDS", "12"),
         ("RETOLD__RETRIEVAL__SUBSTANCE__FLOOR", "0.5"),
     ])
