@@ -25,13 +25,23 @@ const DOCUMENTS: [&str; 4] = [
 /// Python onnxruntime 1.32, one pair per run.
 const REFERENCE: [f64; 4] = [2.2240774631500244, -11.288749694824219, 4.171170711517334, -11.306282043457031];
 
+/// How far a score may be from the reference: 3% of it (at least 0.03). The model is
+/// quantised to int8, and ONNX Runtime picks its integer matrix kernels by the processor's
+/// instruction set, so the same pair scores slightly differently on another machine: an
+/// AVX2-only AMD EPYC gives [2.2156, -11.0831, 4.1006, -11.1001], 0.4-1.8% from the reference
+/// (deterministic on each machine). A wrong tokenizer, input order or truncation moves
+/// scores by far more.
+fn close(got: f64, want: f64) -> bool {
+    (got - want).abs() <= 0.03 * want.abs().max(1.0)
+}
+
 #[tokio::test]
 async fn scores_match_the_python_reference() {
     let documents: Vec<String> = DOCUMENTS.map(str::to_owned).to_vec();
     let scores = reranker().rerank(QUERY, &documents).await.unwrap();
     assert_eq!(scores.len(), 4);
     for (got, want) in scores.iter().zip(REFERENCE) {
-        assert!((got - want).abs() < 1e-3, "{scores:?} against {REFERENCE:?}");
+        assert!(close(*got, want), "{scores:?} against {REFERENCE:?}");
     }
 }
 
