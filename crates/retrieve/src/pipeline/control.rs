@@ -154,7 +154,8 @@ pub(crate) fn content_words(text: &str) -> usize {
 /// keeps `rule.factor` of its score (after freshness or the query's windows, and after the
 /// time a question asks for). A conversation's short turns ("Bye!", "Haha, yes!", "Hey Mel,
 /// what's up?") otherwise rank on a name or on the turn they answer, and rarely say what a
-/// question asks. Semantic and procedural records keep their score. Re-sorts.
+/// question asks. Semantic and procedural records keep their score. Re-sorts when it
+/// lowered any.
 pub(crate) fn substance(
     candidates: &mut [Candidate],
     rule: crate::config::Substance,
@@ -170,8 +171,8 @@ pub(crate) fn substance(
             lowered += 1;
         }
     }
-    sort_by_score(candidates);
     if lowered > 0 {
+        sort_by_score(candidates);
         notes.push(TraceNote {
             stage: PipelineStage::Freshness,
             note: format!(
@@ -380,8 +381,8 @@ pub(crate) fn collapse_duplicates(
 /// Reorder the first `head` survivors with the reranker (the rest follow in their order).
 /// Its order is fused with the order they came in, as RRF fuses the channels, and the
 /// factors of time and substance apply again (episodic freshness, the query's window, a time
-/// named for a question that asks when, an episode that says little): each scores `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior
-/// rank)) × those factors`. The reranker alone ignores time and the channels' agreement
+/// named for a question that asks when, an episode that says little): each scores
+/// `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior rank)) × those factors`. The reranker alone ignores time and the channels' agreement
 /// (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A timeout, a
 /// failure or a wrong number of scores keeps the RRF order and says why in a note (nothing
 /// was dropped).

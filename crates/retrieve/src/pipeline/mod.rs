@@ -1,7 +1,7 @@
 //! `memory_search` as named stages: eligibility → rewrite → channels → fusion → fetch →
-//! result control (freshness, substance, gate, duplicates, reranker, newer first) → budget → trace. Each
-//! stage is a function with its own input and output, unit-tested in `tests.rs`; `search` only
-//! sequences them and times each under its `PipelineStage` name.
+//! result control (freshness, substance, gate, duplicates, reranker, newer first) → budget →
+//! trace. Each stage is a function with its own input and output, unit-tested in `tests.rs`;
+//! `search` only sequences them and times each under its `PipelineStage` name.
 
 mod channels;
 mod control;
