@@ -7,7 +7,8 @@ use std::time::Duration;
 pub struct RetrieveConfig {
     /// RRF constant: each list adds `1 / (rrf_k + rank)`.
     pub rrf_k: u32,
-    /// Each channel's weight in the fusion (1.0 each is the seed's plain RRF).
+    /// Each channel's weight in the fusion (1.0 each, `FusionWeights::default()`, is the seed's
+    /// plain RRF; the shipped default weighs the entity channel twice).
     pub fusion_weights: FusionWeights,
     /// Candidates per channel before fusion.
     pub per_generator_k: usize,
@@ -117,7 +118,7 @@ impl Default for RetrieveConfig {
     fn default() -> Self {
         Self {
             rrf_k: 5,
-            fusion_weights: FusionWeights::default(),
+            fusion_weights: FusionWeights { entity: 2.0, ..FusionWeights::default() },
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),

@@ -77,3 +77,62 @@ async fn a_broad_entity_the_query_names_corroborates_what_the_other_channels_fou
     let unnamed = corroborated(on, "What about the lighthouse?").await;
     assert!(unnamed.is_empty(), "a query that names no entity gets no entity candidates ({unnamed:?})");
 }
+
+/// Positions of Mel's violin line and of Zoe's lines about instruments among the results
+/// for "What instruments does Mel play?", in a chat where both speakers are broad (each is
+/// linked to more records than one channel returns).
+async fn speaker_ranks(config: RetrieveConfig) -> (Option<usize>, Vec<usize>) {
+    let turn = |line: &str, speaker: &str| {
+        let mut turn = about(request("project:chat", line), speaker);
+        turn.memory_type = retold_domain::MemoryType::Episodic;
+        turn
+    };
+    let w = world(config).await;
+    let p = principal("chat-agent", "u");
+    w.grant("chat-agent", "project:chat", true, true).await;
+    let mut zoe_lines = Vec::new();
+    for n in 0..60 {
+        w.write(&p, turn(&format!("Zoe: Line {n} of the chat."), "Zoe")).await;
+    }
+    for line in [
+        "Zoe: Do you play any instruments, Mel?",
+        "Zoe: I play the drums in a band on Fridays.",
+        "Zoe: Which instruments would you like to learn to play?",
+    ] {
+        zoe_lines.push(w.write(&p, turn(line, "Zoe")).await);
+    }
+    for n in 0..80 {
+        w.write(&p, turn(&format!("Mel: Line {n} of the chat."), "Mel")).await;
+    }
+    let violin = w
+        .write(
+            &p,
+            turn(
+                "Mel: Busy week. I went running, read a novel and practised my violin every evening.",
+                "Mel",
+            ),
+        )
+        .await;
+    let response = w.search(&p, SearchRequest::new("What instruments does Mel play?")).await;
+    let found = crate::ids(&response);
+    let at = |id: &retold_domain::RecordId| found.iter().position(|f| f == id);
+    (at(&violin), zoe_lines.iter().filter_map(at).collect())
+}
+
+#[tokio::test]
+async fn a_question_that_names_a_speaker_ranks_that_speakers_line_above_the_others_alike_lines() {
+    // The shipped fusion weighs the entity channel twice: Mel's own line, which shares no
+    // word with the question but "Mel", ranks above Zoe's lines that share its words.
+    let shipped = RetrieveConfig::default();
+    assert_eq!(shipped.fusion_weights.entity, 2.0);
+    let (violin, zoe) = speaker_ranks(shipped.clone()).await;
+    let violin = violin.expect("Mel's violin line is returned");
+    assert!(zoe.iter().all(|&z| violin < z), "Mel's line at {violin}, Zoe's at {zoe:?}");
+    // The seed's plain RRF leaves it below at least one of them.
+    let plain = RetrieveConfig { fusion_weights: retold_retrieve::FusionWeights::default(), ..shipped };
+    let (violin, zoe) = speaker_ranks(plain).await;
+    assert!(
+        zoe.iter().any(|&z| violin.is_none_or(|v| z < v)),
+        "plain: Mel's line at {violin:?}, Zoe's at {zoe:?}"
+    );
+}
