@@ -923,9 +923,9 @@ async fn locomo(args: &Args) -> Result<Value> {
 // ---------------------------------------------------------------------------------------------
 // LongMemEval_S.
 
-/// One stored LongMemEval turn: session, content, has_answer, at, and its context (the kept
-/// turn before it in its session).
-type LmeTurn = (String, String, bool, DateTime<Utc>, Option<String>);
+/// One stored LongMemEval turn: session, content, has_answer, at, its context (the kept
+/// turn before it in its session), and whether the user said it (else the assistant).
+type LmeTurn = (String, String, bool, DateTime<Utc>, Option<String>, bool);
 
 /// A LongMemEval session's stored turns, in order: those `turns` keeps, with their content.
 fn lme_kept_turns(session: &Value, turns: Turns) -> Vec<(&Value, &str)> {
@@ -1054,6 +1054,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                     turn["has_answer"].as_bool().unwrap_or(false),
                     *at,
                     context,
+                    turn["role"] == "user",
                 ));
             }
         }
@@ -1071,8 +1072,14 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let w = world(embedder.clone() as Arc<dyn Embedder>, &scope, now).await?;
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut evidence: HashSet<RecordId> = HashSet::new();
-        for (sid, content, has_answer, at, context) in &turns {
-            let id = write_turn(&w, &scope, content, None, context.as_deref(), *at).await?;
+        let mut opening_of: HashMap<RecordId, String> = HashMap::new();
+        let (user, agent) = (principal().user_id, principal().agent_id);
+        for (sid, content, has_answer, at, context, from_user) in &turns {
+            // As a host writes a transcript: each turn about its speaker, the user or the agent
+            // (a question in the first person then names the user's turns, `retrieval.pronouns`).
+            let speaker = if *from_user { user.as_str() } else { agent.as_str() };
+            let id = write_turn(&w, &scope, content, Some(speaker), context.as_deref(), *at).await?;
+            opening_of.insert(id.clone(), content.chars().take(120).collect());
             if *has_answer {
                 evidence.insert(id.clone());
             }
@@ -1133,6 +1140,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                 "answer_sessions": wanted,
                 "sessions@10": ranked_sessions.iter().take(10).collect::<Vec<_>>(),
                 "evidence_turn_ranks": evidence_ranks,
+                // The first ten results: session, whether it is an evidence turn, its opening.
+                "top10": retrieved.iter().take(10).map(|r| json!([
+                    session_of.get(r).map(|(s, _)| s.as_str()),
+                    evidence.contains(r),
+                    opening_of.get(r),
+                ])).collect::<Vec<_>>(),
             }));
             if kind == "knowledge-update" && answer_dates.len() >= 2 {
                 let newest = answer_dates.iter().max().map(|d| d.1.clone()).unwrap();

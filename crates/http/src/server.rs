@@ -102,6 +102,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         duplicate_collapse_floor: t.duplicate_collapse_floor,
         entity_max_share: r.entity_max_share,
         entity_broad_corroborates: r.entity_broad_corroborates,
+        pronouns: r.pronouns,
         episodic_half_life_days: r.freshness.episodic_half_life_days,
         episodic_freshness_floor: r.freshness.floor,
         newer_first: r.freshness.newer_first.enabled.then_some(retold_retrieve::NewerFirst {

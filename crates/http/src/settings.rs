@@ -414,6 +414,8 @@ pub struct RetrievalSettings {
     pub entity_max_share: f64,
     /// A broad entity the query names ranks those of its records another channel found.
     pub entity_broad_corroborates: bool,
+    /// A question in the first person names the principal's user, in the second its agent.
+    pub pronouns: bool,
     #[validate(nested)]
     pub freshness: FreshnessSettings,
     #[validate(nested)]

@@ -37,6 +37,10 @@ pub struct RetrieveConfig {
     /// records the dense or lexical channel found, in their best rank there: the name then
     /// corroborates a candidate instead of listing half the store.
     pub entity_broad_corroborates: bool,
+    /// A question in the first person ("How many bikes do I own?") names the principal's
+    /// user to the entity channel, one in the second ("What did you suggest?") its agent: a
+    /// host that writes each turn about its speaker gets the asker's own turns first.
+    pub pronouns: bool,
     /// An episodic record's score halves every this many days (non-time-bounded queries).
     pub episodic_half_life_days: f64,
     /// The smallest freshness factor an old episode can get (its score never drops below
@@ -131,6 +135,7 @@ impl Default for RetrieveConfig {
             duplicate_collapse_floor: 0.95,
             entity_max_share: 0.2,
             entity_broad_corroborates: true,
+            pronouns: true,
             episodic_half_life_days: 14.0,
             episodic_freshness_floor: 0.7,
             newer_first: Some(crate::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 }),

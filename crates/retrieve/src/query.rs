@@ -62,6 +62,35 @@ pub(crate) async fn add_forms(
     Ok(gained)
 }
 
+/// Whom a question's pronouns point at: the first person ("I", "my", "me") is the user the
+/// agent acts for, the second ("you", "your") is the agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Person {
+    First,
+    Second,
+}
+
+/// The person a question is in, when it is in one only: "How many bikes do I own?" is in
+/// the first, "What did you suggest for dinner?" in the second; "Can you remind me what I
+/// said?" and "What did Mel say?" are in neither.
+pub(crate) fn person(query: &str) -> Option<Person> {
+    let (mut first, mut second) = (false, false);
+    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')) {
+        let word = word.to_lowercase().replace('\u{2019}', "'");
+        // "I've", "you're": the pronoun is what comes before the apostrophe.
+        match word.split('\'').next().unwrap_or("") {
+            "i" | "me" | "my" | "mine" | "myself" => first = true,
+            "you" | "your" | "yours" | "yourself" => second = true,
+            _ => {}
+        }
+    }
+    match (first, second) {
+        (true, false) => Some(Person::First),
+        (false, true) => Some(Person::Second),
+        _ => None,
+    }
+}
+
 /// Phrases of one to four words for alias lookup (the entity channel), longest first.
 pub(crate) fn name_phrases(query: &str) -> Vec<String> {
     let words: Vec<&str> = query.split_whitespace().map(trim_punctuation).filter(|w| !w.is_empty()).collect();

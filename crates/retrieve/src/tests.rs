@@ -141,3 +141,22 @@ fn a_rewrite_may_only_use_names_from_the_query_and_context() {
         "names are matched whole"
     );
 }
+
+#[test]
+fn a_question_is_in_the_first_or_second_person_only_when_it_is_in_one_alone() {
+    use crate::query::{Person, person};
+    assert_eq!(person("How many bikes do I own?"), Some(Person::First));
+    assert_eq!(person("Where did I put my keys?"), Some(Person::First));
+    assert_eq!(person("what's the name of the café I've been to"), Some(Person::First));
+    assert_eq!(person("Remind me of the hotel"), Some(Person::First));
+    assert_eq!(person("What did you suggest for dinner?"), Some(Person::Second));
+    assert_eq!(
+        person("Which recipe were you\u{2019}re talking about, yours or Anna's?"),
+        Some(Person::Second)
+    );
+    // Both, neither, or only inside another word.
+    assert_eq!(person("Can you remind me what I said about Paris?"), None);
+    assert_eq!(person("What did Mel say about the lighthouse?"), None);
+    assert_eq!(person("Is iOS 17 out? Mine-sweeper scores, yours-truly"), None);
+    assert_eq!(person("Who is Yourcenar, and what did Imelda write?"), None);
+}

@@ -365,3 +365,17 @@ fn substance_is_off_by_default_and_reaches_the_pipeline_when_on() {
         assert!(error.contains(&var.to_lowercase()), "{var}={bad}: {error}");
     }
 }
+
+#[test]
+fn the_entity_weight_and_pronouns_are_shipped_on_and_reach_the_pipeline() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
+    assert_eq!(shipped.fusion_weights.entity, 2.0, "the measured weight");
+    assert!(shipped.pronouns, "a first-person question names the user");
+    let off = load(&[("RETOLD__RETRIEVAL__PRONOUNS", "false"), ("RETOLD__RETRIEVAL__FUSION__ENTITY", "1.0")]);
+    let off = retold_http::retrieve_config(&off.unwrap());
+    assert!(!off.pronouns);
+    assert_eq!(off.fusion_weights, retold_retrieve::FusionWeights::default(), "the seed's plain RRF");
+    let error = load(&[("RETOLD__RETRIEVAL__PRONOUNS", "sometimes")]).unwrap_err().to_string();
+    assert!(error.contains("pronouns"), "{error}");
+}

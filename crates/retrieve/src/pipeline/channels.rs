@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, EntityId, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
+    Channel, EntityId, LinkRole, Name, PipelineStage, Principal, RecordId, RecordKey, Result, TraceCandidate,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
-use crate::query::{add_forms, lexical_terms, name_phrases};
+use crate::query::{Person, add_forms, lexical_terms, name_phrases, person};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -50,6 +50,7 @@ impl Retriever {
     /// Run the channels `which` turns on; nothing runs over an empty eligible set.
     pub(super) async fn channels(
         &self,
+        principal: &Principal,
         access: &ScopeAccess,
         query: &str,
         eligible: &Eligible,
@@ -77,8 +78,11 @@ impl Retriever {
             };
             let entity = match which.entity {
                 true => Some(
-                    timed(self.entity(access, query, eligible, k).instrument(info_span!("retrieve.entity")))
-                        .await?,
+                    timed(
+                        self.entity(principal, access, query, eligible, k)
+                            .instrument(info_span!("retrieve.entity")),
+                    )
+                    .await?,
                 ),
                 false => None,
             };
@@ -192,15 +196,24 @@ impl Retriever {
 
     /// Entity: one- to four-word phrases resolved exactly against names and aliases in
     /// readable scopes, then their linked eligible records: about before mentions, then more
-    /// matched entities, then newer records.
+    /// matched entities, then newer records. With `retrieval.pronouns`, a question in the
+    /// first person also names the principal's user (its id, as an entity's name or alias),
+    /// one in the second person the principal's agent.
     async fn entity(
         &self,
+        principal: &Principal,
         access: &ScopeAccess,
         query: &str,
         eligible: &Eligible,
         k: usize,
     ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
-        let names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
+        let mut names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
+        let pointed = match self.config.pronouns.then(|| person(query)).flatten() {
+            Some(Person::First) => Some(principal.user_id.as_str()),
+            Some(Person::Second) => Some(principal.agent_id.as_str()),
+            None => None,
+        };
+        names.extend(pointed.and_then(|id| Name::new(id).ok()));
         let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
         let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
         entity_ids.sort();

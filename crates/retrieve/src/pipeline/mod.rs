@@ -112,8 +112,9 @@ impl Retriever {
         let rewritten = self.rewrite(request).await;
         timings.record(PipelineStage::Rewrite, t);
 
-        let hits =
-            self.channels(&access, &rewritten.query, &eligible, request.channels, &mut timings).await?;
+        let hits = self
+            .channels(principal, &access, &rewritten.query, &eligible, request.channels, &mut timings)
+            .await?;
 
         let t = Instant::now();
         let weighted: Vec<(f64, &[RecordId])> = hits
