@@ -55,7 +55,9 @@ pub(crate) struct PrincipalDto {
 pub(crate) struct SearchBody {
     #[validate(nested)]
     pub(crate) principal: PrincipalDto,
-    /// What to look for, as the agent would ask it.
+    /// What to look for, as the agent would ask it. With `retrieval.pronouns` on (the
+    /// default), a question in the first person ("my", "I") is read as the user's, about the
+    /// principal's user; one in the second ("you") as about the principal's agent.
     #[validate(length(min = 1, max = 2000))]
     #[schema(min_length = 1, max_length = 2000)]
     pub(crate) query: String,

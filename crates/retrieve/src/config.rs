@@ -39,7 +39,9 @@ pub struct RetrieveConfig {
     pub entity_broad_corroborates: bool,
     /// A question in the first person ("How many bikes do I own?") names the principal's
     /// user to the entity channel, one in the second ("What did you suggest?") its agent: a
-    /// host that writes each turn about its speaker gets the asker's own turns first.
+    /// host that writes each turn about its speaker gets the asker's own turns first. It
+    /// reads the query as the user's words; an agent that phrases queries in its own first
+    /// person should turn it off.
     pub pronouns: bool,
     /// An episodic record's score halves every this many days (non-time-bounded queries).
     pub episodic_half_life_days: f64,

@@ -72,15 +72,17 @@ pub(crate) enum Person {
 
 /// The person a question is in, when it is in one only: "How many bikes do I own?" is in
 /// the first, "What did you suggest for dinner?" in the second; "Can you remind me what I
-/// said?" and "What did Mel say?" are in neither.
+/// said?" and "What did Mel say?" are in neither. Whole words only: "do-it-yourself",
+/// "my_config" and "i.e." hold no pronoun. Known limits: a roman numeral ("World War I") reads
+/// as "I", and a generic "you" ("How do you say it in French?") as the agent.
 pub(crate) fn person(query: &str) -> Option<Person> {
     let (mut first, mut second) = (false, false);
-    for word in query.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '\u{2019}')) {
-        let word = word.to_lowercase().replace('\u{2019}', "'");
-        // "I've", "you're": the pronoun is what comes before the apostrophe.
-        match word.split('\'').next().unwrap_or("") {
+    for raw in query.split_whitespace().filter(|raw| !is_identifier(raw)) {
+        let word = trim_punctuation(raw).to_lowercase();
+        // "I've", "you’re": the pronoun is what comes before the apostrophe.
+        match word.split(['\'', '\u{2019}']).next().unwrap_or("") {
             "i" | "me" | "my" | "mine" | "myself" => first = true,
-            "you" | "your" | "yours" | "yourself" => second = true,
+            "you" | "your" | "yours" | "yourself" | "yourselves" => second = true,
             _ => {}
         }
     }

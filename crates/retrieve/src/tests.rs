@@ -154,9 +154,19 @@ fn a_question_is_in_the_first_or_second_person_only_when_it_is_in_one_alone() {
         person("Which recipe were you\u{2019}re talking about, yours or Anna's?"),
         Some(Person::Second)
     );
-    // Both, neither, or only inside another word.
+    assert_eq!(person("What did you all decide among yourselves?"), Some(Person::Second));
+    // Both, or neither.
     assert_eq!(person("Can you remind me what I said about Paris?"), None);
     assert_eq!(person("What did Mel say about the lighthouse?"), None);
-    assert_eq!(person("Is iOS 17 out? Mine-sweeper scores, yours-truly"), None);
-    assert_eq!(person("Who is Yourcenar, and what did Imelda write?"), None);
+    // A pronoun only as a whole word: not inside a name, a compound or an identifier.
+    for query in [
+        "Who is Yourcenar, and what did Imelda write?",
+        "Mine-sweeper scores",
+        "a do-it-yourself shelf",
+        "where is my_config read",
+        "the I/O error, i.e. the disk",
+        "Is iOS 17 out?",
+    ] {
+        assert_eq!(person(query), None, "{query}");
+    }
 }

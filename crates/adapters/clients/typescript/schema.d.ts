@@ -1445,7 +1445,11 @@ export interface components {
             /** @description Most results to return (default from configuration, capped by `retrieval.max_limit`). */
             limit?: number | null;
             principal: components["schemas"]["PrincipalDto"];
-            /** @description What to look for, as the agent would ask it. */
+            /**
+             * @description What to look for, as the agent would ask it. With `retrieval.pronouns` on (the
+             *     default), a question in the first person ("my", "I") is read as the user's, about the
+             *     principal's user; one in the second ("you") as about the principal's agent.
+             */
             query: string;
             /**
              * @description Most estimated tokens of what the results show (default `retrieval.token_budget`): each

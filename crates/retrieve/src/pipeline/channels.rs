@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, EntityId, LinkRole, Name, PipelineStage, Principal, RecordId, RecordKey, Result, TraceCandidate,
+    Channel, EntityId, EntityKind, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
-use crate::query::{Person, add_forms, lexical_terms, name_phrases, person};
+use crate::query::{add_forms, lexical_terms, name_phrases};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -50,9 +50,9 @@ impl Retriever {
     /// Run the channels `which` turns on; nothing runs over an empty eligible set.
     pub(super) async fn channels(
         &self,
-        principal: &Principal,
         access: &ScopeAccess,
         query: &str,
+        pointed: Option<&Name>,
         eligible: &Eligible,
         which: Channels,
         timings: &mut Timings,
@@ -79,7 +79,7 @@ impl Retriever {
             let entity = match which.entity {
                 true => Some(
                     timed(
-                        self.entity(principal, access, query, eligible, k)
+                        self.entity(access, query, pointed, eligible, k)
                             .instrument(info_span!("retrieve.entity")),
                     )
                     .await?,
@@ -196,25 +196,25 @@ impl Retriever {
 
     /// Entity: one- to four-word phrases resolved exactly against names and aliases in
     /// readable scopes, then their linked eligible records: about before mentions, then more
-    /// matched entities, then newer records. With `retrieval.pronouns`, a question in the
-    /// first person also names the principal's user (its id, as an entity's name or alias),
-    /// one in the second person the principal's agent.
+    /// matched entities, then newer records. `pointed`, the name a question's pronouns point
+    /// at (`retrieval.pronouns`), resolves only to a person, and only corroborates: its
+    /// records rank as the other channels found them, however few there are.
     async fn entity(
         &self,
-        principal: &Principal,
         access: &ScopeAccess,
         query: &str,
+        pointed: Option<&Name>,
         eligible: &Eligible,
         k: usize,
     ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
         let mut names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
-        let pointed = match self.config.pronouns.then(|| person(query)).flatten() {
-            Some(Person::First) => Some(principal.user_id.as_str()),
-            Some(Person::Second) => Some(principal.agent_id.as_str()),
-            None => None,
-        };
-        names.extend(pointed.and_then(|id| Name::new(id).ok()));
-        let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
+        names.extend(pointed.cloned());
+        let pointed = pointed.map(Name::folded);
+        let by_pronoun = |matched: &String| pointed.as_ref() == Some(matched);
+        let mut found = self.ports.entities.find_by_names(&access.readable, &names).await?;
+        found.retain(|(matched, e)| !by_pronoun(matched) || e.kind == EntityKind::Person);
+        let pronoun_named: Vec<EntityId> =
+            found.iter().filter(|(matched, _)| by_pronoun(matched)).map(|(_, e)| e.id.clone()).collect();
         let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
         entity_ids.sort();
         entity_ids.dedup();
@@ -228,11 +228,18 @@ impl Retriever {
         for link in &linked {
             *per_entity.entry(&link.entity_id).or_default() += 1;
         }
-        let broad: Vec<EntityId> = if self.config.entity_max_share >= 1.0 {
+        let mut broad: Vec<EntityId> = if self.config.entity_max_share >= 1.0 {
             Vec::new()
         } else {
             per_entity.into_iter().filter(|(_, n)| *n > cap).map(|(e, _)| e.clone()).collect()
         };
+        // The person a pronoun names is the asker or the agent: every turn of theirs is about
+        // them, so, like a broad entity, they only corroborate (never list their newest).
+        for e in pronoun_named {
+            if !broad.contains(&e) {
+                broad.push(e);
+            }
+        }
         // Per record: its best role, how many query entities link it, and its key. A broad
         // entity's links are kept aside, for `corroborate`.
         let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
-    EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
+    EligibilityFilter, Name, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
     SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
@@ -108,12 +108,19 @@ impl Retriever {
         let (access, eligible) = self.eligibility(principal, request, now).await?;
         timings.record(PipelineStage::Eligibility, t);
 
+        // Whom the question's pronouns name, read from the words as asked (a rewrite may
+        // replace them): the principal's user for the first person, its agent for the second.
+        let pointed = match self.config.pronouns.then(|| crate::query::person(&request.query)).flatten() {
+            Some(crate::query::Person::First) => Name::new(principal.user_id.as_str()).ok(),
+            Some(crate::query::Person::Second) => Name::new(principal.agent_id.as_str()).ok(),
+            None => None,
+        };
         let t = Instant::now();
         let rewritten = self.rewrite(request).await;
         timings.record(PipelineStage::Rewrite, t);
 
         let hits = self
-            .channels(principal, &access, &rewritten.query, &eligible, request.channels, &mut timings)
+            .channels(&access, &rewritten.query, pointed.as_ref(), &eligible, request.channels, &mut timings)
             .await?;
 
         let t = Instant::now();

@@ -140,7 +140,11 @@ async fn a_question_that_names_a_speaker_ranks_that_speakers_line_above_the_othe
 /// A transcript written as a host writes one: each turn about its speaker, the user ("u")
 /// or the agent ("chat-agent"). The user said once what kit they keep, without the words
 /// "drum set"; the agent's three replies repeat them. Returns the position of the user's line and of the agent's.
-async fn pronoun_ranks(config: RetrieveConfig, query: &str) -> (Option<usize>, Vec<usize>) {
+async fn pronoun_ranks(
+    config: RetrieveConfig,
+    query: &str,
+    user_lines: usize,
+) -> (Option<usize>, Vec<usize>) {
     let turn = |line: &str, speaker: &str| {
         let mut turn = about(request("project:chat", line), speaker);
         turn.memory_type = retold_domain::MemoryType::Episodic;
@@ -150,7 +154,6 @@ async fn pronoun_ranks(config: RetrieveConfig, query: &str) -> (Option<usize>, V
     let p = principal("chat-agent", "u");
     w.grant("chat-agent", "project:chat", true, true).await;
     for n in 0..60 {
-        w.write(&p, turn(&format!("I asked question {n} of the chat."), "u")).await;
         w.write(&p, turn(&format!("Here is answer {n} of the chat."), "chat-agent")).await;
     }
     let mine = w.write(&p, turn("I still keep my old Pearl Export kit in the garage.", "u")).await;
@@ -162,6 +165,10 @@ async fn pronoun_ranks(config: RetrieveConfig, query: &str) -> (Option<usize>, V
     ] {
         echoes.push(w.write(&p, turn(line, "chat-agent")).await);
     }
+    // The user's other lines, written after: the newest records about the user.
+    for n in 0..user_lines {
+        w.write(&p, turn(&format!("I asked question {n} of the chat."), "u")).await;
+    }
     let response = w.search(&p, SearchRequest::new(query)).await;
     let found = crate::ids(&response);
     let at = |id: &retold_domain::RecordId| found.iter().position(|f| f == id);
@@ -172,14 +179,22 @@ async fn pronoun_ranks(config: RetrieveConfig, query: &str) -> (Option<usize>, V
 async fn a_question_in_the_first_person_ranks_the_users_own_turn_above_the_agents_replies() {
     let shipped = RetrieveConfig::default();
     assert!(shipped.pronouns, "on by default");
-    let (mine, echoes) = pronoun_ranks(shipped.clone(), "What drum set do I have?").await;
-    let mine = mine.expect("the user's turn is returned");
-    assert!(echoes.iter().all(|&e| mine < e), "the user's turn at {mine}, the agent's at {echoes:?}");
-    // Off, the agent's replies, which hold the question's words, come first.
     let off = RetrieveConfig { pronouns: false, ..shipped.clone() };
-    let (mine, echoes) = pronoun_ranks(off, "What drum set do I have?").await;
-    assert!(echoes.iter().any(|&e| mine.is_none_or(|m| e < m)), "off: {mine:?}, {echoes:?}");
-    // In the second person the question asks what the agent said.
-    let (mine, echoes) = pronoun_ranks(shipped, "Which drum set did you recommend a cloth for?").await;
-    assert_eq!(echoes.first(), Some(&0), "the agent's turn leads: {echoes:?}, the user's at {mine:?}");
+    // With 60 lines the user is broad; with 5 the user's entity is narrow, and its newest
+    // lines must not be listed ahead of what the question asks.
+    for user_lines in [60, 5] {
+        let (mine, echoes) = pronoun_ranks(shipped.clone(), "What drum set do I have?", user_lines).await;
+        let mine = mine.expect("the user's turn is returned");
+        assert_eq!(mine, 0, "{user_lines} lines: the user's turn leads, the agent's at {echoes:?}");
+        // Off, the agent's replies, which hold the question's words, come first.
+        let (mine, echoes) = pronoun_ranks(off.clone(), "What drum set do I have?", user_lines).await;
+        assert!(echoes.iter().any(|&e| mine.is_none_or(|m| e < m)), "off: {mine:?}, {echoes:?}");
+    }
+    // In the second person the question asks what the agent said: its reply leads, where
+    // with pronouns off the user's line, which holds more of the words, does.
+    let query = "What did you say about the Pearl Export kit?";
+    let (mine, echoes) = pronoun_ranks(shipped, query, 60).await;
+    assert!(echoes.contains(&0), "on: the agent's reply leads ({echoes:?}; the user's at {mine:?})");
+    let (mine, echoes) = pronoun_ranks(off, query, 60).await;
+    assert_eq!(mine, Some(0), "off: the user's line leads ({echoes:?})");
 }

@@ -685,7 +685,7 @@ class SearchBody(BaseModel):
     query: Annotated[
         str,
         Field(
-            description='What to look for, as the agent would ask it.',
+            description='What to look for, as the agent would ask it. With `retrieval.pronouns` on (the\ndefault), a question in the first person ("my", "I") is read as the user\'s, about the\nprincipal\'s user; one in the second ("you") as about the principal\'s agent.',
             max_length=2000,
             min_length=1,
         ),

@@ -30,7 +30,9 @@ class SearchBody:
 
         Attributes:
             principal (PrincipalDto): The principal of the current agent run, asserted by the host.
-            query (str): What to look for, as the agent would ask it.
+            query (str): What to look for, as the agent would ask it. With `retrieval.pronouns` on (the
+                default), a question in the first person ("my", "I") is read as the user's, about the
+                principal's user; one in the second ("you") as about the principal's agent.
             context (list[str] | Unset): Latest user and assistant turns, for query rewriting.
             event_from (datetime.datetime | None | Unset): Only records whose event time is at or after this instant.
             event_to (datetime.datetime | None | Unset): Only records whose event time is before this instant.
