@@ -78,15 +78,30 @@ async fn a_broad_entity_the_query_names_corroborates_what_the_other_channels_fou
     assert!(unnamed.is_empty(), "a query that names no entity gets no entity candidates ({unnamed:?})");
 }
 
+/// A chat turn in `project:chat`, episodic and about its speaker, as a host writes one.
+fn turn(line: &str, speaker: &str) -> retold_ingest::WriteRequest {
+    let mut turn = about(request("project:chat", line), speaker);
+    turn.memory_type = retold_domain::MemoryType::Episodic;
+    turn
+}
+
+/// Where `one` and each of `others` are among the results for `query`.
+async fn positions(
+    w: &retold_test_kit::World,
+    p: &retold_domain::Principal,
+    query: &str,
+    one: &retold_domain::RecordId,
+    others: &[retold_domain::RecordId],
+) -> (Option<usize>, Vec<usize>) {
+    let found = crate::ids(&w.search(p, SearchRequest::new(query)).await);
+    let at = |id: &retold_domain::RecordId| found.iter().position(|f| f == id);
+    (at(one), others.iter().filter_map(at).collect())
+}
+
 /// Positions of Mel's violin line and of Zoe's lines about instruments among the results
 /// for "What instruments does Mel play?", in a chat where both speakers are broad (each is
 /// linked to more records than one channel returns).
 async fn speaker_ranks(config: RetrieveConfig) -> (Option<usize>, Vec<usize>) {
-    let turn = |line: &str, speaker: &str| {
-        let mut turn = about(request("project:chat", line), speaker);
-        turn.memory_type = retold_domain::MemoryType::Episodic;
-        turn
-    };
     let w = world(config).await;
     let p = principal("chat-agent", "u");
     w.grant("chat-agent", "project:chat", true, true).await;
@@ -113,10 +128,7 @@ async fn speaker_ranks(config: RetrieveConfig) -> (Option<usize>, Vec<usize>) {
             ),
         )
         .await;
-    let response = w.search(&p, SearchRequest::new("What instruments does Mel play?")).await;
-    let found = crate::ids(&response);
-    let at = |id: &retold_domain::RecordId| found.iter().position(|f| f == id);
-    (at(&violin), zoe_lines.iter().filter_map(at).collect())
+    positions(&w, &p, "What instruments does Mel play?", &violin, &zoe_lines).await
 }
 
 #[tokio::test]
@@ -145,11 +157,6 @@ async fn pronoun_ranks(
     query: &str,
     user_lines: usize,
 ) -> (Option<usize>, Vec<usize>) {
-    let turn = |line: &str, speaker: &str| {
-        let mut turn = about(request("project:chat", line), speaker);
-        turn.memory_type = retold_domain::MemoryType::Episodic;
-        turn
-    };
     let w = world(config).await;
     let p = principal("chat-agent", "u");
     w.grant("chat-agent", "project:chat", true, true).await;
@@ -169,10 +176,7 @@ async fn pronoun_ranks(
     for n in 0..user_lines {
         w.write(&p, turn(&format!("I asked question {n} of the chat."), "u")).await;
     }
-    let response = w.search(&p, SearchRequest::new(query)).await;
-    let found = crate::ids(&response);
-    let at = |id: &retold_domain::RecordId| found.iter().position(|f| f == id);
-    (at(&mine), echoes.iter().filter_map(at).collect())
+    positions(&w, &p, query, &mine, &echoes).await
 }
 
 #[tokio::test]
