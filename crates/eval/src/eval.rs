@@ -1073,11 +1073,11 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut evidence: HashSet<RecordId> = HashSet::new();
         let mut opening_of: HashMap<RecordId, String> = HashMap::new();
-        let (user, agent) = (principal().user_id, principal().agent_id);
+        let asker = principal();
         for (sid, content, has_answer, at, context, from_user) in &turns {
             // As a host writes a transcript: each turn about its speaker, the user or the agent
             // (a question in the first person then names the user's turns, `retrieval.pronouns`).
-            let speaker = if *from_user { user.as_str() } else { agent.as_str() };
+            let speaker = if *from_user { asker.user_id.as_str() } else { asker.agent_id.as_str() };
             let id = write_turn(&w, &scope, content, Some(speaker), context.as_deref(), *at).await?;
             opening_of.insert(id.clone(), content.chars().take(120).collect());
             if *has_answer {

@@ -1,7 +1,7 @@
 //! Query analysis for the lexical and entity channels (seed section 10, steps 1–2).
 
 use retold_domain::text::{is_identifier, is_stopword, trim_punctuation, unicode61_tokens};
-use retold_domain::{LexicalIndex, LexicalTerm, Result, WordStemmer};
+use retold_domain::{LexicalIndex, LexicalTerm, Name, Principal, Result, WordStemmer};
 
 /// Steps 1–2: identifiers kept whole, other tokens split unicode61-style, stopwords and
 /// one-character terms dropped except identifiers and proper nouns; duplicates removed.
@@ -91,6 +91,16 @@ pub(crate) fn person(query: &str) -> Option<Person> {
         (false, true) => Some(Person::Second),
         _ => None,
     }
+}
+
+/// The name a question's pronouns point at: the principal's user id for the first person,
+/// its agent id for the second (an id is always a valid name).
+pub(crate) fn pointed(query: &str, principal: &Principal) -> Option<Name> {
+    let id = match person(query)? {
+        Person::First => principal.user_id.as_str(),
+        Person::Second => principal.agent_id.as_str(),
+    };
+    Name::new(id).ok()
 }
 
 /// Phrases of one to four words for alias lookup (the entity channel), longest first.

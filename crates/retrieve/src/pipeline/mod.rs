@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
-    EligibilityFilter, Name, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
+    EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
     SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
@@ -110,11 +110,8 @@ impl Retriever {
 
         // Whom the question's pronouns name, read from the words as asked (a rewrite may
         // replace them): the principal's user for the first person, its agent for the second.
-        let pointed = match self.config.pronouns.then(|| crate::query::person(&request.query)).flatten() {
-            Some(crate::query::Person::First) => Name::new(principal.user_id.as_str()).ok(),
-            Some(crate::query::Person::Second) => Name::new(principal.agent_id.as_str()).ok(),
-            None => None,
-        };
+        let pointed =
+            self.config.pronouns.then(|| crate::query::pointed(&request.query, principal)).flatten();
         let t = Instant::now();
         let rewritten = self.rewrite(request).await;
         timings.record(PipelineStage::Rewrite, t);

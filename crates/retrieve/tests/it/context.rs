@@ -1,10 +1,10 @@
 //! A record written with its context (the turn before it) is embedded with that context and
 //! found by what it answers; the context is never returned as its text.
 
-use retold_domain::{Context, Embedder as _, MemoryType, RecordReader as _, VectorIndex as _};
+use retold_domain::{Context, Embedder as _, RecordReader as _, VectorIndex as _};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
 
-use super::{ids, principal, request, world};
+use super::{episode, ids, principal, world};
 
 const SCOPE: &str = "project:context";
 const REPLY: &str = "Melanie: Yes! Yesterday, actually. The first session is on Friday.";
@@ -12,8 +12,7 @@ const QUERY: &str = "Is Melanie taking pottery lessons?";
 const ASKED: &str = "Caroline: Did you ever sign up for that pottery class you told me about?";
 
 fn turn(content: &str, context: Option<&str>) -> retold_ingest::WriteRequest {
-    let mut r = request(SCOPE, content);
-    r.memory_type = MemoryType::Episodic;
+    let mut r = episode(SCOPE, content);
     r.context = context.map(|c| Context::new(c).unwrap());
     r
 }

@@ -4,7 +4,7 @@
 use retold_domain::Channel;
 use retold_retrieve::{RetrieveConfig, SearchRequest};
 
-use crate::{about, principal, request, world};
+use crate::{about, episode, principal, request, world};
 
 async fn entity_hits(config: RetrieveConfig) -> Vec<String> {
     let w = world(config).await;
@@ -80,9 +80,7 @@ async fn a_broad_entity_the_query_names_corroborates_what_the_other_channels_fou
 
 /// A chat turn in `project:chat`, episodic and about its speaker, as a host writes one.
 fn turn(line: &str, speaker: &str) -> retold_ingest::WriteRequest {
-    let mut turn = about(request("project:chat", line), speaker);
-    turn.memory_type = retold_domain::MemoryType::Episodic;
-    turn
+    about(episode("project:chat", line), speaker)
 }
 
 /// Where `one` and each of `others` are among the results for `query`.

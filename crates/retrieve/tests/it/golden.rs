@@ -5,7 +5,7 @@ use retold_domain::{MemoryType, Name, RecordId, Scope, SourceKind};
 use retold_retrieve::{Channels, RerankerPlacement, RetrieveConfig, SearchRequest};
 use retold_test_kit::prelude::*;
 
-use crate::{World, about, ids, principal, request, world};
+use crate::{World, about, episode, ids, principal, request, world};
 
 const SCOPE: &str = "project:golden";
 
@@ -511,16 +511,12 @@ async fn an_episode_that_says_little_ranks_below_the_one_that_answers() {
         let w = world(config).await;
         w.grant("golden-agent", SCOPE, true, true).await;
         let p = principal("golden-agent", "u");
-        let episode = |content: &str| {
-            let mut r = request(SCOPE, content);
-            r.memory_type = MemoryType::Episodic;
-            r
-        };
-        let short = w.write(&p, episode("Melanie: Paint? Haha, me? Bye!")).await;
+        let short = w.write(&p, episode(SCOPE, "Melanie: Paint? Haha, me? Bye!")).await;
         let answer = w
             .write(
                 &p,
                 episode(
+                    SCOPE,
                     "Melanie: Lately I have been painting sunsets over the lake with watercolours, and \
                      I finished a large one of our campsite at dawn, with the tents, the canoe and \
                      the mist over the water, after three careful evenings of layering blue and \

@@ -56,6 +56,11 @@ pub(crate) fn request(scope: &str, content: &str) -> WriteRequest {
     }
 }
 
+/// An episodic record of `content` in `scope` (a conversation turn, an event).
+pub(crate) fn episode(scope: &str, content: &str) -> WriteRequest {
+    WriteRequest { memory_type: MemoryType::Episodic, ..request(scope, content) }
+}
+
 pub(crate) fn about(mut request: WriteRequest, name: &str) -> WriteRequest {
     request.subject = Some(EntityRef::Name { name: Name::new(name).unwrap(), kind: EntityKind::Person });
     request
