@@ -832,16 +832,32 @@ async fn locomo(args: &Args) -> Result<Value> {
                 5 => "adversarial",
                 _ => "other",
             };
-            for (config, retrieved, tokens) in runs(&w, question, 25, budget).await? {
-                if config == "default" && category != 5 {
+            let results = runs(&w, question, 25, budget).await?;
+            if category != 5 {
+                // Where each channel ranks each evidence turn (1-based, within 25).
+                let ranks: serde_json::Map<String, Value> = results
+                    .iter()
+                    .map(|(config, retrieved, _)| {
+                        let at = |d: &&str| {
+                            by_dia
+                                .get(*d)
+                                .and_then(|id| retrieved.iter().position(|r| r == id))
+                                .map(|p| p + 1)
+                        };
+                        (config.to_string(), json!(evidence_ids.iter().map(at).collect::<Vec<_>>()))
+                    })
+                    .collect();
+                if let Some((_, retrieved, _)) = results.iter().find(|(c, _, _)| *c == "default") {
                     let top: Vec<&str> =
                         retrieved.iter().take(10).filter_map(|id| dia_of.get(id).copied()).collect();
                     per_question.push(json!({
                         "sample": sample, "question": question, "category": name,
-                        "evidence": evidence_ids, "top10": top,
+                        "evidence": evidence_ids, "top10": top, "ranks": ranks,
                         "found": evidence_ids.iter().filter(|d| top.contains(d)).count(),
                     }));
                 }
+            }
+            for (config, retrieved, tokens) in results {
                 if category == 5 {
                     let sums = adversarial.entry(config.to_owned()).or_default();
                     recall_metrics(sums, &retrieved, &evidence, &ks);

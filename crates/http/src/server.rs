@@ -93,6 +93,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         },
         dense_centring: retold_domain::Centring::new(r.dense_centring)
             .expect("retrieval.dense_centring was validated at start"),
+        dense_name_weight: r.dense_name_weight,
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,

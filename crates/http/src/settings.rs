@@ -393,8 +393,12 @@ pub struct RetrievalSettings {
     pub lexical_stemming: LexicalStemming,
     /// How much of the eligible records' mean vector the dense channel takes away from the
     /// query and each record before ranking by cosine (0 = plain cosine, 1 = all of it).
-    #[validate(custom(function = "centring"))]
+    #[validate(custom(function = "share"))]
     pub dense_centring: f32,
+    /// When the query names a person the store knows, the share of the dense channel's query
+    /// vector that is the query as written; the rest is the query without the names (1 = off).
+    #[validate(custom(function = "share"))]
+    pub dense_name_weight: f32,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -430,10 +434,15 @@ pub struct RetrievalSettings {
 }
 
 /// A share of the mean in [0, 1] (the domain's rule, so NaN is refused too).
-fn centring(value: f32) -> Result<(), validator::ValidationError> {
-    retold_domain::Centring::new(value).map(|_| ()).map_err(|_| {
-        validator::ValidationError::new("range").with_message("must be a share between 0 and 1".into())
-    })
+/// A share in [0, 1] (not NaN).
+fn share(value: f32) -> Result<(), validator::ValidationError> {
+    match (0.0..=1.0).contains(&value) {
+        true => Ok(()),
+        false => {
+            Err(validator::ValidationError::new("range")
+                .with_message("must be a share between 0 and 1".into()))
+        }
+    }
 }
 
 /// 0 (whole records) or 20 to 100,000 tokens: a passage shorter than a sentence or two says

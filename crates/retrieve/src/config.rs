@@ -17,6 +17,12 @@ pub struct RetrieveConfig {
     /// How much of the eligible records' mean vector the dense channel takes away before it
     /// ranks by cosine (the gate still reads the plain cosine).
     pub dense_centring: retold_domain::Centring,
+    /// When the query names a person the store knows (a name or alias the entity channel
+    /// resolves to a person), the dense channel's query vector is this share the query as
+    /// written and the rest the query without those names; 1.0 embeds it as written only.
+    /// A name in a short question otherwise pulls the turns that say the name (the other
+    /// speaker's "Wow, Mel!") toward it as much as what the question asks.
+    pub dense_name_weight: f32,
     pub default_limit: usize,
     pub max_limit: usize,
     /// Tool-result budget in tokens (estimated as characters / 4 plus a per-record overhead).
@@ -128,6 +134,7 @@ impl Default for RetrieveConfig {
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
+            dense_name_weight: 0.3,
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,

@@ -1,7 +1,7 @@
 //! Query analysis for the lexical and entity channels (seed section 10, steps 1–2).
 
 use retold_domain::text::{is_identifier, is_stopword, trim_punctuation, unicode61_tokens};
-use retold_domain::{LexicalIndex, LexicalTerm, Name, Principal, Result, WordStemmer};
+use retold_domain::{LexicalIndex, LexicalTerm, Name, Principal, Result, WordStemmer, fold_name};
 
 /// Steps 1–2: identifiers kept whole, other tokens split unicode61-style, stopwords and
 /// one-character terms dropped except identifiers and proper nouns; duplicates removed.
@@ -101,6 +101,33 @@ pub(crate) fn pointed(query: &str, principal: &Principal) -> Option<Name> {
         Person::Second => principal.agent_id.as_str(),
     };
     Name::new(id).ok()
+}
+
+/// The query without the names in `names` (folded, as the entity store matched them), each
+/// matched as `name_phrases` reads a phrase (punctuation trimmed, a possessive dropped), longest
+/// first: "What has Melanie painted?" without "melanie" is "What has painted?". `None` when no
+/// name occurs, or nothing else would be left.
+pub(crate) fn without_names(query: &str, names: &[String]) -> Option<String> {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let phrase = |window: &[&str]| {
+        let joined = window.iter().map(|w| trim_punctuation(w)).collect::<Vec<_>>().join(" ");
+        let joined =
+            joined.strip_suffix("'s").or_else(|| joined.strip_suffix("’s")).unwrap_or(&joined).to_owned();
+        fold_name(&joined)
+    };
+    let (mut kept, mut i) = (Vec::new(), 0);
+    while i < words.len() {
+        let len = (1..=4.min(words.len() - i)).rev().find(|len| names.contains(&phrase(&words[i..i + len])));
+        match len {
+            Some(len) => i += len,
+            None => {
+                kept.push(words[i]);
+                i += 1;
+            }
+        }
+    }
+    let removed = kept.len() < words.len();
+    (removed && kept.iter().any(|w| !trim_punctuation(w).is_empty())).then(|| kept.join(" "))
 }
 
 /// Phrases of one to four words for alias lookup (the entity channel), longest first.

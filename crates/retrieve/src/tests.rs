@@ -170,3 +170,28 @@ fn a_question_is_in_the_first_or_second_person_only_when_it_is_in_one_alone() {
         assert_eq!(person(query), None, "{query}");
     }
 }
+
+#[test]
+fn a_query_without_its_names_keeps_every_other_word() {
+    use crate::query::without_names;
+    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        without_names("What has Melanie painted?", &names(&["melanie"])).as_deref(),
+        Some("What has painted?")
+    );
+    // A possessive, punctuation, and a name of two words, matched as a phrase.
+    assert_eq!(
+        without_names("Where did Mel's sister and Anna Lee, go?", &names(&["mel", "anna lee"])).as_deref(),
+        Some("Where did sister and go?")
+    );
+    // Folded: case does not matter; only whole words match ("Melanie" holds "mel").
+    assert_eq!(
+        without_names("what did MELANIE bake", &names(&["melanie"])).as_deref(),
+        Some("what did bake")
+    );
+    assert_eq!(without_names("What did Melanie bake?", &names(&["mel"])), None);
+    // Nothing named, or nothing else left: the query stays as written.
+    assert_eq!(without_names("What did she bake?", &names(&["melanie"])), None);
+    assert_eq!(without_names("Melanie?", &names(&["melanie"])), None);
+    assert_eq!(without_names("What has Melanie painted?", &[]), None);
+}

@@ -340,6 +340,21 @@ fn dense_centring_reaches_the_pipeline_and_a_share_outside_zero_to_one_is_refuse
 }
 
 #[test]
+fn the_dense_name_weight_is_shipped_at_0_3_reaches_the_pipeline_and_is_a_share() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
+    let weight = |vars: &[(&str, &str)]| retold_http::retrieve_config(&load(vars).unwrap()).dense_name_weight;
+    assert_eq!(weight(&[]), 0.3);
+    assert_eq!(weight(&[("RETOLD__RETRIEVAL__DENSE_NAME_WEIGHT", "1")]), 1.0);
+    for bad in ["1.5", "-0.1", "NaN", "half"] {
+        let Err(error) = load(&[("RETOLD__RETRIEVAL__DENSE_NAME_WEIGHT", bad)]) else {
+            panic!("{bad} was taken")
+        };
+        let error = error.to_string();
+        assert!(error.contains("dense_name_weight"), "{bad}: {error}");
+    }
+}
+
+#[test]
 fn substance_is_off_by_default_and_reaches_the_pipeline_when_on() {
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
     let shipped = retold_http::retrieve_config(&load(&[]).unwrap());

@@ -7,14 +7,15 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, EntityId, EntityKind, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result, TraceCandidate,
+    Channel, Entity, EntityId, EntityKind, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result,
+    TraceCandidate, TraceNote,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
-use crate::query::{add_forms, lexical_terms, name_phrases};
+use crate::query::{add_forms, lexical_terms, name_phrases, without_names};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -31,6 +32,8 @@ pub(crate) struct ChannelHits {
     pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
     pub(crate) entity: HashMap<RecordId, EntityMatch>,
     pub(crate) keys: HashMap<RecordId, RecordKey>,
+    /// What a channel changed about the query it ran (the dense channel's weighed-down names).
+    pub(crate) notes: Vec<TraceNote>,
 }
 
 impl ChannelHits {
@@ -62,9 +65,37 @@ impl Retriever {
             return Ok(hits);
         }
         let k = self.config.per_generator_k;
+        // The names resolve once, before the channels: the entity channel lists their records,
+        // and the dense channel weighs the people among them down.
+        let weigh_names = which.dense && self.config.dense_name_weight < 1.0;
+        let named = match which.entity || weigh_names {
+            true => self.named(access, query, pointed).await?,
+            false => Vec::new(),
+        };
+        let without = match weigh_names {
+            true => {
+                let pointed = pointed.map(Name::folded);
+                let people: Vec<String> = named
+                    .iter()
+                    .filter(|(matched, e)| e.kind == EntityKind::Person && pointed.as_ref() != Some(matched))
+                    .map(|(matched, _)| matched.clone())
+                    .collect();
+                without_names(query, &people).inspect(|rest| {
+                    hits.notes.push(TraceNote {
+                        stage: PipelineStage::Dense,
+                        note: format!(
+                            "the names {} weigh {} of the query vector: the rest is \"{rest}\"",
+                            people.join(", "),
+                            self.config.dense_name_weight
+                        ),
+                    })
+                })
+            }
+            false => None,
+        };
         let dense = async {
             match which.dense {
-                true => timed(self.dense(query, eligible, k)).await.map(Some),
+                true => timed(self.dense(query, without.as_deref(), eligible, k)).await.map(Some),
                 false => Ok(None),
             }
         };
@@ -79,8 +110,7 @@ impl Retriever {
             let entity = match which.entity {
                 true => Some(
                     timed(
-                        self.entity(access, query, pointed, eligible, k)
-                            .instrument(info_span!("retrieve.entity")),
+                        self.entity(&named, pointed, eligible, k).instrument(info_span!("retrieve.entity")),
                     )
                     .await?,
                 ),
@@ -116,15 +146,28 @@ impl Retriever {
 
     /// Dense: embed the query, then the masked exact scan over the eligible keys on a
     /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
+    /// With `without` (the query less the people it names), the query vector is
+    /// `dense_name_weight` of the query as written and the rest `without`, embedded in one
+    /// batch (a text's vector does not depend on its batch).
     async fn dense(
         &self,
         query: &str,
+        without: Option<&str>,
         eligible: &Eligible,
         k: usize,
     ) -> Result<(Ranked<DenseMatch>, HashMap<RecordId, RecordKey>)> {
-        let vector = self.ports.embedder.embed(&[query.to_owned()]).await?.pop().ok_or_else(|| {
-            retold_domain::DomainError::backend("embedder", "returned no vector for the query")
-        })?;
+        let texts: Vec<String> = std::iter::once(query).chain(without).map(str::to_owned).collect();
+        let vectors = self.ports.embedder.embed(&texts).await?;
+        let vector = match &vectors[..] {
+            [written] => written.clone(),
+            [written, rest] => blend(written, rest, self.config.dense_name_weight),
+            _ => {
+                return Err(retold_domain::DomainError::backend(
+                    "embedder",
+                    format!("returned {} vectors for {} query texts", vectors.len(), texts.len()),
+                ));
+            }
+        };
         let index = self.ports.index.clone();
         let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
         let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k, centring))
@@ -194,25 +237,36 @@ impl Retriever {
         Ok(((list, trace, matches), key_of))
     }
 
-    /// Entity: one- to four-word phrases resolved exactly against names and aliases in
-    /// readable scopes, then their linked eligible records: about before mentions, then more
-    /// matched entities, then newer records. `pointed`, the name a question's pronouns point
-    /// at (`retrieval.pronouns`), resolves only to a person, and only corroborates: its
-    /// records rank as the other channels found them, however few there are.
-    async fn entity(
+    /// The entities the query names: one- to four-word phrases resolved exactly against names
+    /// and aliases in readable scopes, each with the folded name it matched. `pointed`, the
+    /// name a question's pronouns point at (`retrieval.pronouns`), resolves only to a person.
+    async fn named(
         &self,
         access: &ScopeAccess,
         query: &str,
         pointed: Option<&Name>,
-        eligible: &Eligible,
-        k: usize,
-    ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
+    ) -> Result<Vec<(String, Entity)>> {
         let mut names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
         names.extend(pointed.cloned());
         let pointed = pointed.map(Name::folded);
-        let by_pronoun = |matched: &String| pointed.as_ref() == Some(matched);
         let mut found = self.ports.entities.find_by_names(&access.readable, &names).await?;
-        found.retain(|(matched, e)| !by_pronoun(matched) || e.kind == EntityKind::Person);
+        found.retain(|(matched, e)| pointed.as_ref() != Some(matched) || e.kind == EntityKind::Person);
+        Ok(found)
+    }
+
+    /// Entity: the linked eligible records of the entities the query names (`named`): about
+    /// before mentions, then more matched entities, then newer records. The person a
+    /// question's pronouns point at (`pointed`) only corroborates: their records rank as the
+    /// other channels found them, however few there are.
+    async fn entity(
+        &self,
+        found: &[(String, Entity)],
+        pointed: Option<&Name>,
+        eligible: &Eligible,
+        k: usize,
+    ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
+        let pointed = pointed.map(Name::folded);
+        let by_pronoun = |matched: &String| pointed.as_ref() == Some(matched);
         let pronoun_named: Vec<EntityId> =
             found.iter().filter(|(matched, _)| by_pronoun(matched)).map(|(_, e)| e.id.clone()).collect();
         let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
@@ -291,6 +345,16 @@ impl Retriever {
         }
         Ok((((list, trace, matches), key_of), broad_links))
     }
+}
+
+/// `weight` of `written` and the rest of `rest`, normalised.
+fn blend(written: &[f32], rest: &[f32], weight: f32) -> Vec<f32> {
+    let mut out: Vec<f32> = written.iter().zip(rest).map(|(w, r)| weight * w + (1.0 - weight) * r).collect();
+    let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        out.iter_mut().for_each(|x| *x /= norm);
+    }
+    out
 }
 
 /// A broad entity's links: record -> (best role, key, entity).

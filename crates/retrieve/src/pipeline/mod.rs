@@ -116,7 +116,7 @@ impl Retriever {
         let rewritten = self.rewrite(request).await;
         timings.record(PipelineStage::Rewrite, t);
 
-        let hits = self
+        let mut hits = self
             .channels(&access, &rewritten.query, pointed.as_ref(), &eligible, request.channels, &mut timings)
             .await?;
 
@@ -132,7 +132,7 @@ impl Retriever {
         timings.record(PipelineStage::Fusion, t);
 
         let mut drops: Vec<TraceDrop> = Vec::new();
-        let mut notes: Vec<TraceNote> = Vec::new();
+        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;

@@ -36,45 +36,51 @@ async fn a_speaker_linked_to_most_records_does_not_flood_the_entity_channel() {
 }
 
 /// The entity channel's ids and details for `query` over Mel's 120 lines, one of which
-/// mentions the lighthouse, and Zoe's three flights.
-async fn corroborated(config: RetrieveConfig, query: &str) -> Vec<(String, String)> {
+/// mentions the lighthouse, and one record about the lighthouse that is not Mel's; and the
+/// id of Mel's lighthouse line.
+async fn corroborated(config: RetrieveConfig, query: &str) -> (Vec<(String, String)>, String) {
     let w = world(config).await;
     let p = principal("chat-agent", "u");
     w.grant("chat-agent", "project:chat", true, true).await;
+    let mut lighthouse = String::new();
     for n in 0..120 {
         let line = if n == 60 {
             "Mel said the lighthouse tour was her favourite.".to_owned()
         } else {
             format!("Mel said line {n} of the chat.")
         };
-        w.write(&p, about(request("project:chat", &line), "Mel")).await;
+        let id = w.write(&p, about(request("project:chat", &line), "Mel")).await;
+        if n == 60 {
+            lighthouse = id.to_string();
+        }
     }
     w.write(&p, request("project:chat", "The lighthouse closes in winter.")).await;
     let response = w.search(&p, SearchRequest::new(query)).await;
     let trace = w.trace(&response.search_id).await;
-    trace["channels"][Channel::Entity.as_str()]
+    let listed = trace["channels"][Channel::Entity.as_str()]
         .as_array()
         .unwrap()
         .iter()
         .map(|c| (c["record_id"].as_str().unwrap().to_owned(), c["detail"].as_str().unwrap().to_owned()))
-        .collect()
+        .collect();
+    (listed, lighthouse)
 }
 
 #[tokio::test]
 async fn a_broad_entity_the_query_names_corroborates_what_the_other_channels_found() {
     let on = RetrieveConfig::default();
     assert!(on.entity_broad_corroborates, "on by default");
-    let named = corroborated(on.clone(), "What did Mel say about the lighthouse?").await;
+    let (named, lighthouse) = corroborated(on.clone(), "What did Mel say about the lighthouse?").await;
     // Mel is broad (120 of 121 records), so the channel lists only Mel's records another
     // channel found, best first: the lighthouse line leads; the record about the lighthouse
-    // that is not Mel's never appears.
+    // that is not Mel's (which the other channels may rank first) never appears.
     assert!(!named.is_empty() && named.len() <= 50, "{named:?}");
-    assert!(named[0].1.contains("corroborates rank 1"), "{named:?}");
+    assert_eq!(named[0].0, lighthouse, "{named:?}");
     assert!(named.iter().all(|(_, d)| d.contains("broad")), "{named:?}");
     let off = RetrieveConfig { entity_broad_corroborates: false, ..RetrieveConfig::default() };
-    let off = corroborated(off, "What did Mel say about the lighthouse?").await;
+    let (off, _) = corroborated(off, "What did Mel say about the lighthouse?").await;
     assert!(off.is_empty(), "off: a broad entity contributes nothing ({off:?})");
-    let unnamed = corroborated(on, "What about the lighthouse?").await;
+    let (unnamed, _) = corroborated(on, "What about the lighthouse?").await;
     assert!(unnamed.is_empty(), "a query that names no entity gets no entity candidates ({unnamed:?})");
 }
 
@@ -199,4 +205,43 @@ async fn a_question_in_the_first_person_ranks_the_users_own_turn_above_the_agent
     assert!(echoes.contains(&0), "on: the agent's reply leads ({echoes:?}; the user's at {mine:?})");
     let (mine, echoes) = pronoun_ranks(off, query, 60).await;
     assert_eq!(mine, Some(0), "off: the user's line leads ({echoes:?})");
+}
+
+/// The dense channel alone (no lexical or entity channel, no result control) for "What has
+/// Mel painted?" over a chat of Mel's, in which one line says what she painted and twenty
+/// say little but "Mel": the painting's position, and the search's notes.
+async fn dense_rank(config: RetrieveConfig) -> (Option<usize>, String) {
+    let w = world(config).await;
+    let p = principal("chat-agent", "u");
+    w.grant("chat-agent", "project:chat", true, true).await;
+    for line in ["Zoe: Mel! So good to hear from you, Mel.", "Zoe: Mel, what have you been up to lately?"] {
+        w.write(&p, turn(line, "Zoe")).await;
+    }
+    for n in 0..20 {
+        w.write(&p, turn(&format!("Mel: Line {n} of the chat."), "Mel")).await;
+    }
+    let painting = w
+        .write(&p, turn("Mel: The kids and I did a lake sunrise in watercolours last weekend.", "Mel"))
+        .await;
+    let mut search = SearchRequest::new("What has Mel painted?");
+    search.limit = Some(30);
+    search.channels =
+        retold_retrieve::Channels { dense: true, lexical: false, entity: false, result_control: false };
+    let response = w.search(&p, search).await;
+    let notes = w.trace(&response.search_id).await["notes"].to_string();
+    (crate::ids(&response).iter().position(|f| *f == painting), notes)
+}
+
+#[tokio::test]
+async fn the_dense_channel_weighs_a_named_persons_name_down_so_what_is_asked_about_them_leads() {
+    let shipped = RetrieveConfig::default();
+    assert_eq!(shipped.dense_name_weight, 0.3);
+    let (painting, notes) = dense_rank(shipped.clone()).await;
+    assert_eq!(painting, Some(0), "the painting leads: {notes}");
+    assert!(notes.contains("the names mel weigh 0.3") && notes.contains("What has painted?"), "{notes}");
+    // Embedded as written, the name pulls the lines that say little but "Mel" above it.
+    let written = RetrieveConfig { dense_name_weight: 1.0, ..shipped };
+    let (painting, notes) = dense_rank(written).await;
+    assert!(painting.is_none_or(|p| p >= 10), "as written, the painting at {painting:?}");
+    assert!(!notes.contains("weigh"), "{notes}");
 }
