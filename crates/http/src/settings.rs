@@ -395,8 +395,9 @@ pub struct RetrievalSettings {
     /// query and each record before ranking by cosine (0 = plain cosine, 1 = all of it).
     #[validate(custom(function = "share"))]
     pub dense_centring: f32,
-    /// When the query names a person the store knows, the share of the dense channel's query
-    /// vector that is the query as written; the rest is the query without the names (1 = off).
+    /// When the query names a person the store knows (or points at one by its pronouns), the
+    /// share of the dense channel's query vector that is the query as written; the rest is the
+    /// query without those names and pronouns (1 = off).
     #[validate(custom(function = "share"))]
     pub dense_name_weight: f32,
     #[validate(range(min = 1, max = 1_000))]

@@ -18,8 +18,9 @@ pub struct RetrieveConfig {
     /// ranks by cosine (the gate still reads the plain cosine).
     pub dense_centring: retold_domain::Centring,
     /// When the query names a person the store knows (a name or alias the entity channel
-    /// resolves to a person), the dense channel's query vector is this share the query as
-    /// written and the rest the query without those names; 1.0 embeds it as written only.
+    /// resolves to a person), or points at one the store knows by its pronouns (`pronouns`),
+    /// the dense channel's query vector is this share the query as written and the rest the
+    /// query without those names and pronouns; 1.0 embeds it as written only.
     /// A name in a short question otherwise pulls the turns that say the name (the other
     /// speaker's "Wow, Mel!") toward it as much as what the question asks.
     pub dense_name_weight: f32,

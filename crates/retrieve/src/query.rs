@@ -77,13 +77,10 @@ pub(crate) enum Person {
 /// as "I", and a generic "you" ("How do you say it in French?") as the agent.
 pub(crate) fn person(query: &str) -> Option<Person> {
     let (mut first, mut second) = (false, false);
-    for raw in query.split_whitespace().filter(|raw| !is_identifier(raw)) {
-        let word = trim_punctuation(raw).to_lowercase();
-        // "I've", "you’re": the pronoun is what comes before the apostrophe.
-        match word.split(['\'', '\u{2019}']).next().unwrap_or("") {
-            "i" | "me" | "my" | "mine" | "myself" => first = true,
-            "you" | "your" | "yours" | "yourself" | "yourselves" => second = true,
-            _ => {}
+    for (_, person) in pronoun_words(query) {
+        match person {
+            Person::First => first = true,
+            Person::Second => second = true,
         }
     }
     match (first, second) {
@@ -91,6 +88,23 @@ pub(crate) fn person(query: &str) -> Option<Person> {
         (false, true) => Some(Person::Second),
         _ => None,
     }
+}
+
+/// The query's pronoun words, each folded as `without_names` reads a word ("I've" is
+/// "i've"), with the person it is in.
+pub(crate) fn pronoun_words(query: &str) -> Vec<(String, Person)> {
+    let mut words = Vec::new();
+    for raw in query.split_whitespace().filter(|raw| !is_identifier(raw)) {
+        let word = trim_punctuation(raw).to_lowercase();
+        // "I've", "you’re": the pronoun is what comes before the apostrophe.
+        let person = match word.split(['\'', '\u{2019}']).next().unwrap_or("") {
+            "i" | "me" | "my" | "mine" | "myself" => Person::First,
+            "you" | "your" | "yours" | "yourself" | "yourselves" => Person::Second,
+            _ => continue,
+        };
+        words.push((word, person));
+    }
+    words
 }
 
 /// The name a question's pronouns point at: the principal's user id for the first person,

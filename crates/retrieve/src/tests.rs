@@ -195,3 +195,20 @@ fn a_query_without_its_names_keeps_every_other_word() {
     assert_eq!(without_names("Melanie?", &names(&["melanie"])), None);
     assert_eq!(without_names("What has Melanie painted?", &[]), None);
 }
+
+#[test]
+fn a_questions_pronouns_are_read_whole_with_their_person() {
+    use crate::query::{Person, pronoun_words, without_names};
+    let words = pronoun_words("Which of my bikes have I ridden since you said I'd sell it?");
+    let first: Vec<String> =
+        words.iter().filter(|(_, p)| *p == Person::First).map(|(w, _)| w.clone()).collect();
+    assert_eq!(first, ["my", "i", "i'd"]);
+    assert!(words.iter().any(|(w, p)| w == "you" && *p == Person::Second));
+    let query = "How many bikes do I own, and where have I've put my helmet?";
+    let mine: Vec<String> = pronoun_words(query).into_iter().map(|(w, _)| w).collect();
+    assert_eq!(
+        without_names(query, &mine).as_deref(),
+        Some("How many bikes do own, and where have put helmet?")
+    );
+    assert!(pronoun_words("Who is Yourcenar? Mine-sweeper scores, my_config").is_empty());
+}

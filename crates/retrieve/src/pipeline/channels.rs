@@ -15,7 +15,7 @@ use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
-use crate::query::{add_forms, lexical_terms, name_phrases, without_names};
+use crate::query::{add_forms, lexical_terms, name_phrases, person, pronoun_words, without_names};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -66,7 +66,8 @@ impl Retriever {
         }
         let k = self.config.per_generator_k;
         // The names resolve once, before the channels: the entity channel lists their records,
-        // and the dense channel weighs the people among them down.
+        // and the dense channel weighs the people among them down, and the pronouns that
+        // point at the asker or the agent (`pointed`).
         let weigh_names = which.dense && self.config.dense_name_weight < 1.0;
         let named = match which.entity || weigh_names {
             true => self.named(access, query, pointed).await?,
@@ -74,17 +75,26 @@ impl Retriever {
         };
         let without = match weigh_names {
             true => {
-                let pointed = pointed.map(Name::folded);
-                let people: Vec<String> = named
+                let folded = pointed.map(Name::folded);
+                let mut people: Vec<String> = named
                     .iter()
-                    .filter(|(matched, e)| e.kind == EntityKind::Person && pointed.as_ref() != Some(matched))
+                    .filter(|(matched, e)| e.kind == EntityKind::Person && folded.as_ref() != Some(matched))
                     .map(|(matched, _)| matched.clone())
                     .collect();
+                // When the person the pronouns point at is one the store knows, those pronouns
+                // too (read again: a rewrite may have replaced them).
+                let resolved = named.iter().any(|(matched, _)| folded.as_ref() == Some(matched));
+                if let (true, Some(asked)) = (resolved, person(query)) {
+                    let pronouns = pronoun_words(query).into_iter().filter(|(_, p)| *p == asked);
+                    people.extend(pronouns.map(|(word, _)| word));
+                }
+                people.sort();
+                people.dedup();
                 without_names(query, &people).inspect(|rest| {
                     hits.notes.push(TraceNote {
                         stage: PipelineStage::Dense,
                         note: format!(
-                            "the names {} weigh {} of the query vector: the rest is \"{rest}\"",
+                            "the people named ({}) weigh {} of the query vector: the rest is \"{rest}\"",
                             people.join(", "),
                             self.config.dense_name_weight
                         ),

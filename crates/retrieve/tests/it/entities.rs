@@ -238,7 +238,10 @@ async fn the_dense_channel_weighs_a_named_persons_name_down_so_what_is_asked_abo
     assert_eq!(shipped.dense_name_weight, 0.3);
     let (painting, notes) = dense_rank(shipped.clone()).await;
     assert_eq!(painting, Some(0), "the painting leads: {notes}");
-    assert!(notes.contains("the names mel weigh 0.3") && notes.contains("What has painted?"), "{notes}");
+    assert!(
+        notes.contains("the people named (mel) weigh 0.3") && notes.contains("What has painted?"),
+        "{notes}"
+    );
     // Embedded as written, the name pulls the lines that say little but "Mel" above it.
     let written = RetrieveConfig { dense_name_weight: 1.0, ..shipped };
     let (painting, notes) = dense_rank(written).await;
