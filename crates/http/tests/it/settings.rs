@@ -322,6 +322,19 @@ fn lexical_stemming_reaches_the_pipeline_and_an_unknown_mode_is_refused() {
     assert!(error.contains("lexical_stemming"), "{error}");
 }
 
+/// `retrieval.<field>` (set as `RETOLD__RETRIEVAL__<FIELD>`) refuses what is not a share in
+/// [0, 1], naming the field.
+fn refuses_non_shares(field: &str) {
+    let var = format!("RETOLD__RETRIEVAL__{}", field.to_uppercase());
+    for bad in ["1.5", "-0.1", "NaN", "half"] {
+        let Err(error) = Settings::load_with_env(None, env(&[(&var, bad)])) else {
+            panic!("{field}: {bad} was taken")
+        };
+        let error = error.to_string();
+        assert!(error.contains(field), "{bad}: {error}");
+    }
+}
+
 #[test]
 fn dense_centring_reaches_the_pipeline_and_a_share_outside_zero_to_one_is_refused() {
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
@@ -330,13 +343,7 @@ fn dense_centring_reaches_the_pipeline_and_a_share_outside_zero_to_one_is_refuse
     assert_eq!(centring(&[]), 1.0);
     assert_eq!(centring(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", "0")]), 0.0);
     assert_eq!(centring(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", "0.5")]), 0.5);
-    for bad in ["1.5", "-0.1", "NaN", "half"] {
-        let Err(error) = load(&[("RETOLD__RETRIEVAL__DENSE_CENTRING", bad)]) else {
-            panic!("{bad} was taken")
-        };
-        let error = error.to_string();
-        assert!(error.contains("dense_centring"), "{bad}: {error}");
-    }
+    refuses_non_shares("dense_centring");
 }
 
 #[test]
@@ -345,13 +352,7 @@ fn the_dense_name_weight_is_shipped_at_0_3_reaches_the_pipeline_and_is_a_share()
     let weight = |vars: &[(&str, &str)]| retold_http::retrieve_config(&load(vars).unwrap()).dense_name_weight;
     assert_eq!(weight(&[]), 0.3);
     assert_eq!(weight(&[("RETOLD__RETRIEVAL__DENSE_NAME_WEIGHT", "1")]), 1.0);
-    for bad in ["1.5", "-0.1", "NaN", "half"] {
-        let Err(error) = load(&[("RETOLD__RETRIEVAL__DENSE_NAME_WEIGHT", bad)]) else {
-            panic!("{bad} was taken")
-        };
-        let error = error.to_string();
-        assert!(error.contains("dense_name_weight"), "{bad}: {error}");
-    }
+    refuses_non_shares("dense_name_weight");
 }
 
 #[test]
