@@ -434,8 +434,7 @@ pub struct RetrievalSettings {
     pub reranker: RerankerSettings,
 }
 
-/// A share of the mean in [0, 1] (the domain's rule, so NaN is refused too).
-/// A share in [0, 1] (not NaN).
+/// A share in [0, 1] (NaN is refused too).
 fn share(value: f32) -> Result<(), validator::ValidationError> {
     match (0.0..=1.0).contains(&value) {
         true => Ok(()),

@@ -124,10 +124,9 @@ pub(crate) fn pointed(query: &str, principal: &Principal) -> Option<Name> {
 pub(crate) fn without_names(query: &str, names: &[String]) -> Option<String> {
     let words: Vec<&str> = query.split_whitespace().collect();
     let phrase = |window: &[&str]| {
-        let joined = window.iter().map(|w| trim_punctuation(w)).collect::<Vec<_>>().join(" ");
-        let joined =
-            joined.strip_suffix("'s").or_else(|| joined.strip_suffix("’s")).unwrap_or(&joined).to_owned();
-        fold_name(&joined)
+        fold_name(without_possessive(
+            &window.iter().map(|w| trim_punctuation(w)).collect::<Vec<_>>().join(" "),
+        ))
     };
     let (mut kept, mut i) = (Vec::new(), 0);
     while i < words.len() {
@@ -154,13 +153,16 @@ pub(crate) fn name_phrases(query: &str) -> Vec<String> {
             if len == 1 && is_stopword(&phrase.to_lowercase()) {
                 continue;
             }
-            // Possessives: "Aditya's" → "Aditya".
-            let phrase =
-                phrase.strip_suffix("'s").or_else(|| phrase.strip_suffix("’s")).unwrap_or(&phrase).to_owned();
+            let phrase = without_possessive(&phrase).to_owned();
             if !phrases.contains(&phrase) {
                 phrases.push(phrase);
             }
         }
     }
     phrases
+}
+
+/// A phrase less its possessive: "Aditya's" → "Aditya".
+fn without_possessive(phrase: &str) -> &str {
+    phrase.strip_suffix("'s").or_else(|| phrase.strip_suffix("’s")).unwrap_or(phrase)
 }

@@ -19,8 +19,29 @@ use crate::query::{add_forms, lexical_terms, name_phrases, person, pronoun_words
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
+/// An entity the query names, with the folded name it matched, and whether that name is the
+/// one the question's pronouns point at (`retrieval.pronouns`).
+struct Named {
+    matched: String,
+    entity: Entity,
+    by_pronoun: bool,
+}
+
 /// One channel's ranked list, trace and matches.
 type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
+
+/// A channel's ranked list, trace and matches, and each record's key.
+type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
+
+/// What `dense_and_entity` found, each with how long it took: the dense channel's list, the
+/// entity channel's with its broad entities' links; and the people's words taken out of the
+/// dense query, and what was left.
+type DenseAndEntity = (
+    Option<(Found<DenseMatch>, Duration)>,
+    Option<((Found<EntityMatch>, Broad), Duration)>,
+    Vec<String>,
+    Option<String>,
+);
 
 /// What the channels found: one ranked list per channel that ran (dense, lexical, entity, in
 /// that order), each record's match per channel, the key of every candidate, and the trace.
@@ -65,78 +86,34 @@ impl Retriever {
             return Ok(hits);
         }
         let k = self.config.per_generator_k;
-        // The names resolve once, before the channels: the entity channel lists their records,
-        // and the dense channel weighs the people among them down, and the pronouns that
-        // point at the asker or the agent (`pointed`).
-        let weigh_names = which.dense && self.config.dense_name_weight < 1.0;
-        let named = match which.entity || weigh_names {
-            true => self.named(access, query, pointed).await?,
-            false => Vec::new(),
-        };
-        let without = match weigh_names {
-            true => {
-                let folded = pointed.map(Name::folded);
-                let mut people: Vec<String> = named
-                    .iter()
-                    .filter(|(matched, e)| e.kind == EntityKind::Person && folded.as_ref() != Some(matched))
-                    .map(|(matched, _)| matched.clone())
-                    .collect();
-                // When the person the pronouns point at is one the store knows, those pronouns
-                // too (read again: a rewrite may have replaced them).
-                let resolved = named.iter().any(|(matched, _)| folded.as_ref() == Some(matched));
-                if let (true, Some(asked)) = (resolved, person(query)) {
-                    let pronouns = pronoun_words(query).into_iter().filter(|(_, p)| *p == asked);
-                    people.extend(pronouns.map(|(word, _)| word));
-                }
-                people.sort();
-                people.dedup();
-                without_names(query, &people).inspect(|rest| {
-                    hits.notes.push(TraceNote {
-                        stage: PipelineStage::Dense,
-                        note: format!(
-                            "the people named ({}) weigh {} of the query vector: the rest is \"{rest}\"",
-                            people.join(", "),
-                            self.config.dense_name_weight
-                        ),
-                    })
-                })
-            }
-            false => None,
-        };
-        let dense = async {
-            match which.dense {
-                true => timed(self.dense(query, without.as_deref(), eligible, k)).await.map(Some),
+        let lexical = async {
+            match which.lexical {
+                true => timed(self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")))
+                    .await
+                    .map(Some),
                 false => Ok(None),
             }
         };
-        let others = async {
-            let lexical = match which.lexical {
-                true => Some(
-                    timed(self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")))
-                        .await?,
+        let (dense_and_entity, lexical) =
+            tokio::join!(self.dense_and_entity(access, query, pointed, eligible, which), lexical);
+        let (dense, entity, people, without) = dense_and_entity?;
+        if let Some(rest) = without {
+            hits.notes.push(TraceNote {
+                stage: PipelineStage::Dense,
+                note: format!(
+                    "the people named ({}) weigh {} of the query vector: the rest is \"{rest}\"",
+                    people.join(", "),
+                    self.config.dense_name_weight
                 ),
-                false => None,
-            };
-            let entity = match which.entity {
-                true => Some(
-                    timed(
-                        self.entity(&named, pointed, eligible, k).instrument(info_span!("retrieve.entity")),
-                    )
-                    .await?,
-                ),
-                false => None,
-            };
-            Ok::<_, retold_domain::DomainError>((lexical, entity))
-        };
-        let (dense, others) = tokio::join!(dense, others);
-        let (lexical, entity) = others?;
-        if let Some((((list, trace, matches), keys), took)) = dense? {
+            });
+        }
+        if let Some((((list, trace, matches), keys), took)) = dense {
             hits.dense = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Dense, list, trace);
             timings.0.push((PipelineStage::Dense, micros(took)));
         }
-        if let Some((((list, trace, matches), keys), took)) = lexical {
+        if let Some((((list, trace, matches), keys), took)) = lexical? {
             hits.lexical = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Lexical, list, trace);
@@ -154,30 +131,78 @@ impl Retriever {
         Ok(hits)
     }
 
-    /// Dense: embed the query, then the masked exact scan over the eligible keys on a
-    /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
-    /// With `without` (the query less the people it names), the query vector is
-    /// `dense_name_weight` of the query as written and the rest `without`, embedded in one
-    /// batch (a text's vector does not depend on its batch).
-    async fn dense(
+    /// The dense and entity channels, beside the lexical one. The query's names resolve while
+    /// the query as written is embedded; when it names or points at a person the store knows
+    /// (`dense_name_weight` below 1), the query without those words is embedded next, and
+    /// the query vector is `dense_name_weight` of the first and the rest of the second. Then
+    /// the scan and the entity channel's links run side by side. Also returns the words taken
+    /// out, and what was left.
+    async fn dense_and_entity(
         &self,
+        access: &ScopeAccess,
         query: &str,
-        without: Option<&str>,
+        pointed: Option<&Name>,
         eligible: &Eligible,
-        k: usize,
-    ) -> Result<(Ranked<DenseMatch>, HashMap<RecordId, RecordKey>)> {
-        let texts: Vec<String> = std::iter::once(query).chain(without).map(str::to_owned).collect();
-        let vectors = self.ports.embedder.embed(&texts).await?;
-        let vector = match &vectors[..] {
-            [written] => written.clone(),
-            [written, rest] => blend(written, rest, self.config.dense_name_weight),
-            _ => {
-                return Err(retold_domain::DomainError::backend(
-                    "embedder",
-                    format!("returned {} vectors for {} query texts", vectors.len(), texts.len()),
-                ));
+        which: Channels,
+    ) -> Result<DenseAndEntity> {
+        let k = self.config.per_generator_k;
+        let weight = self.config.dense_name_weight;
+        let lookup = async {
+            match which.entity || (which.dense && weight < 1.0) {
+                true => timed(self.named(access, query, pointed)).await.map(Some),
+                false => Ok(None),
             }
         };
+        let written = async {
+            match which.dense {
+                true => timed(self.embed_query(query)).await.map(Some),
+                false => Ok(None),
+            }
+        };
+        let (named, written) = tokio::join!(lookup, written);
+        let (named, written) = (named?, written?);
+        let people = match (&named, which.dense && weight < 1.0) {
+            (Some((named, _)), true) => people_words(query, named),
+            _ => Vec::new(),
+        };
+        let without = without_names(query, &people);
+        let dense = async {
+            let Some((vector, embedded)) = written else { return Ok(None) };
+            let (found, took) = timed(async {
+                let vector = match &without {
+                    Some(rest) => blend(&vector, &self.embed_query(rest).await?, weight),
+                    None => vector,
+                };
+                self.dense(vector, eligible, k).await
+            })
+            .await?;
+            Ok::<_, retold_domain::DomainError>(Some((found, embedded + took)))
+        };
+        let entity = async {
+            match (&named, which.entity) {
+                (Some((named, resolved)), true) => {
+                    let (found, took) =
+                        timed(self.entity(named, eligible, k).instrument(info_span!("retrieve.entity")))
+                            .await?;
+                    Ok::<_, retold_domain::DomainError>(Some((found, *resolved + took)))
+                }
+                _ => Ok(None),
+            }
+        };
+        let (dense, entity) = tokio::join!(dense, entity);
+        Ok((dense?, entity?, people, without))
+    }
+
+    /// One L2-normalised vector for a query text.
+    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        self.ports.embedder.embed(&[text.to_owned()]).await?.pop().ok_or_else(|| {
+            retold_domain::DomainError::backend("embedder", "returned no vector for the query")
+        })
+    }
+
+    /// Dense: the masked exact scan for the query's vector over the eligible keys, on a
+    /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
+    async fn dense(&self, vector: Vec<f32>, eligible: &Eligible, k: usize) -> Result<Found<DenseMatch>> {
         let index = self.ports.index.clone();
         let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
         let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k, centring))
@@ -202,12 +227,7 @@ impl Retriever {
 
     /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys, with
     /// the inflections `lexical_stemming` allows.
-    async fn lexical(
-        &self,
-        query: &str,
-        eligible: &Eligible,
-        k: usize,
-    ) -> Result<(Ranked<LexicalMatch>, HashMap<RecordId, RecordKey>)> {
+    async fn lexical(&self, query: &str, eligible: &Eligible, k: usize) -> Result<Found<LexicalMatch>> {
         let (lexical, stemmer) = (self.ports.lexical.as_ref(), self.ports.stemmer.as_ref());
         let mut terms = lexical_terms(query);
         if self.config.lexical_stemming == LexicalStemming::All {
@@ -248,38 +268,37 @@ impl Retriever {
     }
 
     /// The entities the query names: one- to four-word phrases resolved exactly against names
-    /// and aliases in readable scopes, each with the folded name it matched. `pointed`, the
-    /// name a question's pronouns point at (`retrieval.pronouns`), resolves only to a person.
-    async fn named(
-        &self,
-        access: &ScopeAccess,
-        query: &str,
-        pointed: Option<&Name>,
-    ) -> Result<Vec<(String, Entity)>> {
+    /// and aliases in readable scopes. `pointed`, the name a question's pronouns point at
+    /// (`retrieval.pronouns`), resolves only to a person.
+    async fn named(&self, access: &ScopeAccess, query: &str, pointed: Option<&Name>) -> Result<Vec<Named>> {
         let mut names: Vec<Name> = name_phrases(query).iter().filter_map(|p| Name::new(p).ok()).collect();
         names.extend(pointed.cloned());
         let pointed = pointed.map(Name::folded);
-        let mut found = self.ports.entities.find_by_names(&access.readable, &names).await?;
-        found.retain(|(matched, e)| pointed.as_ref() != Some(matched) || e.kind == EntityKind::Person);
-        Ok(found)
+        let found = self.ports.entities.find_by_names(&access.readable, &names).await?;
+        Ok(found
+            .into_iter()
+            .map(|(matched, entity)| Named {
+                by_pronoun: pointed.as_ref() == Some(&matched),
+                matched,
+                entity,
+            })
+            .filter(|n| !n.by_pronoun || n.entity.kind == EntityKind::Person)
+            .collect())
     }
 
     /// Entity: the linked eligible records of the entities the query names (`named`): about
     /// before mentions, then more matched entities, then newer records. The person a
-    /// question's pronouns point at (`pointed`) only corroborates: their records rank as the
-    /// other channels found them, however few there are.
+    /// question's pronouns point at only corroborates: their records rank as the other
+    /// channels found them, however few there are.
     async fn entity(
         &self,
-        found: &[(String, Entity)],
-        pointed: Option<&Name>,
+        found: &[Named],
         eligible: &Eligible,
         k: usize,
-    ) -> Result<((Ranked<EntityMatch>, HashMap<RecordId, RecordKey>), Broad)> {
-        let pointed = pointed.map(Name::folded);
-        let by_pronoun = |matched: &String| pointed.as_ref() == Some(matched);
+    ) -> Result<(Found<EntityMatch>, Broad)> {
         let pronoun_named: Vec<EntityId> =
-            found.iter().filter(|(matched, _)| by_pronoun(matched)).map(|(_, e)| e.id.clone()).collect();
-        let mut entity_ids: Vec<EntityId> = found.iter().map(|(_, e)| e.id.clone()).collect();
+            found.iter().filter(|n| n.by_pronoun).map(|n| n.entity.id.clone()).collect();
+        let mut entity_ids: Vec<EntityId> = found.iter().map(|n| n.entity.id.clone()).collect();
         entity_ids.sort();
         entity_ids.dedup();
         let linked = self.ports.graph.linked_records(&entity_ids).await?;
@@ -355,6 +374,23 @@ impl Retriever {
         }
         Ok((((list, trace, matches), key_of), broad_links))
     }
+}
+
+/// The words of `query` that name or point at a person the store knows, folded: the people
+/// among `named`, and, when the person the pronouns point at resolved, that person's pronouns
+/// (read from `query`, which a rewrite may have changed).
+fn people_words(query: &str, named: &[Named]) -> Vec<String> {
+    let mut words: Vec<String> = named
+        .iter()
+        .filter(|n| n.entity.kind == EntityKind::Person && !n.by_pronoun)
+        .map(|n| n.matched.clone())
+        .collect();
+    if let (true, Some(asked)) = (named.iter().any(|n| n.by_pronoun), person(query)) {
+        words.extend(pronoun_words(query).into_iter().filter(|(_, p)| *p == asked).map(|(word, _)| word));
+    }
+    words.sort();
+    words.dedup();
+    words
 }
 
 /// `weight` of `written` and the rest of `rest`, normalised.
