@@ -248,3 +248,67 @@ async fn the_dense_channel_weighs_a_named_persons_name_down_so_what_is_asked_abo
     assert!(painting.is_none_or(|p| p >= 10), "as written, the painting at {painting:?}");
     assert!(!notes.contains("weigh"), "{notes}");
 }
+
+/// The provisioned embedder, logging the texts of each call.
+struct Logged {
+    inner: std::sync::Arc<retold_index::OnnxEmbedder>,
+    calls: std::sync::Mutex<Vec<Vec<String>>>,
+}
+
+#[async_trait::async_trait]
+impl retold_domain::Embedder for Logged {
+    fn info(&self) -> &retold_domain::EmbeddingModelInfo {
+        self.inner.info()
+    }
+
+    async fn embed(&self, texts: &[String]) -> retold_domain::Result<Vec<Vec<f32>>> {
+        self.calls.lock().unwrap().push(texts.to_vec());
+        self.inner.embed(texts).await
+    }
+}
+
+/// The embedder's calls during one search for `query`, over a chat between the user ("u"),
+/// when `user_known`, and Mel; and the search's notes.
+async fn query_embeddings(query: &str, user_known: bool) -> (Vec<Vec<String>>, String) {
+    let logged = std::sync::Arc::new(Logged {
+        inner: retold_test_kit::embedder(),
+        calls: std::sync::Mutex::new(Vec::new()),
+    });
+    let w = retold_test_kit::World::builder().embedder(logged.clone()).build().await;
+    let p = principal("chat-agent", "u");
+    w.grant("chat-agent", "project:chat", true, true).await;
+    for n in 0..5 {
+        w.write(&p, turn(&format!("Mel: Line {n} of the chat."), "Mel")).await;
+        if user_known {
+            w.write(&p, turn(&format!("I said line {n} of the chat."), "u")).await;
+        }
+    }
+    logged.calls.lock().unwrap().clear();
+    let response = w.search(&p, SearchRequest::new(query)).await;
+    let notes = w.trace(&response.search_id).await["notes"].to_string();
+    let calls = std::mem::take(&mut *logged.calls.lock().unwrap());
+    (calls, notes)
+}
+
+#[tokio::test]
+async fn a_query_and_itself_without_its_pronouns_share_one_embedding_call() {
+    let strings = |texts: &[&str]| texts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
+    // "I" points at the user, whom the store knows: the rest was embedded beside the query.
+    let (calls, notes) = query_embeddings("What drum set do I have?", true).await;
+    assert_eq!(calls, vec![strings(&["What drum set do I have?", "What drum set do have?"])]);
+    assert!(notes.contains("the people named (i) weigh 0.3"), "{notes}");
+    // The user unknown: the same one call, and the query vector is the query's alone.
+    let (calls, notes) = query_embeddings("What drum set do I have?", false).await;
+    assert_eq!(calls, vec![strings(&["What drum set do I have?", "What drum set do have?"])]);
+    assert!(!notes.contains("weigh"), "{notes}");
+    // A name is known only after the lookup: its rest is embedded after the query.
+    let (calls, notes) = query_embeddings("What did Mel say?", true).await;
+    assert_eq!(calls, vec![strings(&["What did Mel say?"]), strings(&["What did say?"])]);
+    assert!(notes.contains("the people named (mel) weigh 0.3"), "{notes}");
+    // A name and a pronoun: the pronoun-less guess is not the rest; the rest follows.
+    let (calls, _) = query_embeddings("What did Mel tell me?", true).await;
+    assert_eq!(
+        calls,
+        vec![strings(&["What did Mel tell me?", "What did Mel tell"]), strings(&["What did tell"])]
+    );
+}
