@@ -8,8 +8,8 @@ every evidence turn is among the first ten, for each share of the turn's own vec
     ~/.cache/retold/venvs/crewai/bin/python docs/prototypes/sentence_vectors_lme.py \
         ../shared/data/longmemeval-s-dev.json.gz ~/.cache/retold/models/all-minilm-l6-v2-int8 0 5
 
-The last two arguments pick questions `start::7`, the first `count` of them (0 5 and 1 5
-were run: ten questions). Each question embeds its whole haystack, about 2.5 minutes.
+The last two arguments pick questions `start::7`, the first `count` of them (0 5, 1 5, 2 5
+and 3 5 were run: twenty questions). Each question embeds its whole haystack, about 2.5 minutes.
 """
 import gzip
 import json
