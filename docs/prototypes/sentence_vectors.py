@@ -27,40 +27,14 @@ import re
 import sys
 
 import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
+
+from minilm import Embedder, unit
 
 DATA, MODEL = sys.argv[1], os.path.expanduser(sys.argv[2])
 PARTS = sys.argv[3] if len(sys.argv) > 3 else "speaker"
-CACHE = os.path.expanduser("~/.cache/retold/prototype-vectors.json")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
-
-tokenizer = Tokenizer.from_file(os.path.join(MODEL, "tokenizer.json"))
-tokenizer.no_padding()
-tokenizer.enable_truncation(256)
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-session = ort.InferenceSession(os.path.join(MODEL, "model.onnx"), options)
-inputs = [i.name for i in session.get_inputs()]
-cache = json.load(open(CACHE)) if os.path.exists(CACHE) else {}
-
-
-def embed(texts):
-    """Mean-pooled, L2-normalised, one text per run (as the service's vectors)."""
-    for text in texts:
-        if text not in cache:
-            enc = tokenizer.encode(text)
-            feed = {"input_ids": np.array([enc.ids], dtype=np.int64),
-                    "attention_mask": np.array([enc.attention_mask], dtype=np.int64)}
-            if "token_type_ids" in inputs:
-                feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
-            v = session.run(None, feed)[0][0].mean(0)
-            cache[text] = [float(x) for x in v / np.linalg.norm(v)]
-    return np.array([cache[t] for t in texts], dtype=np.float32)
-
-
-def unit(x):
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+embedder = Embedder(MODEL, os.path.expanduser("~/.cache/retold/prototype-vectors.json"))
+embed = embedder.embed
 
 
 def sentences(text):
@@ -126,7 +100,7 @@ for conversation in json.load(open(DATA)):
             found = sum(e in first for e in evidence) / len(evidence)
             results.setdefault(share, {}).setdefault(CATEGORIES[q["category"]], []).append(found)
 
-json.dump(cache, open(CACHE, "w"))
+embedder.save()
 print(f"{turns_total} turns, {parts_total} sentence vectors")
 print("| whole-vector share | @10 all | multi-hop | open-domain | single-hop | temporal |")
 print("|---|---|---|---|---|---|")

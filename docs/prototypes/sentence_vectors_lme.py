@@ -18,35 +18,12 @@ import re
 import sys
 
 import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
+
+from minilm import Embedder, unit
 
 DATA, MODEL = sys.argv[1], os.path.expanduser(sys.argv[2])
 START, COUNT = int(sys.argv[3]), int(sys.argv[4])
-tokenizer = Tokenizer.from_file(os.path.join(MODEL, "tokenizer.json"))
-tokenizer.no_padding()
-tokenizer.enable_truncation(256)
-options = ort.SessionOptions()
-options.intra_op_num_threads = 1
-session = ort.InferenceSession(os.path.join(MODEL, "model.onnx"), options)
-inputs = [i.name for i in session.get_inputs()]
-
-
-def embed(texts):
-    out = []
-    for text in texts:
-        enc = tokenizer.encode(text)
-        feed = {"input_ids": np.array([enc.ids], dtype=np.int64),
-                "attention_mask": np.array([enc.attention_mask], dtype=np.int64)}
-        if "token_type_ids" in inputs:
-            feed["token_type_ids"] = np.zeros_like(feed["input_ids"])
-        v = session.run(None, feed)[0][0].mean(0)
-        out.append(v / np.linalg.norm(v))
-    return np.array(out, dtype=np.float32)
-
-
-def unit(x):
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+embed = Embedder(MODEL).embed
 
 
 def sentences(text):
