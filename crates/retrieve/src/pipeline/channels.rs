@@ -156,7 +156,8 @@ impl Retriever {
                 false => Ok(None),
             }
         };
-        let guess = match which.dense && weight < 1.0 {
+        // Only pronouns that point somewhere (`retrieval.pronouns`) can be taken out.
+        let guess = match which.dense && weight < 1.0 && pointed.is_some() {
             true => pointing_words(query),
             false => Vec::new(),
         };
@@ -179,7 +180,7 @@ impl Retriever {
             let (found, took) = timed(async {
                 let vector = match (&without, guessed) {
                     (Some(_), Some(rest)) if people == guess => blend(&vector, &rest, weight),
-                    (Some(rest), _) => blend(&vector, &self.embed_query(rest).await?, weight),
+                    (Some(rest), _) => blend(&vector, &self.embed_with(rest, None).await?.0, weight),
                     (None, _) => vector,
                 };
                 self.dense(vector, eligible, k).await
@@ -202,7 +203,7 @@ impl Retriever {
         Ok((dense?, entity?, people, without))
     }
 
-    /// The query's vector, and in the same run that of `also` when given.
+    /// The L2-normalised vector of a query text, and in the same run that of `also` when given.
     async fn embed_with(&self, query: &str, also: Option<&str>) -> Result<(Vec<f32>, Option<Vec<f32>>)> {
         let texts: Vec<String> = std::iter::once(query).chain(also).map(str::to_owned).collect();
         let mut vectors = self.ports.embedder.embed(&texts).await?.into_iter();
@@ -214,13 +215,6 @@ impl Retriever {
             None => None,
         };
         Ok((vector, also))
-    }
-
-    /// One L2-normalised vector for a query text.
-    async fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        self.ports.embedder.embed(&[text.to_owned()]).await?.pop().ok_or_else(|| {
-            retold_domain::DomainError::backend("embedder", "returned no vector for the query")
-        })
     }
 
     /// Dense: the masked exact scan for the query's vector over the eligible keys, on a

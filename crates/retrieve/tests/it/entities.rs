@@ -268,13 +268,17 @@ impl retold_domain::Embedder for Logged {
 }
 
 /// The embedder's calls during one search for `query`, over a chat between the user ("u"),
-/// when `user_known`, and Mel; and the search's notes.
-async fn query_embeddings(query: &str, user_known: bool) -> (Vec<Vec<String>>, String) {
+/// when `user_known`, and Mel, under `config`; and the search's notes.
+async fn query_embeddings(
+    config: RetrieveConfig,
+    query: &str,
+    user_known: bool,
+) -> (Vec<Vec<String>>, String) {
     let logged = std::sync::Arc::new(Logged {
         inner: retold_test_kit::embedder(),
         calls: std::sync::Mutex::new(Vec::new()),
     });
-    let w = retold_test_kit::World::builder().embedder(logged.clone()).build().await;
+    let w = retold_test_kit::World::builder().embedder(logged.clone()).retrieve(config).build().await;
     let p = principal("chat-agent", "u");
     w.grant("chat-agent", "project:chat", true, true).await;
     for n in 0..5 {
@@ -292,23 +296,28 @@ async fn query_embeddings(query: &str, user_known: bool) -> (Vec<Vec<String>>, S
 
 #[tokio::test]
 async fn a_query_and_itself_without_its_pronouns_share_one_embedding_call() {
+    let shipped = RetrieveConfig::default();
     let strings = |texts: &[&str]| texts.iter().map(|t| t.to_string()).collect::<Vec<_>>();
     // "I" points at the user, whom the store knows: the rest was embedded beside the query.
-    let (calls, notes) = query_embeddings("What drum set do I have?", true).await;
+    let (calls, notes) = query_embeddings(shipped.clone(), "What drum set do I have?", true).await;
     assert_eq!(calls, vec![strings(&["What drum set do I have?", "What drum set do have?"])]);
     assert!(notes.contains("the people named (i) weigh 0.3"), "{notes}");
     // The user unknown: the same one call, and the query vector is the query's alone.
-    let (calls, notes) = query_embeddings("What drum set do I have?", false).await;
+    let (calls, notes) = query_embeddings(shipped.clone(), "What drum set do I have?", false).await;
     assert_eq!(calls, vec![strings(&["What drum set do I have?", "What drum set do have?"])]);
     assert!(!notes.contains("weigh"), "{notes}");
     // A name is known only after the lookup: its rest is embedded after the query.
-    let (calls, notes) = query_embeddings("What did Mel say?", true).await;
+    let (calls, notes) = query_embeddings(shipped.clone(), "What did Mel say?", true).await;
     assert_eq!(calls, vec![strings(&["What did Mel say?"]), strings(&["What did say?"])]);
     assert!(notes.contains("the people named (mel) weigh 0.3"), "{notes}");
     // A name and a pronoun: the pronoun-less guess is not the rest; the rest follows.
-    let (calls, _) = query_embeddings("What did Mel tell me?", true).await;
+    let (calls, _) = query_embeddings(shipped.clone(), "What did Mel tell me?", true).await;
     assert_eq!(
         calls,
         vec![strings(&["What did Mel tell me?", "What did Mel tell"]), strings(&["What did tell"])]
     );
+    // With `retrieval.pronouns` off no pronoun points anywhere: the query alone is embedded.
+    let off = RetrieveConfig { pronouns: false, ..shipped };
+    let (calls, _) = query_embeddings(off, "What drum set do I have?", true).await;
+    assert_eq!(calls, vec![strings(&["What drum set do I have?"])]);
 }
