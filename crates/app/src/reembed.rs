@@ -51,6 +51,8 @@ pub struct ReembedService {
     audit: Arc<dyn AuditLog>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    /// Most sentence vectors a record gets (`embedding.sentence_vectors`), as the write path.
+    sentence_vectors: usize,
 }
 
 impl std::fmt::Debug for ReembedService {
@@ -73,8 +75,21 @@ pub fn uncalibrated(model: &EmbeddingModelInfo) -> DomainError {
 }
 
 impl ReembedService {
-    pub fn new(stores: &crate::Stores, clock: Arc<dyn Clock>, ids: Arc<dyn IdGenerator>) -> Self {
-        Self { staging: stores.reembedding.clone(), audit: stores.audit.clone(), clock, ids }
+    /// `sentence_vectors`: the most sentence vectors a record gets, as the write path gives
+    /// them (`embedding.sentence_vectors`).
+    pub fn new(
+        stores: &crate::Stores,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+        sentence_vectors: usize,
+    ) -> Self {
+        Self {
+            staging: stores.reembedding.clone(),
+            audit: stores.audit.clone(),
+            clock,
+            ids,
+            sentence_vectors,
+        }
     }
 
     /// The models the stored vectors come from, and how many live records each covers.
@@ -113,23 +128,33 @@ impl ReembedService {
             if items.is_empty() {
                 break;
             }
-            let texts: Vec<String> = items.iter().map(retold_domain::ReembedItem::embedding_text).collect();
+            // Each record's own text, then its sentences, in one model run per batch.
+            let mut texts: Vec<String> = Vec::new();
+            let mut counts: Vec<usize> = Vec::with_capacity(items.len());
+            for item in &items {
+                let sentences = item.sentence_texts(self.sentence_vectors);
+                counts.push(sentences.len());
+                texts.push(item.embedding_text());
+                texts.extend(sentences);
+            }
             let vectors = target.embed(&texts).await?;
-            if vectors.len() != items.len() {
+            if vectors.len() != texts.len() {
                 return Err(DomainError::backend(
                     "embedder",
-                    format!("{} vectors for {} texts", vectors.len(), items.len()),
+                    format!("{} vectors for {} texts", vectors.len(), texts.len()),
                 ));
             }
+            let mut vectors = vectors.into_iter();
             let rows: Vec<EmbeddingRow> = items
                 .into_iter()
-                .zip(vectors)
-                .map(|(item, vector)| EmbeddingRow {
+                .zip(counts)
+                .map(|(item, count)| EmbeddingRow {
                     record_id: item.id,
                     model: model.name.clone(),
                     version: model.version,
                     dims: model.dims,
-                    vector,
+                    vector: vectors.next().unwrap_or_default(),
+                    sentences: vectors.by_ref().take(count).flatten().collect(),
                 })
                 .collect();
             // A record deleted since it was read is skipped; it is not live, so the next

@@ -25,6 +25,8 @@ pub struct ChangeBatch {
 pub struct CurrentRecord {
     pub row: EligibilityRow,
     pub vector: Option<Vec<f32>>,
+    /// Its sentence vectors of that model, `dims` numbers each (empty when none).
+    pub sentences: Vec<f32>,
 }
 
 /// Numbered changes, committed in number order without gaps, so a reader that has seen every

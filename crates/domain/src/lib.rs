@@ -45,15 +45,15 @@ pub use crate::ports::{
     IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit,
     LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader,
     RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport,
-    ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, Snapshots, StoreCheck,
-    TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WordStemmer, WriteKey, WriteReceipt,
+    ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, SentenceWeight, Snapshots,
+    StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WordStemmer, WriteKey, WriteReceipt,
     WriteReceipts, WriteUnit,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{
     Attribute, Confidence, Content, Context, Evidence, FactKey, MAX_ATTRIBUTE_LEN, MAX_CONTENT_CHARS,
     MAX_CONTEXT_CHARS, MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag,
-    Timestamp, embedding_text,
+    Timestamp, embedding_text, sentence_texts,
 };
 pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};

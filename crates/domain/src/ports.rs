@@ -64,6 +64,9 @@ pub struct EmbeddingRow {
     pub version: u32,
     pub dims: u32,
     pub vector: Vec<f32>,
+    /// The record's sentence vectors ([`crate::sentence_texts`]), `dims` numbers each, one
+    /// after the other; empty when it has none.
+    pub sentences: Vec<f32>,
 }
 
 /// Every compatible stored vector, packed for the index to take over without copying:
@@ -74,6 +77,10 @@ pub struct EmbeddingScan {
     pub keys: Vec<RecordKey>,
     pub ids: Vec<RecordId>,
     pub vectors: Vec<f32>,
+    /// Row `i`'s sentence vectors: `sentence_counts[i]` of them, `dims` numbers each, after
+    /// those of the rows before it in `sentences`. Empty when no row has any.
+    pub sentence_counts: Vec<u32>,
+    pub sentences: Vec<f32>,
     /// Stored vectors of another model, version or dimension count: counted, never mixed in.
     pub incompatible: u64,
 }
@@ -602,6 +609,9 @@ pub struct VectorHit {
     pub score: f32,
     /// The cosine it was ranked by when the search was centred ([`Centring`]), else `None`.
     pub centred: Option<f32>,
+    /// Its best sentence vector's cosine (centred when the search was), when the search
+    /// weighed sentences in and the record has sentence vectors.
+    pub sentence: Option<f32>,
 }
 
 /// How much of the searched records' mean vector a dense search takes away from the query
@@ -632,14 +642,47 @@ impl Centring {
     }
 }
 
+/// How much a record's best sentence vector weighs in its dense score, in `[0, 1]`: 0 ranks
+/// by the record's own vector alone. A record's own vector is pooled over all its tokens (and
+/// its context), so the one sentence of a long turn that answers says little in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SentenceWeight(f32);
+
+impl SentenceWeight {
+    /// The record's own vector alone.
+    pub const NONE: SentenceWeight = SentenceWeight(0.0);
+
+    /// A weight in `[0, 1]`.
+    pub fn new(weight: f32) -> Result<Self> {
+        if weight.is_finite() && (0.0..=1.0).contains(&weight) {
+            Ok(Self(weight))
+        } else {
+            Err(crate::DomainError::invalid(
+                "dense_sentence_weight",
+                format!("{weight} is not a weight in [0, 1]"),
+            ))
+        }
+    }
+
+    /// The weight of the best sentence.
+    pub fn weight(self) -> f32 {
+        self.0
+    }
+}
+
 /// The in-memory exact vector index (seed section 9).
 pub trait VectorIndex: Send + Sync {
     /// Whether `upsert` takes this vector (the index's dims, finite numbers). The write path
     /// asks before its commit, so the update after the commit has nothing left to refuse.
     fn check(&self, vector: &[f32]) -> Result<()>;
-    /// Add or replace the vector of a record (normalised on the way in). Fails only for a
-    /// vector `check` refuses or a key the index cannot address.
-    fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()>;
+    /// Add or replace the vector of a record (normalised on the way in), without sentence
+    /// vectors. Fails only for a vector `check` refuses or a key the index cannot address.
+    fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()> {
+        self.upsert_with(key, id, vector, &[])
+    }
+    /// Add or replace the vector of a record and its sentence vectors (`dims` numbers each,
+    /// one after the other; each normalised on the way in).
+    fn upsert_with(&self, key: RecordKey, id: &RecordId, vector: &[f32], sentences: &[f32]) -> Result<()>;
     /// Mark a record's vector dead without rebuilding; it is never returned again.
     fn mark_dead(&self, key: RecordKey);
     /// Exact top-k by cosine among live rows whose key is in `eligible`, centred on their
@@ -650,6 +693,19 @@ pub trait VectorIndex: Send + Sync {
         eligible: &[RecordKey],
         k: usize,
         centring: Centring,
+    ) -> Result<Vec<VectorHit>> {
+        self.search_with(query, eligible, k, centring, SentenceWeight::NONE)
+    }
+    /// As `search`, with each record scored `1 − w` its own cosine and `w` its best sentence
+    /// vector's (sentences centred on their own mean by the same `centring`); a record
+    /// without sentence vectors scores its own cosine.
+    fn search_with(
+        &self,
+        query: &[f32],
+        eligible: &[RecordKey],
+        k: usize,
+        centring: Centring,
+        sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>>;
     /// The vector stored for a record, when live.
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>>;
@@ -809,6 +865,11 @@ impl ReembedItem {
     /// The text to embed, as the write path embedded it.
     pub fn embedding_text(&self) -> String {
         crate::record::embedding_text(&self.content, self.context.as_deref())
+    }
+
+    /// The texts of its sentence vectors, as the write path embedded them.
+    pub fn sentence_texts(&self, max: usize) -> Vec<String> {
+        crate::record::sentence_texts(&self.content, self.context.as_deref(), max)
     }
 }
 

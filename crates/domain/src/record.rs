@@ -214,6 +214,30 @@ pub fn embedding_text(content: &str, context: Option<&str>) -> String {
     }
 }
 
+/// The texts a record's sentence vectors are embedded from: each sentence of its content
+/// (split as [`crate::text::sentence_spans`] splits) carrying the content's speaker label
+/// ([`crate::text::speaker_label`]), so "Nate: That's cool! We even played Chess." gives
+/// "Nate: That's cool!" and "Nate: We even played Chess.". At most `max` of them, the first.
+/// None when the record's own vector already is its one sentence's (one sentence and no
+/// context), or when `max` is 0. A record's one vector is pooled over all its tokens and its
+/// context, so one answering sentence among greetings says little in it; its own vector finds
+/// it. The write path and re-embedding both use this, so a model switch reproduces it.
+pub fn sentence_texts(content: &str, context: Option<&str>, max: usize) -> Vec<String> {
+    let label = crate::text::speaker_label(content);
+    let body: Vec<char> = content[label.len()..].chars().collect();
+    let texts: Vec<String> = crate::text::sentence_spans(&body)
+        .into_iter()
+        .map(|(from, to)| body[from..to].iter().collect::<String>())
+        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
+        .take(max)
+        .map(|sentence| format!("{label}{}", sentence.trim()))
+        .collect();
+    match (texts.len(), context) {
+        (1, None) => Vec::new(),
+        _ => texts,
+    }
+}
+
 fn check_text(field: &'static str, value: &str, max_chars: usize) -> Result<()> {
     if value.trim().is_empty() {
         return Err(DomainError::invalid(field, "must not be empty"));
@@ -338,6 +362,11 @@ impl MemoryRecord {
     /// The text its vector is made from ([`embedding_text`]).
     pub fn embedding_text(&self) -> String {
         embedding_text(self.content.as_str(), self.context.as_ref().map(Context::as_str))
+    }
+
+    /// The texts of the record's sentence vectors ([`sentence_texts`]), at most `max`.
+    pub fn sentence_texts(&self, max: usize) -> Vec<String> {
+        sentence_texts(self.content.as_str(), self.context.as_ref().map(Context::as_str), max)
     }
 
     /// The derived subject `<entity_id>/<attribute>`, when the record has a key.

@@ -310,6 +310,50 @@ pub fn stem_covered(word: &str, known: &BTreeSet<String>) -> bool {
     known.contains(word) || stem(word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)))
 }
 
+/// Sentence spans of `chars` as `[start, end)` character ranges covering all of it: a
+/// sentence ends at `.`, `!`, `?` or a line break followed by whitespace (or the end), and
+/// the whitespace after it belongs to it. A passage is grown by these, and a record's
+/// sentence vectors are embedded from them.
+pub fn sentence_spans(chars: &[char]) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut from = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let ends =
+            matches!(chars[i], '.' | '!' | '?' | '\n') && chars.get(i + 1).is_none_or(|c| c.is_whitespace());
+        i += 1;
+        if ends {
+            while i < chars.len() && chars[i].is_whitespace() {
+                i += 1;
+            }
+            spans.push((from, i));
+            from = i;
+        }
+    }
+    if from < chars.len() {
+        spans.push((from, chars.len()));
+    }
+    spans
+}
+
+/// A transcript line's speaker label: the opening `Name: ` of `content` when what comes
+/// before the colon is one to three words of at most 40 characters with no sentence end in
+/// them ("Caroline: I went hiking." has `Caroline: `). Empty when there is none.
+pub fn speaker_label(content: &str) -> &str {
+    let Some((before, _)) = content.split_once(": ") else { return "" };
+    let words = before.split_whitespace().count();
+    let plain = !before.contains(['.', '!', '?', '\n', '[', '(']);
+    if (1..=3).contains(&words)
+        && before.chars().count() <= 40
+        && plain
+        && !before.starts_with(char::is_whitespace)
+    {
+        &content[..before.len() + 2]
+    } else {
+        ""
+    }
+}
+
 #[cfg(test)]
 mod spans_tests {
     use super::{unicode61_spans, unicode61_tokens};

@@ -188,6 +188,9 @@ fn sentence(rng: &mut Rng, n: usize) -> String {
     format!("record {n}: {}", words.join(" "))
 }
 
+/// Sentence vectors per record in the bench's sentence-weighed index.
+const SENTENCES_PER_RECORD: usize = 3;
+
 async fn bench_index(args: &Args) -> Result<Value> {
     let mut sizes = vec![1_000, 10_000, 50_000];
     if args.large {
@@ -200,9 +203,9 @@ async fn bench_index(args: &Args) -> Result<Value> {
     let full_centring = Centring::new(1.0)?;
     let mut rows = Vec::new();
     println!(
-        "| n | dims | eligible | masked search p50/p95 ms | centred search p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
+        "| n | dims | eligible | masked search p50/p95 ms | centred search p50/p95 ms | centred + sentences p50/p95 ms | plain scan p50/p95 ms | ratio p50 | GB/s | usearch exact p50 ms | usearch filtered p50 ms (recall@10) | cold start s | warm start p50/p95 s | RSS MB |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for &dims in &all_dims {
         for &n in &sizes {
             let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (n as u64) ^ ((dims as u64) << 32));
@@ -218,6 +221,18 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 index.upsert(RecordKey(i as u64 + 1), &id(i + 1), v)?;
             }
             let rss = rss_mb();
+            // The shipped dense search: the same records, each also with
+            // `SENTENCES_PER_RECORD` sentence vectors weighed in at the default weight
+            // (LoCoMo's turns have 3.2 sentences; a one-sentence record has none).
+            let sentenced = (n <= 50_000).then(|| ExactIndex::with_capacity(dims, n));
+            if let Some(sentenced) = &sentenced {
+                for (i, v) in vectors.iter().enumerate() {
+                    let sentences: Vec<f32> =
+                        (0..SENTENCES_PER_RECORD).flat_map(|_| rng.vector(dims)).collect();
+                    sentenced.upsert_with(RecordKey(i as u64 + 1), &id(i + 1), v, &sentences)?;
+                }
+            }
+            let sentence_weight = retold_domain::SentenceWeight::new(0.5)?;
             let qs: Vec<Vec<f32>> = (0..queries).map(|_| rng.vector(dims)).collect();
             // usearch, for the side-by-side (HNSW build is slow: only up to 50k at 384 dims).
             let usearch = if dims == 384 && n <= 50_000 { Some(build_usearch(&vectors)?) } else { None };
@@ -227,6 +242,7 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 let eligible_set: std::collections::HashSet<u64> = eligible.iter().map(|k| k.0).collect();
                 let mut masked = Vec::new();
                 let mut centred = Vec::new();
+                let mut with_sentences = Vec::new();
                 let mut plain = Vec::new();
                 let mut exact_u = Vec::new();
                 let mut filtered_u = Vec::new();
@@ -238,6 +254,17 @@ async fn bench_index(args: &Args) -> Result<Value> {
                     let t = Instant::now();
                     std::hint::black_box(index.search(q, &eligible, k, full_centring)?);
                     centred.push(t.elapsed());
+                    if let Some(sentenced) = &sentenced {
+                        let t = Instant::now();
+                        std::hint::black_box(sentenced.search_with(
+                            q,
+                            &eligible,
+                            k,
+                            full_centring,
+                            sentence_weight,
+                        )?);
+                        with_sentences.push(t.elapsed());
+                    }
                     let t = Instant::now();
                     std::hint::black_box(index.plain_scan_baseline(q, k));
                     plain.push(t.elapsed());
@@ -257,6 +284,7 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 }
                 let m = percentiles(masked);
                 let c = percentiles(centred);
+                let cs = (!with_sentences.is_empty()).then(|| percentiles(with_sentences));
                 let p = percentiles(plain);
                 let scanned_bytes = (eligible.len() * dims * 4) as f64;
                 let gbps = scanned_bytes / (m.0 / 1e3) / 1e9;
@@ -264,12 +292,13 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 let filtered_u = (!filtered_u.is_empty()).then(|| percentiles(filtered_u));
                 let recall = usearch.as_ref().map(|_| recall_hits as f64 / (queries * k) as f64);
                 println!(
-                    "| {n} | {dims} | {:.0}% | {:.3} / {:.3} | {:.3} / {:.3} | {:.3} / {:.3} | {:.2} | {:.1} | {} | {} | {} | {} | {rss} |",
+                    "| {n} | {dims} | {:.0}% | {:.3} / {:.3} | {:.3} / {:.3} | {} | {:.3} / {:.3} | {:.2} | {:.1} | {} | {} | {} | {} | {rss} |",
                     eligible_share * 100.0,
                     m.0,
                     m.1,
                     c.0,
                     c.1,
+                    cs.map_or("-".into(), |cs| format!("{:.3} / {:.3}", cs.0, cs.1)),
                     p.0,
                     p.1,
                     m.0 / p.0,
@@ -281,7 +310,8 @@ async fn bench_index(args: &Args) -> Result<Value> {
                 );
                 rows.push(json!({
                     "n": n, "dims": dims, "eligible": eligible_share,
-                    "search_ms": ms(m), "centred_search_ms": ms(c), "plain_scan_ms": ms(p), "ratio_p50": round(m.0 / p.0), "gb_per_s": round(gbps),
+                    "search_ms": ms(m), "centred_search_ms": ms(c),
+                    "centred_sentences_search_ms": cs.map(ms), "sentences_per_record": SENTENCES_PER_RECORD, "plain_scan_ms": ms(p), "ratio_p50": round(m.0 / p.0), "gb_per_s": round(gbps),
                     "usearch_exact_ms": exact_u.map(ms), "usearch_filtered_ms": filtered_u.map(ms),
                     "usearch_filtered_recall_at_10": recall,
                     "cold_start_s": (!cold.is_nan()).then_some(round(cold)),
@@ -330,6 +360,7 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
                     version: 1,
                     dims: dims as u32,
                     vector: v.clone(),
+                    sentences: Vec::new(),
                 });
             }
             store.apply(unit).await?;

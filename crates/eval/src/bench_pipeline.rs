@@ -83,13 +83,41 @@ const FACTS: &[&str] = &[
     "doubled its throughput",
 ];
 
+/// Record `n`'s text: one sentence, then `n % 5` more, so that records have 2.8 sentence
+/// vectors on average (a one-sentence record has none); LoCoMo's turns have 3.2.
 fn text(n: usize) -> String {
-    format!(
+    let mut text = format!(
         "Note {n}: {} {} (item {}).",
         TOPICS[n % TOPICS.len()],
         FACTS[(n / TOPICS.len()) % FACTS.len()],
         n
-    )
+    );
+    for j in 1..=n % 5 {
+        text.push_str(&format!(
+            " Then {} {}.",
+            TOPICS[(n + j) % TOPICS.len()],
+            FACTS[(n + 3 * j) % FACTS.len()]
+        ));
+    }
+    text
+}
+
+/// The sentence texts the write path embeds for record `n` beside its text.
+fn sentences(n: usize) -> Vec<String> {
+    retold_domain::sentence_texts(&text(n), None, usize::MAX)
+}
+
+/// Fixed vectors for the first `n` records' texts and their sentences: deterministic random
+/// unit vectors (the model cannot embed hundreds of thousands of texts quickly here).
+fn fixed_vectors(n: usize, dims: usize) -> HashMap<String, Vec<f32>> {
+    let mut vectors = HashMap::new();
+    for i in 0..n {
+        vectors.insert(text(i), unit_vector(i as u64 + 1, dims));
+        for (j, sentence) in sentences(i).into_iter().enumerate() {
+            vectors.insert(sentence, unit_vector(((i as u64 + 1) << 8) + j as u64 + 1 + (1 << 40), dims));
+        }
+    }
+    vectors
 }
 
 /// The `ps` quantiles of millisecond samples (nearest rank); zeros when there are none.
@@ -250,10 +278,11 @@ pub(crate) async fn pipeline(large: bool, only: Option<Vec<usize>>) -> Result<Va
         let texts: Vec<String> = (0..n).map(text).collect();
         let real_vectors = n <= 10_000;
         let records: HashMap<String, Vec<f32>> = if real_vectors {
-            cached.warm(&texts)?;
-            texts.iter().map(|t| (t.clone(), cached.load(t).expect("warmed"))).collect()
+            let embedded: Vec<String> = texts.iter().cloned().chain((0..n).flat_map(sentences)).collect();
+            cached.warm(&embedded)?;
+            embedded.iter().map(|t| (t.clone(), cached.load(t).expect("warmed"))).collect()
         } else {
-            texts.iter().enumerate().map(|(i, t)| (t.clone(), unit_vector(i as u64 + 1, dims))).collect()
+            fixed_vectors(n, dims)
         };
         let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
         let w = world(embedder, &visible, Utc::now()).await?;
@@ -411,8 +440,7 @@ async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Sett
     let cached = crate::eval::embedder()?;
     let model = cached.model();
     let dims = model.info().dims as usize;
-    let records: HashMap<String, Vec<f32>> =
-        (0..n).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+    let records = fixed_vectors(n, dims);
     let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model, records });
     let store = SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?;
     let components = retold_http::Components {
@@ -687,12 +715,14 @@ async fn reembed(data: &std::path::Path, n: usize, settings: &retold_http::Setti
         &stores,
         Arc::new(retold_http::SystemClock),
         Arc::new(retold_http::UlidIds::new()?),
+        settings.embedding.sentence_vectors,
     );
     let started = Instant::now();
     let outcome = service.run(model.as_ref(), 256, "bench", |_| {}).await?;
     let through_service = started.elapsed().as_secs_f64();
     anyhow::ensure!(outcome.embedded as usize == n, "re-embedded {} of {n}", outcome.embedded);
-    let texts: Vec<String> = (0..n).map(text).collect();
+    // The raw embedder on what the service embeds: each text and its sentences.
+    let texts: Vec<String> = (0..n).flat_map(|i| std::iter::once(text(i)).chain(sentences(i))).collect();
     let started = Instant::now();
     for batch in texts.chunks(256) {
         model.embed(batch).await?;
@@ -724,8 +754,7 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
     let mut out = BTreeMap::new();
     let mut rows = Vec::new();
     for &n in &sizes {
-        let records: HashMap<String, Vec<f32>> =
-            (0..n).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+        let records = fixed_vectors(n, dims);
         let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
         for kind in [StoreKind::Sqlite, StoreKind::Postgres] {
             let w = world_on(kind, embedder.clone(), &visible, Utc::now()).await?;
@@ -806,8 +835,7 @@ async fn replica_delay(model: Arc<retold_index::OnnxEmbedder>, dims: usize) -> R
     use retold_domain::{ChangeFeed, VectorIndex};
     let url = retold_test_kit::postgres::fresh_database();
     let writes = 200usize;
-    let records: HashMap<String, Vec<f32>> =
-        (0..writes).map(|i| (text(i), unit_vector(i as u64 + 1, dims))).collect();
+    let records = fixed_vectors(writes, dims);
     let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
     let scope = Scope::parse("project:bench")?;
     let a = crate::eval::world_at(Some(url.clone()), embedder, &scope, Utc::now()).await?;

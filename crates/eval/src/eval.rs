@@ -436,10 +436,20 @@ pub(crate) fn turn_request(
 /// or two (a long assistant answer would otherwise fill the embedder's window).
 pub(crate) const CONTEXT_CHARS: usize = 300;
 
-/// What the write path embeds for a turn written with `context` (to warm the cache with).
-fn embedded_text(content: &str, context: Option<&str>) -> String {
+/// What the write path embeds for a turn written with `context` (to warm the cache with):
+/// its text, then its sentences' (as `embedding.sentence_vectors` bounds them).
+fn embedded_texts(content: &str, context: Option<&str>) -> Vec<String> {
+    let content: String = content.chars().take(retold_domain::MAX_CONTENT_CHARS).collect();
     let context = context.map(|c| last_chars(c, CONTEXT_CHARS)).filter(|c| !c.trim().is_empty());
-    retold_domain::embedding_text(content, context.as_deref())
+    let mut texts = vec![retold_domain::embedding_text(&content, context.as_deref())];
+    texts.extend(retold_domain::sentence_texts(&content, context.as_deref(), sentence_vectors()));
+    texts
+}
+
+/// `embedding.sentence_vectors` as the eval's settings give it.
+fn sentence_vectors() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| retold_http::Settings::load(None).map_or(16, |s| s.embedding.sentence_vectors))
 }
 
 /// The end of `text`, at most `n` characters (a turn's end is what its reply follows).
@@ -794,7 +804,8 @@ async fn locomo(args: &Args) -> Result<Value> {
                     .map(|p| p.2.as_str())
             })
             .collect();
-        let embedded: Vec<String> = texts.iter().zip(&contexts).map(|(t, c)| embedded_text(t, *c)).collect();
+        let embedded: Vec<String> =
+            texts.iter().zip(&contexts).flat_map(|(t, c)| embedded_texts(t, *c)).collect();
         embedder.warm(&embedded)?;
         let now = turns.iter().map(|t| t.3).max().unwrap_or_else(Utc::now)
             + retold_domain::chrono::TimeDelta::days(1);
@@ -1029,7 +1040,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             let kept = lme_kept_turns(session, args.turns);
             let contexts =
                 (0..kept.len()).map(|i| i.checked_sub(1).filter(|_| args.context).map(|j| kept[j].1));
-            kept.iter().zip(contexts).map(|(t, c)| embedded_text(t.1, c)).collect::<Vec<_>>()
+            kept.iter().zip(contexts).flat_map(|(t, c)| embedded_texts(t.1, c)).collect::<Vec<_>>()
         })
         .collect();
     embedder.warm(&all_texts)?;

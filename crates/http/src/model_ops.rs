@@ -47,7 +47,12 @@ async fn open(settings: &Settings) -> Result<(Arc<StoreHandle>, ReembedService),
     }
     let (store, stores, _feed) = crate::server::open_store(settings, &data_dir).await?;
     let store = Arc::new(store);
-    let service = ReembedService::new(&stores, Arc::new(SystemClock), Arc::new(UlidIds::new()?));
+    let service = ReembedService::new(
+        &stores,
+        Arc::new(SystemClock),
+        Arc::new(UlidIds::new()?),
+        settings.embedding.sentence_vectors,
+    );
     Ok((store, service))
 }
 

@@ -375,6 +375,10 @@ pub struct EmbeddingSettings {
     pub batch_size: usize,
     #[validate(range(min = 1, max = 64))]
     pub workers: usize,
+    /// Most sentence vectors a record gets beside its own vector (its first sentences); 0
+    /// gives none.
+    #[validate(range(max = 256))]
+    pub sentence_vectors: usize,
     pub model_dir: String,
     pub runtime_library: String,
 }
@@ -400,6 +404,10 @@ pub struct RetrievalSettings {
     /// query without those names and pronouns (1 = off).
     #[validate(custom(function = "share"))]
     pub dense_name_weight: f32,
+    /// How much a record's best sentence vector weighs in its dense score (0 = its own
+    /// vector alone).
+    #[validate(custom(function = "share"))]
+    pub dense_sentence_weight: f32,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -756,6 +764,13 @@ impl Settings {
                 "storage.url: the postgres backend needs a postgres:// URL (set RETOLD__STORAGE__URL)"
                     .to_owned(),
             );
+        }
+        if self.retrieval.dense_sentence_weight > 0.0 && self.embedding.sentence_vectors == 0 {
+            problems.push(format!(
+                "retrieval.dense_sentence_weight: {} weighs records' sentence vectors, but embedding.sentence_vectors \
+                 is 0 so records get none; set the weight to 0 or give records sentence vectors",
+                self.retrieval.dense_sentence_weight
+            ));
         }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());

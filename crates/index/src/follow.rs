@@ -47,7 +47,8 @@ impl Follower {
                         // must not stop the follower: the record stays out of the dense
                         // channel, as the boot scan would leave it.
                         Some(vector) => {
-                            if let Err(e) = self.index.upsert(record.row.key, &record.row.id, vector) {
+                            let (key, id) = (record.row.key, &record.row.id);
+                            if let Err(e) = self.index.upsert_with(key, id, vector, &record.sentences) {
                                 tracing::warn!(error = %e, record = %record.row.id, "a followed vector was refused");
                                 self.index.mark_dead(record.row.key);
                             }

@@ -5,7 +5,9 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::sync::RwLock;
 
-use retold_domain::{Centring, DomainError, RecordId, RecordKey, Result, VectorHit, VectorIndex};
+use retold_domain::{
+    Centring, DomainError, RecordId, RecordKey, Result, SentenceWeight, VectorHit, VectorIndex,
+};
 
 use crate::kernel::dot;
 
@@ -24,6 +26,12 @@ struct Inner {
     /// Row → still searchable.
     live: Vec<bool>,
     live_count: usize,
+    /// Row → its sentence vectors: rows `start..start + len` of `sentences`.
+    spans: Vec<(u32, u32)>,
+    /// `sentence rows × dims` normalised sentence vectors, row-major; a record's are
+    /// contiguous. A replaced record's longer list is appended and its old rows left unused
+    /// until `compact`.
+    sentences: Vec<f32>,
 }
 
 impl Inner {
@@ -55,6 +63,8 @@ impl ExactIndex {
             pos: Vec::with_capacity(rows + 1),
             live: Vec::with_capacity(rows),
             live_count: 0,
+            spans: Vec::with_capacity(rows),
+            sentences: Vec::new(),
         };
         Self { dims, inner: RwLock::new(inner) }
     }
@@ -69,6 +79,11 @@ impl ExactIndex {
         self.read().ids.len()
     }
 
+    /// Sentence vectors held (of live rows and of rows replaced or dead until `compact`).
+    pub fn sentence_rows(&self) -> usize {
+        self.read().sentences.len() / self.dims.max(1)
+    }
+
     /// Drop dead rows and rebuild positions. Searches wait while it runs.
     pub fn compact(&self) {
         let mut inner = self.write();
@@ -81,6 +96,8 @@ impl ExactIndex {
             pos: vec![NO_ROW; old.pos.len()],
             live: Vec::with_capacity(old.live_count),
             live_count: 0,
+            spans: Vec::with_capacity(old.live_count),
+            sentences: Vec::new(),
         };
         for (row, alive) in old.live.iter().enumerate() {
             if !*alive {
@@ -93,6 +110,12 @@ impl ExactIndex {
             fresh.pos[old.keys[row].0 as usize] = new_row as u32;
             fresh.live.push(true);
             fresh.live_count += 1;
+            let (start, len) = old.spans[row];
+            let first = (fresh.sentences.len() / dims.max(1)) as u32;
+            fresh
+                .sentences
+                .extend_from_slice(&old.sentences[start as usize * dims..(start + len) as usize * dims]);
+            fresh.spans.push((first, len));
         }
         *inner = fresh;
     }
@@ -143,17 +166,41 @@ impl VectorIndex for ExactIndex {
         self.check_dims("vector", vector)
     }
 
-    fn upsert(&self, key: RecordKey, id: &RecordId, vector: &[f32]) -> Result<()> {
+    fn upsert_with(&self, key: RecordKey, id: &RecordId, vector: &[f32], sentences: &[f32]) -> Result<()> {
         self.check_dims("vector", vector)?;
+        let dims = self.dims;
+        if dims == 0 || !sentences.len().is_multiple_of(dims) {
+            return Err(DomainError::Invalid {
+                field: "sentences",
+                reason: format!("{} numbers are not whole vectors of {dims}", sentences.len()),
+            });
+        }
+        let mut sentences = sentences.to_vec();
+        for sentence in sentences.chunks_exact_mut(dims) {
+            self.check_dims("sentences", sentence)?;
+            normalise(sentence);
+        }
+        let count = u32::try_from(sentences.len() / dims)
+            .map_err(|_| DomainError::Invalid { field: "sentences", reason: "too many".into() })?;
         let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {
             DomainError::Invalid { field: "record_key", reason: format!("{} is too large", key.0) }
         })?;
         let mut normalised = vector.to_vec();
         normalise(&mut normalised);
-        let dims = self.dims;
         let mut inner = self.write();
         if let Some(row) = inner.row_of(key) {
             inner.matrix[row * dims..(row + 1) * dims].copy_from_slice(&normalised);
+            let (start, len) = inner.spans[row];
+            let start = if count <= len {
+                let at = start as usize * dims;
+                inner.sentences[at..at + sentences.len()].copy_from_slice(&sentences);
+                start
+            } else {
+                let end = (inner.sentences.len() / dims) as u32;
+                inner.sentences.extend_from_slice(&sentences);
+                end
+            };
+            inner.spans[row] = (start, count);
             inner.ids[row] = id.clone();
             if !inner.live[row] {
                 inner.live[row] = true;
@@ -171,6 +218,9 @@ impl VectorIndex for ExactIndex {
         inner.matrix.extend_from_slice(&normalised);
         inner.live.push(true);
         inner.live_count += 1;
+        let start = (inner.sentences.len() / dims) as u32;
+        inner.sentences.extend_from_slice(&sentences);
+        inner.spans.push((start, count));
         Ok(())
     }
 
@@ -184,12 +234,13 @@ impl VectorIndex for ExactIndex {
         }
     }
 
-    fn search(
+    fn search_with(
         &self,
         query: &[f32],
         eligible: &[RecordKey],
         k: usize,
         centring: Centring,
+        sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>> {
         self.check_dims("query", query)?;
         if k == 0 || eligible.is_empty() {
@@ -217,8 +268,30 @@ impl VectorIndex for ExactIndex {
             let start = row as usize * dims;
             &inner.matrix[start..start + dims]
         };
+        // A row's sentence vectors.
+        let sentences_of = |row: u32| {
+            let (start, len) = inner.spans[row as usize];
+            inner.sentences[start as usize * dims..(start + len) as usize * dims].chunks_exact(dims)
+        };
+        let weight = sentences.weight();
+        let weighed = weight > 0.0 && !inner.sentences.is_empty();
+        // `1 − w` of the record's own cosine and `w` of its best sentence's (its own alone
+        // when it has none).
+        let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
+        let best_of = |row: u32, score: &dyn Fn(&[f32]) -> f32| sentences_of(row).map(score).reduce(f32::max);
         let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS)
-            .then(|| Centre::new(&query, centring.share(), rows.iter().map(|&r| row_of(r))));
+            .then(|| Centre::new(&query, centring.share(), rows.iter().map(|&r| row_of(r)), rows.len()));
+        // Sentence vectors are centred on their own mean: a sentence is shorter than its
+        // record and lies elsewhere.
+        let sentence_centre = match (&centre, weighed) {
+            (Some(_), true) => {
+                let count: usize = rows.iter().map(|&r| inner.spans[r as usize].1 as usize).sum();
+                (count > 0).then(|| {
+                    Centre::new(&query, centring.share(), rows.iter().flat_map(|&r| sentences_of(r)), count)
+                })
+            }
+            _ => None,
+        };
         // A centred search reorders the plain cosine's first `CENTRING_POOL × k`: scoring
         // every row centred would make the scan compute-bound (two dot products a row).
         let pool = match centre {
@@ -227,8 +300,20 @@ impl VectorIndex for ExactIndex {
         };
         let scan = |rows: &[u32]| {
             let mut top = TopK::new(pool);
-            for &row in rows {
-                top.offer(dot(&query, row_of(row)), row, &inner.ids);
+            if weighed {
+                for &row in rows {
+                    let own = dot(&query, row_of(row));
+                    let mut best: Option<f32> = None;
+                    for sentence in sentences_of(row) {
+                        let score = dot(&query, sentence);
+                        best = Some(best.map_or(score, |b: f32| b.max(score)));
+                    }
+                    top.offer(mix(own, best), row, &inner.ids);
+                }
+            } else {
+                for &row in rows {
+                    top.offer(dot(&query, row_of(row)), row, &inner.ids);
+                }
             }
             top
         };
@@ -248,28 +333,47 @@ impl VectorIndex for ExactIndex {
         } else {
             scan(&rows)
         };
-        let hit = |row: u32, score: f32, centred: Option<f32>| VectorHit {
+        let hit = |row: u32, score: f32, centred: Option<f32>, sentence: Option<f32>| VectorHit {
             record_key: inner.keys[row as usize],
             record_id: inner.ids[row as usize].clone(),
             score,
             centred,
+            sentence,
         };
         let plain = top.into_sorted();
         let Some(centre) = centre else {
-            return Ok(plain.into_iter().map(|(row, score)| hit(row, score, None)).collect());
+            return Ok(plain
+                .into_iter()
+                .map(|(row, score)| match weighed {
+                    true => hit(row, dot(&query, row_of(row)), None, best_of(row, &|s| dot(&query, s))),
+                    false => hit(row, score, None, None),
+                })
+                .collect());
         };
-        let mut centred: Vec<(f32, f32, u32)> = plain
+        let mut centred: Vec<(f32, f32, Option<f32>, u32)> = plain
             .into_iter()
-            .map(|(row, score)| {
+            .map(|(row, _)| {
                 let row_vector = row_of(row);
-                let cosine = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
-                (cosine, score, row)
+                let own = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
+                let best = match (&sentence_centre, weighed) {
+                    (Some(c), _) => best_of(row, &|s| c.cosine(dot(&c.query, s), dot(&c.mean, s))),
+                    (None, true) => best_of(row, &|s| dot(&query, s)),
+                    (None, false) => None,
+                };
+                (own, dot(&query, row_vector), best, row)
             })
             .collect();
+        let ranked = |c: &(f32, f32, Option<f32>, u32)| mix(c.0, c.2);
         centred.sort_by(|a, b| {
-            b.0.total_cmp(&a.0).then_with(|| inner.ids[a.2 as usize].cmp(&inner.ids[b.2 as usize]))
+            ranked(b)
+                .total_cmp(&ranked(a))
+                .then_with(|| inner.ids[a.3 as usize].cmp(&inner.ids[b.3 as usize]))
         });
-        Ok(centred.into_iter().take(k).map(|(centred, score, row)| hit(row, score, Some(centred))).collect())
+        Ok(centred
+            .into_iter()
+            .take(k)
+            .map(|(own, score, best, row)| hit(row, score, Some(own), best))
+            .collect())
     }
 
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
@@ -320,8 +424,9 @@ struct Centre {
 }
 
 impl Centre {
-    fn new<'a>(query: &[f32], share: f32, rows: impl ExactSizeIterator<Item = &'a [f32]>) -> Self {
-        let step = rows.len().div_ceil(CENTRING_SAMPLE).max(1);
+    /// Over `count` rows (what `rows` yields).
+    fn new<'a>(query: &[f32], share: f32, rows: impl Iterator<Item = &'a [f32]>, count: usize) -> Self {
+        let step = count.div_ceil(CENTRING_SAMPLE).max(1);
         let mut mean = vec![0.0f32; query.len()];
         let mut taken = 0usize;
         for row in rows.step_by(step) {
@@ -431,6 +536,50 @@ impl PartialEq for Worst<'_> {
 
 impl Eq for Worst<'_> {}
 
+/// Normalise each `dims`-long row of `matrix` in place (those the embedder already
+/// normalised are left as they are); a non-finite number is refused as `field`.
+fn unit_rows(field: &'static str, matrix: &mut [f32], dims: usize) -> Result<()> {
+    if dims == 0 {
+        return Ok(());
+    }
+    for vector in matrix.chunks_exact_mut(dims) {
+        if vector.iter().any(|x| !x.is_finite()) {
+            return Err(DomainError::Invalid { field, reason: "contains a non-finite number".into() });
+        }
+        if (dot(vector, vector) - 1.0).abs() > 1e-4 {
+            normalise(vector);
+        }
+    }
+    Ok(())
+}
+
+/// Each row's `(start, len)` in the sentence matrix from a scan's per-row counts (none for
+/// every row when the scan has no counts).
+fn sentence_spans(counts: &[u32], rows: usize, numbers: usize, dims: usize) -> Result<Vec<(u32, u32)>> {
+    if counts.is_empty() && numbers == 0 {
+        return Ok(vec![(0, 0); rows]);
+    }
+    let total: u64 = counts.iter().map(|&c| u64::from(c)).sum();
+    if counts.len() != rows || total * dims as u64 != numbers as u64 || total > u64::from(u32::MAX) {
+        return Err(DomainError::Invalid {
+            field: "sentences",
+            reason: format!(
+                "{} counts summing to {total} for {rows} rows and {numbers} numbers of {dims} dims",
+                counts.len()
+            ),
+        });
+    }
+    let mut start = 0u32;
+    Ok(counts
+        .iter()
+        .map(|&len| {
+            let span = (start, len);
+            start += len;
+            span
+        })
+        .collect())
+}
+
 /// What a boot rebuild found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RebuildReport {
@@ -473,21 +622,20 @@ impl ExactIndex {
             *slot = row as u32;
         }
         let mut matrix = scan.vectors;
-        if dims > 0 {
-            for vector in matrix.chunks_exact_mut(dims) {
-                if vector.iter().any(|x| !x.is_finite()) {
-                    return Err(DomainError::Invalid {
-                        field: "vector",
-                        reason: "contains a non-finite number".into(),
-                    });
-                }
-                if (dot(vector, vector) - 1.0).abs() > 1e-4 {
-                    normalise(vector);
-                }
-            }
-        }
-        let inner =
-            Inner { ids: scan.ids, keys: scan.keys, matrix, pos, live: vec![true; rows], live_count: rows };
+        unit_rows("vector", &mut matrix, dims)?;
+        let spans = sentence_spans(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
+        let mut sentences = scan.sentences;
+        unit_rows("sentences", &mut sentences, dims)?;
+        let inner = Inner {
+            ids: scan.ids,
+            keys: scan.keys,
+            matrix,
+            pos,
+            live: vec![true; rows],
+            live_count: rows,
+            spans,
+            sentences,
+        };
         Ok(Self { dims, inner: RwLock::new(inner) })
     }
 

@@ -21,6 +21,9 @@ pub struct IngestConfig {
     pub attribute_content_floor: f64,
     /// How much one reinforcement raises confidence (capped at 0.99).
     pub reinforcement_step: f64,
+    /// Most sentence vectors a record gets (its first sentences; `embedding.sentence_vectors`);
+    /// 0 gives none.
+    pub sentence_vectors: usize,
 }
 
 impl Default for IngestConfig {
@@ -35,6 +38,7 @@ impl Default for IngestConfig {
             attribute_name_floor: 0.45,
             attribute_content_floor: 0.60,
             reinforcement_step: 0.05,
+            sentence_vectors: 16,
         }
     }
 }

@@ -300,6 +300,20 @@ impl Ingestor {
         Err(DomainError::NotFound { what: "entity", id: id.to_string() })
     }
 
+    /// A record's vector and its sentence vectors, in one embedder call.
+    async fn embed_record(&self, text: &str, sentences: &[String]) -> Result<(Vec<f32>, Vec<Vec<f32>>)> {
+        let texts: Vec<String> = std::iter::once(text.to_owned()).chain(sentences.iter().cloned()).collect();
+        let mut vectors = self.ports.embedder.embed(&texts).await?;
+        if vectors.len() != texts.len() {
+            return Err(DomainError::backend(
+                "embedder",
+                format!("returned {} vectors for {} texts", vectors.len(), texts.len()),
+            ));
+        }
+        let sentences = vectors.split_off(1);
+        Ok((vectors.remove(0), sentences))
+    }
+
     async fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
         let mut vectors = self.ports.embedder.embed(&[text.to_owned()]).await?;
         vectors.pop().ok_or_else(|| DomainError::backend("embedder", "returned no vector"))
@@ -410,15 +424,21 @@ impl Ingestor {
                 return self.reject(principal, code, reason).await;
             }
         };
-        let vector = self
-            .embed_one(&retold_domain::embedding_text(
-                request.content.as_str(),
-                request.context.as_ref().map(retold_domain::Context::as_str),
-            ))
+        let (content, context) =
+            (request.content.as_str(), request.context.as_ref().map(retold_domain::Context::as_str));
+        let (vector, sentences) = self
+            .embed_record(
+                &retold_domain::embedding_text(content, context),
+                &retold_domain::sentence_texts(content, context, self.config.sentence_vectors),
+            )
             .await?;
 
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;
+        for sentence in &sentences {
+            self.ports.index.check(sentence)?;
+        }
+        let sentences: Vec<f32> = sentences.concat();
 
         let source_kind = evidence.source_kind;
         let mut details = evidence.details;
@@ -475,6 +495,7 @@ impl Ingestor {
             version: info.version,
             dims: info.dims,
             vector: vector.clone(),
+            sentences: sentences.clone(),
         });
         unit.receipt = key.map(|key| receipt(key, outcome.event_kind(), &record.id, now));
         unit.inserts.push(record);
@@ -482,7 +503,7 @@ impl Ingestor {
         let keys = self.ports.writer.apply(unit).await?;
         // Committed: nothing below may turn the answer into an error.
         for EligibleRecord { key, id } in keys {
-            self.index_committed(key, &id, &vector);
+            self.index_committed(key, &id, &vector, &sentences);
         }
         Ok(outcome)
     }
@@ -492,8 +513,14 @@ impl Ingestor {
     /// `ExactIndex`, only a key beyond 2^32 − 2 can): the write stays acknowledged, since
     /// SQLite holds it, and the failure is logged; the next start rebuilds the index from
     /// SQLite, until then the dense channel misses the record.
-    fn index_committed(&self, key: retold_domain::RecordKey, id: &RecordId, vector: &[f32]) {
-        if let Err(error) = self.ports.index.upsert(key, id, vector) {
+    fn index_committed(
+        &self,
+        key: retold_domain::RecordKey,
+        id: &RecordId,
+        vector: &[f32],
+        sentences: &[f32],
+    ) {
+        if let Err(error) = self.ports.index.upsert_with(key, id, vector, sentences) {
             tracing::error!(
                 record = %id,
                 %error,

@@ -4,7 +4,7 @@
 //! that matched and not for the rest of a long conversation turn; `memory_get` returns the
 //! whole record. Without a query term in the record, the passage is its opening.
 
-use retold_domain::text::{unicode61_spans, unicode61_tokens};
+use retold_domain::text::{sentence_spans, unicode61_spans, unicode61_tokens};
 
 use crate::pipeline::{CHARS_PER_TOKEN, text_tokens};
 use crate::query::lexical_terms;
@@ -48,7 +48,7 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
     let chars: Vec<char> = content.chars().collect();
     let spans: Vec<(usize, usize, String)> =
         unicode61_spans(content).into_iter().filter(|(_, _, w)| words.contains(w)).collect();
-    let sentences = sentences(&chars);
+    let sentences = sentence_spans(&chars);
     // Per sentence, the distinct query words it holds.
     let found: Vec<usize> = sentences
         .iter()
@@ -111,30 +111,6 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
         text.push('…');
     }
     Some(Passage { text, start: from, end: to })
-}
-
-/// Sentence spans `[from, to)`: a sentence ends after `.`, `!`, `?` or a line break followed by
-/// whitespace (its trailing whitespace belongs to it).
-fn sentences(chars: &[char]) -> Vec<(usize, usize)> {
-    let mut spans = Vec::new();
-    let mut from = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        let ends =
-            matches!(chars[i], '.' | '!' | '?' | '\n') && chars.get(i + 1).is_none_or(|c| c.is_whitespace());
-        i += 1;
-        if ends {
-            while i < chars.len() && chars[i].is_whitespace() {
-                i += 1;
-            }
-            spans.push((from, i));
-            from = i;
-        }
-    }
-    if from < chars.len() {
-        spans.push((from, chars.len()));
-    }
-    spans
 }
 
 /// `at`, moved back to the start of the word it falls in when that is at most `reach`

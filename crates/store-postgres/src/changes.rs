@@ -82,7 +82,11 @@ impl ChangeFeed for PostgresStore {
         let mut out = Vec::with_capacity(rows.len());
         for row in &rows {
             let line: String = row.try_get("", "line").map_err(StoreError::from)?;
-            out.push(CurrentRecord { row: crate::convert::parse_eligibility_row(&line)?, vector: None });
+            out.push(CurrentRecord {
+                row: crate::convert::parse_eligibility_row(&line)?,
+                vector: None,
+                sentences: Vec::new(),
+            });
         }
         let vectors = self
             .db
@@ -103,10 +107,12 @@ impl ChangeFeed for PostgresStore {
                     .map_err(|e| corrupt("embeddings", e))?,
             );
             let blob: Vec<u8> = row.try_get("", "vector").map_err(StoreError::from)?;
+            let sentences: Vec<u8> = row.try_get("", "sentences").map_err(StoreError::from)?;
             if let Ok(i) = out.binary_search_by_key(&key, |c| c.row.key) {
                 // Only records that keep their indexes are served from the vector index.
                 if out[i].row.status.keeps_indexes() {
                     out[i].vector = Some(crate::convert::vector_from_blob("embeddings", &blob)?);
+                    out[i].sentences = crate::convert::vector_from_blob("embeddings", &sentences)?;
                 }
             }
         }

@@ -111,27 +111,23 @@ impl Reembedding for PostgresStore {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         let mut written = 0;
         for row in rows {
-            if row.vector.len() != row.dims as usize {
-                return Err(corrupt(
-                    "embeddings_staged",
-                    format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
-                )
-                .into());
-            }
+            convert::check_embedding_row("embeddings_staged", row)?;
             // A record's key and id belong together, so a conflict on the key is the only one.
             written += txn
                 .execute_raw(stmt(
                     &format!(
-                        "INSERT INTO embeddings_staged (record_key, record_id, model, version, dims, vector) \
-                         SELECT r.key, r.id, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE} FOR SHARE OF r \
+                        "INSERT INTO embeddings_staged (record_key, record_id, model, version, dims, vector, sentences) \
+                         SELECT r.key, r.id, ?, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE} FOR SHARE OF r \
                          ON CONFLICT (record_key) DO UPDATE SET model = excluded.model, \
-                           version = excluded.version, dims = excluded.dims, vector = excluded.vector"
+                           version = excluded.version, dims = excluded.dims, vector = excluded.vector, \
+                           sentences = excluded.sentences"
                     ),
                     [
                         row.model.as_str().into(),
                         i64::from(row.version).into(),
                         i64::from(row.dims).into(),
                         convert::vector_to_blob(&row.vector).into(),
+                        convert::vector_to_blob(&row.sentences).into(),
                         row.record_id.as_str().into(),
                     ],
                 ))
@@ -215,8 +211,8 @@ impl Reembedding for PostgresStore {
         let inserted = txn
             .query_all_raw(stmt(
                 &format!(
-                    "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector) \
-                     SELECT s.record_key, s.record_id, s.model, s.version, s.dims, s.vector \
+                    "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
+                     SELECT s.record_key, s.record_id, s.model, s.version, s.dims, s.vector, s.sentences \
                      FROM embeddings_staged s JOIN records r ON r.key = s.record_key WHERE {LIVE} AND {OF_TARGET} \
                      RETURNING record_id"
                 ),

@@ -516,17 +516,12 @@ async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Resu
 }
 
 async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
-    if row.vector.len() != row.dims as usize {
-        return Err(StoreError::Corrupt {
-            table: "embeddings",
-            reason: format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
-        });
-    }
+    convert::check_embedding_row("embeddings", row)?;
     txn.execute_raw(stmt(
-        "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector) \
-         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?) \
+        "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (record_key) DO UPDATE SET model = excluded.model, version = excluded.version, \
-           dims = excluded.dims, vector = excluded.vector",
+           dims = excluded.dims, vector = excluded.vector, sentences = excluded.sentences",
         [
             row.record_id.as_str().into(),
             row.record_id.as_str().into(),
@@ -534,6 +529,7 @@ async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Resu
             i64::from(row.version).into(),
             i64::from(row.dims).into(),
             convert::vector_to_blob(&row.vector).into(),
+            convert::vector_to_blob(&row.sentences).into(),
         ],
     ))
     .await?;
@@ -889,7 +885,7 @@ pub(crate) const LIVE: &str = live!();
 
 /// The live vectors of one model, for the boot scan and the replicas' refresh.
 pub(crate) const LIVE_EMBEDDINGS: &str = concat!(
-    "SELECT e.record_key, e.record_id, e.vector FROM embeddings e JOIN records r ON r.key = e.record_key \
+    "SELECT e.record_key, e.record_id, e.vector, e.sentences FROM embeddings e JOIN records r ON r.key = e.record_key \
      WHERE ",
     live!(),
     " AND e.model = ? AND e.version = ? AND e.dims = ?"
@@ -923,7 +919,8 @@ impl EmbeddingSource for PostgresStore {
             let key: i64 = row.get(0);
             let id: String = row.get(1);
             let blob: &[u8] = row.get(2);
-            convert::push_vector(&mut scan, key, id, blob)?;
+            let sentences: &[u8] = row.get(3);
+            convert::push_vector(&mut scan, key, id, blob, sentences)?;
         }
         let other = self
             .db

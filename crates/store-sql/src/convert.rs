@@ -197,6 +197,29 @@ pub fn event_from_row(row: &QueryResult) -> Result<AuditEvent, StoreError> {
     })
 }
 
+/// An embedding row before it is written: its vector has `dims` numbers and its sentence
+/// vectors are whole vectors of `dims`.
+pub fn check_embedding_row(table: &'static str, row: &retold_domain::EmbeddingRow) -> Result<(), StoreError> {
+    let dims = row.dims as usize;
+    if row.vector.len() != dims {
+        return Err(corrupt(
+            table,
+            format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
+        ));
+    }
+    if !row.sentences.len().is_multiple_of(dims) {
+        return Err(corrupt(
+            table,
+            format!(
+                "sentence vectors of {} numbers are not whole vectors of {} dims",
+                row.sentences.len(),
+                row.dims
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Little-endian `f32`s.
 pub fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
     vector.iter().flat_map(|x| x.to_le_bytes()).collect()
@@ -234,12 +257,14 @@ pub fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
     })
 }
 
-/// Append one stored vector (`dims` little-endian `f32`s) to a boot scan.
+/// Append one stored vector (`dims` little-endian `f32`s) and its sentence vectors (whole
+/// vectors of `dims`, one after the other) to a boot scan.
 pub fn push_vector(
     scan: &mut retold_domain::EmbeddingScan,
     key: i64,
     id: String,
     blob: &[u8],
+    sentences: &[u8],
 ) -> Result<(), StoreError> {
     let stride = scan.dims as usize * 4;
     if blob.len() != stride {
@@ -247,6 +272,24 @@ pub fn push_vector(
             "embeddings",
             format!("vector of key {key} has {} bytes, expected {stride}", blob.len()),
         ));
+    }
+    if stride == 0 || !sentences.len().is_multiple_of(stride) {
+        return Err(corrupt(
+            "embeddings",
+            format!(
+                "sentence vectors of key {key} have {} bytes, not whole vectors of {stride}",
+                sentences.len()
+            ),
+        ));
+    }
+    let count = u32::try_from(sentences.len() / stride).map_err(|e| corrupt("embeddings", e))?;
+    if count > 0 || !scan.sentence_counts.is_empty() {
+        // Counts are kept from the first row that has sentence vectors: the rows before it
+        // had none.
+        scan.sentence_counts.resize(scan.keys.len(), 0);
+        scan.sentence_counts.push(count);
+        scan.sentences
+            .extend(sentences.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])));
     }
     scan.ids.push(RecordId::new(id).map_err(|e| corrupt("embeddings", e))?);
     scan.keys.push(RecordKey(u64::try_from(key).map_err(|e| corrupt("embeddings", e))?));

@@ -103,24 +103,19 @@ impl Reembedding for SqliteStore {
         let txn = self.begin_write().await?;
         let mut written = 0;
         for row in rows {
-            if row.vector.len() != row.dims as usize {
-                return Err(corrupt(
-                    "embeddings_staged",
-                    format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
-                )
-                .into());
-            }
+            convert::check_embedding_row("embeddings_staged", row)?;
             written += txn
                 .execute_raw(stmt(
                     &format!(
-                        "INSERT OR REPLACE INTO embeddings_staged (record_key, record_id, model, version, dims, vector) \
-                         SELECT r.key, r.id, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE}"
+                        "INSERT OR REPLACE INTO embeddings_staged (record_key, record_id, model, version, dims, vector, sentences) \
+                         SELECT r.key, r.id, ?, ?, ?, ?, ? FROM records r WHERE r.id = ? AND {LIVE}"
                     ),
                     [
                         row.model.as_str().into(),
                         i64::from(row.version).into(),
                         i64::from(row.dims).into(),
                         convert::vector_to_blob(&row.vector).into(),
+                        convert::vector_to_blob(&row.sentences).into(),
                         row.record_id.as_str().into(),
                     ],
                 ))
@@ -174,8 +169,8 @@ impl Reembedding for SqliteStore {
         let switched = txn
             .execute_raw(stmt(
                 &format!(
-                    "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector) \
-                     SELECT s.record_key, s.record_id, s.model, s.version, s.dims, s.vector \
+                    "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
+                     SELECT s.record_key, s.record_id, s.model, s.version, s.dims, s.vector, s.sentences \
                      FROM embeddings_staged s JOIN records r ON r.key = s.record_key WHERE {LIVE} AND {OF_TARGET}"
                 ),
                 target_values(target),

@@ -460,15 +460,10 @@ async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Resu
 }
 
 async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
-    if row.vector.len() != row.dims as usize {
-        return Err(StoreError::Corrupt {
-            table: "embeddings",
-            reason: format!("vector of {} numbers declared as {} dims", row.vector.len(), row.dims),
-        });
-    }
+    convert::check_embedding_row("embeddings", row)?;
     txn.execute_raw(stmt(
-        "INSERT OR REPLACE INTO embeddings (record_key, record_id, model, version, dims, vector) \
-         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?)",
         [
             row.record_id.as_str().into(),
             row.record_id.as_str().into(),
@@ -476,6 +471,7 @@ async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Resu
             i64::from(row.version).into(),
             i64::from(row.dims).into(),
             convert::vector_to_blob(&row.vector).into(),
+            convert::vector_to_blob(&row.sentences).into(),
         ],
     ))
     .await?;

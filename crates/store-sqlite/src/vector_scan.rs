@@ -15,7 +15,7 @@ use sea_orm::sqlx::SqlitePool;
 
 use crate::error::{StoreError, corrupt};
 
-const SQL: &str = "SELECT e.record_key, e.record_id, e.vector FROM embeddings e \
+const SQL: &str = "SELECT e.record_key, e.record_id, e.vector, e.sentences FROM embeddings e \
      JOIN records r ON r.key = e.record_key \
      WHERE r.status != 'deleted' AND r.erased_at IS NULL AND e.model = ?1 AND e.version = ?2 AND e.dims = ?3 \
      ORDER BY e.record_key";
@@ -83,10 +83,10 @@ pub(crate) async fn scan(
         if rc != ffi::SQLITE_ROW {
             return Err(sqlite_error(db, "step", rc));
         }
-        // SAFETY: the statement is on a row with three columns. Each pointer is read (text or
+        // SAFETY: the statement is on a row with four columns. Each pointer is read (text or
         // blob first, then its byte count, as the SQLite docs require) and copied before the
         // next step invalidates it.
-        let (key, id, blob) = unsafe {
+        let (key, id, blob, sentences) = unsafe {
             let key = ffi::sqlite3_column_int64(stmt, 0);
             let id_ptr = ffi::sqlite3_column_text(stmt, 1);
             let id_len = ffi::sqlite3_column_bytes(stmt, 1);
@@ -102,10 +102,17 @@ pub(crate) async fn scan(
             } else {
                 std::slice::from_raw_parts(blob_ptr, usize::try_from(blob_len).unwrap_or(0))
             };
-            (key, id, blob)
+            let sentences_ptr = ffi::sqlite3_column_blob(stmt, 3).cast::<u8>();
+            let sentences_len = ffi::sqlite3_column_bytes(stmt, 3);
+            let sentences = if sentences_ptr.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(sentences_ptr, usize::try_from(sentences_len).unwrap_or(0))
+            };
+            (key, id, blob, sentences)
         };
         let id = std::str::from_utf8(id).map_err(|e| corrupt("embeddings", e))?.to_owned();
-        crate::convert::push_vector(&mut out, key, id, blob)?;
+        crate::convert::push_vector(&mut out, key, id, blob, sentences)?;
     }
     Ok(out)
 }

@@ -1,4 +1,5 @@
 //! Integration tests of the domain rules.
 
 mod construction;
+mod sentences;
 mod source_table;

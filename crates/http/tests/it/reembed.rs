@@ -67,7 +67,9 @@ impl Client {
         self.post(
             "/v1/memory/write",
             json!({"principal": {"agent_id": "research-agent", "user_id": "aditya"}, "type": "semantic",
-                "content": format!("Build {n} of the reembed probe cached artifact number {n}."),
+                "content": format!("Build {n} of the reembed probe cached artifact number {n}.{}",
+                    // Every tenth record has a second sentence, so sentence vectors too.
+                    if n.is_multiple_of(10) { " Its checksum matched." } else { "" }),
                 "scope": "user:aditya", "source_kind": "system"}),
         );
     }
@@ -186,6 +188,12 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     assert_eq!((report["switched"].as_u64(), report["caught_up"].as_u64()), (Some(405), Some(5)), "{report}");
     let served = rt.block_on(store.compatible_embeddings(&next_model().name, 2, 384)).unwrap();
     assert_eq!((served.keys.len(), served.incompatible), (405, 0));
+    // The switch carried the records' sentence vectors of the new model: two for every
+    // two-sentence record, none for the rest.
+    let two = served.sentence_counts.iter().filter(|&&c| c == 2).count();
+    assert_eq!(two, served.sentence_counts.iter().filter(|&&c| c > 0).count());
+    assert!(two >= records / 10, "{two} records with sentence vectors");
+    assert_eq!(served.sentences.len(), two * 2 * 384);
     rt.block_on(store.clone().close()).unwrap();
 
     // The old configuration is refused now: its vectors are gone.

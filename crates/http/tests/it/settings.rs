@@ -112,7 +112,23 @@ fn cross_field_rules_are_checked() {
     ));
     assert!(text.contains("retrieval.default_limit"), "{text}");
     let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__AUTH__ADMIN_KEY_SHA256", "abc")])));
-    assert!(text.contains("auth.admin_key_sha256"), "{text}");
+    assert!(text.contains("auth.admin_key_sha256"), "{text}"); // Weighing sentence vectors that no record gets would do nothing: refused, not ignored.
+    let text =
+        error_text(Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0")])));
+    assert!(
+        text.contains("retrieval.dense_sentence_weight") && text.contains("embedding.sentence_vectors"),
+        "{text}"
+    );
+    let off = env(&[
+        ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"),
+        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0"),
+    ]);
+    assert_eq!(Settings::load_with_env(None, off).unwrap().embedding.sentence_vectors, 0);
+    let text = error_text(Settings::load_with_env(
+        None,
+        env(&[("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1.5")]),
+    ));
+    assert!(text.contains("retrieval.dense_sentence_weight"), "{text}");
 }
 
 #[test]
@@ -353,6 +369,25 @@ fn the_dense_name_weight_is_shipped_at_0_3_reaches_the_pipeline_and_is_a_share()
     assert_eq!(weight(&[]), 0.3);
     assert_eq!(weight(&[("RETOLD__RETRIEVAL__DENSE_NAME_WEIGHT", "1")]), 1.0);
     refuses_non_shares("dense_name_weight");
+}
+
+#[test]
+fn sentence_vectors_are_shipped_on_and_reach_the_write_path_and_the_pipeline() {
+    let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars)).unwrap();
+    let weight = |s: &Settings| retold_http::retrieve_config(s).dense_sentence_weight.weight();
+    let shipped = load(&[]);
+    assert_eq!((weight(&shipped), retold_http::ingest_config(&shipped).sentence_vectors), (0.5, 16));
+    let tuned = load(&[
+        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0.7"),
+        ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "4"),
+    ]);
+    assert_eq!((weight(&tuned), retold_http::ingest_config(&tuned).sentence_vectors), (0.7, 4));
+    refuses_non_shares("dense_sentence_weight");
+    let Err(error) = Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "1000")]))
+    else {
+        panic!("1000 sentence vectors a record were taken")
+    };
+    assert!(error.to_string().contains("embedding.sentence_vectors"), "{error}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
     AgentId, Centring, Confidence, Content, EmbeddingModelInfo, EmbeddingRow, MemoryRecord, MemoryType,
-    RecordId, RecordUpdate, Scope, SourceKind, Status, VectorIndex, WriteUnit,
+    RecordId, RecordUpdate, Scope, SentenceWeight, SourceKind, Status, VectorIndex, WriteUnit,
 };
 use retold_index::{ExactIndex, RebuildReport};
 use retold_store_sqlite::{SqliteStore, StoreConfig};
@@ -58,6 +58,8 @@ async fn boot_rebuilds_from_compatible_rows_only() {
                     model: name.into(),
                     version,
                     dims: vector.len() as u32,
+                    // Record 2 also has a sentence vector pointing where record 1 does.
+                    sentences: if n == 2 { vec![1.0, 0.0, 0.0] } else { Vec::new() },
                     vector,
                 }],
                 ..WriteUnit::default()
@@ -99,4 +101,12 @@ async fn boot_rebuilds_from_compatible_rows_only() {
     let hits = index.search(&[1.0, 0.0, 0.0], &eligible, 10, Centring::NONE).unwrap();
     let ids: Vec<_> = hits.iter().map(|h| h.record_id.as_str()).collect();
     assert_eq!(ids, ["mem_0001", "mem_0002"]);
+    // The boot scan loads sentence vectors with their record: weighed in, record 2's
+    // sentence matches the query exactly.
+    assert_eq!(index.sentence_rows(), 1);
+    let full = SentenceWeight::new(1.0).unwrap();
+    let hits = index.search_with(&[0.0, 1.0, 0.0], &eligible, 10, Centring::NONE, full).unwrap();
+    assert_eq!(hits[0].record_id.as_str(), "mem_0001", "record 1 scores its own vector: {hits:?}");
+    let hits = index.search_with(&[1.0, 0.0, 0.0], &eligible, 10, Centring::NONE, full).unwrap();
+    assert_eq!((hits[1].record_id.as_str(), hits[1].sentence), ("mem_0002", Some(1.0)));
 }

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
-use retold_domain::{Centring, RecordId, RecordKey, VectorIndex};
+use retold_domain::{Centring, RecordId, RecordKey, SentenceWeight, VectorIndex};
 use retold_index::ExactIndex;
 
 fn id(n: u64) -> RecordId {
@@ -290,4 +290,113 @@ proptest! {
             prop_assert!((hit.score - plain).abs() < 1e-4);
         }
     }
+}
+
+/// A row's score when its best sentence weighs `w`: `own + w (best − own)`, its own cosine
+/// alone without sentences.
+fn mixed(query: &[f32], own: &[f32], sentences: &[Vec<f32>], w: f32) -> f32 {
+    let q = normalised(query);
+    let cos = |v: &[f32]| q.iter().zip(&normalised(v)).map(|(a, b)| a * b).sum::<f32>();
+    let own = cos(own);
+    sentences.iter().map(|s| cos(s)).reduce(f32::max).map_or(own, |best| own + w * (best - own))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+    /// With sentence vectors weighed in, the search is the brute-force top k of the mixed
+    /// score, after records are replaced with more or fewer sentences, and after compaction.
+    #[test]
+    fn a_sentence_weighed_search_equals_brute_force(
+        rows in prop::collection::vec((vector_strategy(6), prop::collection::vec(vector_strategy(6), 0..4)), 1..40),
+        replaced in prop::collection::vec((vector_strategy(6), prop::collection::vec(vector_strategy(6), 0..5)), 0..10),
+        query in vector_strategy(6),
+        eligible_bits in prop::collection::vec(any::<bool>(), 40),
+        weight in 0.0f32..=1.0,
+        k in 1usize..10,
+    ) {
+        let index = ExactIndex::new(6);
+        let mut rows: Vec<(u64, Vec<f32>, Vec<Vec<f32>>)> =
+            rows.into_iter().enumerate().map(|(i, (v, s))| (i as u64 + 1, v, s)).collect();
+        for (key, v, s) in &rows {
+            index.upsert_with(RecordKey(*key), &id(*key), v, &s.concat()).unwrap();
+        }
+        // Replace the first records' vectors and sentences (more or fewer than before).
+        for (row, (v, s)) in rows.iter_mut().zip(replaced) {
+            index.upsert_with(RecordKey(row.0), &id(row.0), &v, &s.concat()).unwrap();
+            (row.1, row.2) = (v, s);
+        }
+        let eligible: Vec<RecordKey> =
+            rows.iter().zip(&eligible_bits).filter(|(_, e)| **e).map(|(r, _)| RecordKey(r.0)).collect();
+        let score = |key: &RecordId| {
+            let row = rows.iter().find(|r| &id(r.0) == key).unwrap();
+            mixed(&query, &row.1, &row.2, weight)
+        };
+        let mut want: Vec<(f32, RecordId)> = eligible.iter().map(|k| (score(&id(k.0)), id(k.0))).collect();
+        want.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        want.truncate(k);
+        let weight = SentenceWeight::new(weight).unwrap();
+        for pass in ["before compaction", "after compaction"] {
+            let got = index.search_with(&query, &eligible, k, Centring::NONE, weight).unwrap();
+            prop_assert_eq!(got.len(), want.len(), "{}", pass);
+            for (hit, (expected, _)) in got.iter().zip(&want) {
+                // Equal scores may come in either order of summation: compare scores.
+                prop_assert!((score(&hit.record_id) - expected).abs() < 1e-5, "{}: {:?} vs {:?}", pass, got, want);
+            }
+            index.compact();
+        }
+    }
+}
+
+/// One sentence of a long record that answers the query lifts the record above another
+/// whose whole vector is nearer; weighed at 0 the sentences change nothing; a centred
+/// search (enough rows for a mean) does the same, and reports the sentence's cosine.
+#[test]
+fn a_record_is_found_by_its_best_sentence() {
+    let index = ExactIndex::new(3);
+    let query = [1.0, 0.0, 0.0];
+    // The long record: its own vector mostly elsewhere, one sentence on the query.
+    index.upsert_with(RecordKey(1), &id(1), &[0.3, 1.0, 0.0], &[0.0, 1.0, 0.0, 1.0, 0.05, 0.0]).unwrap();
+    // A record whose own vector is nearer, with no sentence that answers.
+    index.upsert_with(RecordKey(2), &id(2), &[0.6, 1.0, 0.0], &[0.0, 1.0, 0.1, 0.0, 0.8, 1.0]).unwrap();
+    let keys = [RecordKey(1), RecordKey(2)];
+    let order = |w: f32| -> Vec<String> {
+        let hits =
+            index.search_with(&query, &keys, 2, Centring::NONE, SentenceWeight::new(w).unwrap()).unwrap();
+        hits.iter().map(|h| h.record_id.as_str().to_owned()).collect()
+    };
+    assert_eq!(order(0.0), [id(2).as_str(), id(1).as_str()]);
+    assert_eq!(order(0.5), [id(1).as_str(), id(2).as_str()]);
+    let hits =
+        index.search_with(&query, &keys, 1, Centring::NONE, SentenceWeight::new(0.5).unwrap()).unwrap();
+    // The plain cosine the gate reads is the record's own; the sentence's is reported beside it.
+    assert!((hits[0].score - 0.3 / (1.09f32).sqrt()).abs() < 1e-5, "{hits:?}");
+    assert!((hits[0].sentence.unwrap() - 1.0 / (1.0025f32).sqrt()).abs() < 1e-5, "{hits:?}");
+    // Weighed at 0 the search is the plain one, sentence cosines and all.
+    let plain = index.search(&query, &keys, 2, Centring::NONE).unwrap();
+    assert_eq!(plain, index.search_with(&query, &keys, 2, Centring::NONE, SentenceWeight::NONE).unwrap());
+    assert!(plain.iter().all(|h| h.sentence.is_none()));
+
+    // Centred: 100 more records around a shared direction, each with a sentence there too.
+    for n in 3..103u64 {
+        let v = [0.1, 1.0, 0.01 * n as f32];
+        index.upsert_with(RecordKey(n), &id(n), &v, &v).unwrap();
+    }
+    let all: Vec<RecordKey> = (1..103).map(RecordKey).collect();
+    let full = Centring::new(1.0).unwrap();
+    let hits = index.search_with(&query, &all, 3, full, SentenceWeight::new(0.5).unwrap()).unwrap();
+    assert_eq!(hits[0].record_id, id(1), "{hits:?}");
+    assert!(hits[0].centred.is_some() && hits[0].sentence.is_some(), "{hits:?}");
+}
+
+#[test]
+fn sentence_vectors_of_the_wrong_size_are_refused_and_change_nothing() {
+    let index = ExactIndex::new(3);
+    index.upsert_with(RecordKey(1), &id(1), &[1.0, 0.0, 0.0], &[0.0, 1.0, 0.0]).unwrap();
+    assert!(index.upsert_with(RecordKey(1), &id(1), &[0.0, 0.0, 1.0], &[1.0, 0.0]).is_err());
+    assert!(index.upsert_with(RecordKey(1), &id(1), &[0.0, 0.0, 1.0], &[f32::NAN, 0.0, 0.0]).is_err());
+    assert_eq!(index.vector(RecordKey(1)).unwrap(), [1.0, 0.0, 0.0]);
+    let hits = index
+        .search_with(&[0.0, 1.0, 0.0], &[RecordKey(1)], 1, Centring::NONE, SentenceWeight::new(1.0).unwrap())
+        .unwrap();
+    assert_eq!(hits[0].sentence, Some(1.0));
 }

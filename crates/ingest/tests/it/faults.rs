@@ -6,7 +6,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use retold_domain::{
     Centring, DomainError, Embedder, EmbeddingModelInfo, MemoryRecord, RecordId, RecordKey, RecordReader,
-    Result, SourceKind, Status, VectorHit, VectorIndex,
+    Result, SentenceWeight, SourceKind, Status, VectorHit, VectorIndex,
 };
 use retold_ingest::WriteOutcome;
 use retold_store_sqlite::SqliteStore;
@@ -50,20 +50,27 @@ impl VectorIndex for FailingUpserts {
     fn check(&self, vector: &[f32]) -> Result<()> {
         self.inner.check(vector)
     }
-    fn upsert(&self, _key: RecordKey, _id: &RecordId, _vector: &[f32]) -> Result<()> {
+    fn upsert_with(
+        &self,
+        _key: RecordKey,
+        _id: &RecordId,
+        _vector: &[f32],
+        _sentences: &[f32],
+    ) -> Result<()> {
         Err(DomainError::backend("vector index", "injected upsert failure"))
     }
     fn mark_dead(&self, key: RecordKey) {
         self.inner.mark_dead(key);
     }
-    fn search(
+    fn search_with(
         &self,
         query: &[f32],
         eligible: &[RecordKey],
         k: usize,
         centring: Centring,
+        sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>> {
-        self.inner.search(query, eligible, k, centring)
+        self.inner.search_with(query, eligible, k, centring, sentences)
     }
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
         self.inner.vector(key)

@@ -221,10 +221,12 @@ impl Retriever {
     /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
     async fn dense(&self, vector: Vec<f32>, eligible: &Eligible, k: usize) -> Result<Found<DenseMatch>> {
         let index = self.ports.index.clone();
-        let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
-        let found = tokio::task::spawn_blocking(move || index.search(&vector, &keys, k, centring))
-            .await
-            .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
+        let (keys, centring, sentences) =
+            (eligible.keys.clone(), self.config.dense_centring, self.config.dense_sentence_weight);
+        let found =
+            tokio::task::spawn_blocking(move || index.search_with(&vector, &keys, k, centring, sentences))
+                .await
+                .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
         let (mut list, mut trace, mut matches, mut key_of) =
             (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
         for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
@@ -233,7 +235,7 @@ impl Retriever {
                 record_id: hit.record_id.clone(),
                 rank,
                 score: f64::from(hit.score),
-                detail: hit.centred.map(|c| format!("centred cosine {c:.3}")).unwrap_or_default(),
+                detail: dense_detail(&hit),
             });
             matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
             key_of.insert(hit.record_id.clone(), hit.record_key);
@@ -470,4 +472,12 @@ fn corroborate(
 
 fn micros(took: Duration) -> u64 {
     u64::try_from(took.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// What a dense candidate's trace says besides its plain cosine: its centred cosine and its
+/// best sentence's, when the search used them.
+fn dense_detail(hit: &retold_domain::VectorHit) -> String {
+    let centred = hit.centred.map(|c| format!("centred cosine {c:.3}"));
+    let sentence = hit.sentence.map(|c| format!("best sentence {c:.3}"));
+    [centred, sentence].into_iter().flatten().collect::<Vec<_>>().join(", ")
 }

@@ -8,6 +8,7 @@ mod golden;
 mod identifiers;
 mod properties;
 mod rewrite;
+mod sentences;
 mod stemming;
 mod trace;
 

@@ -6,12 +6,17 @@ use sea_orm_migration::prelude::*;
 
 mod m20261202_000001_init;
 mod m20261202_000002_record_context;
+mod m20261205_000001_sentence_vectors;
 
 pub(crate) struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261202_000001_init::Migration), Box::new(m20261202_000002_record_context::Migration)]
+        vec![
+            Box::new(m20261202_000001_init::Migration),
+            Box::new(m20261202_000002_record_context::Migration),
+            Box::new(m20261205_000001_sentence_vectors::Migration),
+        ]
     }
 }

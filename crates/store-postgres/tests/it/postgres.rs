@@ -63,6 +63,8 @@ fn fact_unit(n: u32, with_entity: bool) -> WriteUnit {
             version: 1,
             dims: 3,
             vector: vec![n as f32, 1.0, 0.0],
+            // One sentence vector, which a replica must index too.
+            sentences: vec![0.0, 0.0, n as f32],
         }],
         inserts: vec![r],
         ..WriteUnit::default()
@@ -181,6 +183,7 @@ async fn another_replica_learns_of_a_write_by_notification_and_reads_its_row_and
     assert_eq!(current[0].row.id.as_str(), "mem_0001");
     assert_eq!(current[0].row.status, Status::Confirmed);
     assert_eq!(current[0].vector.as_deref(), Some(&[1.0, 1.0, 0.0][..]));
+    assert_eq!(current[0].sentences, [0.0, 0.0, 1.0]);
     // A vector of another model is not served.
     let other = EmbeddingModelInfo { name: "other".to_owned(), ..model() };
     assert_eq!(b.current(&batch.keys, &other).await.unwrap()[0].vector, None);

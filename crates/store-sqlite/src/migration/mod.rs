@@ -17,6 +17,7 @@ mod m20261201_000007_decisions;
 mod m20261201_000008_inspection;
 mod m20261202_000001_record_context;
 mod m20261203_000001_lexical_vocabulary;
+mod m20261205_000001_sentence_vectors;
 
 pub(crate) struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000008_inspection::Migration),
             Box::new(m20261202_000001_record_context::Migration),
             Box::new(m20261203_000001_lexical_vocabulary::Migration),
+            Box::new(m20261205_000001_sentence_vectors::Migration),
         ]
     }
 }

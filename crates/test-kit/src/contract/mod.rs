@@ -122,6 +122,7 @@ pub async fn a_failing_statement_leaves_nothing_behind(backend: Arc<dyn Backend>
             version: 1,
             dims: 2,
             vector: vec![1.0, 0.0],
+            sentences: vec![0.0, 1.0],
         }],
         events: vec![event("record.created", Some(&r.id))],
         ..WriteUnit::default()
@@ -480,6 +481,7 @@ pub async fn only_compatible_embeddings_are_loaded(backend: Arc<dyn Backend>) {
                     version: 1,
                     dims,
                     vector: (0..dims).map(|i| i as f32 + 0.5).collect(),
+                    sentences: Vec::new(),
                 }],
                 ..WriteUnit::default()
             })
@@ -509,6 +511,11 @@ pub async fn embeddings_round_trip_bit_for_bit_across_many_rows(backend: Arc<dyn
             version: 1,
             dims: 5,
             vector: tricky.iter().map(|x| if i % 2 == 0 { *x } else { x * i as f32 }).collect(),
+            // Every third row has `i % 4` sentence vectors.
+            sentences: match i % 3 {
+                0 => tricky.iter().cycle().take(5 * (i % 4) as usize).map(|x| x * 2.0).collect(),
+                _ => Vec::new(),
+            },
         });
         unit.inserts.push(r);
     }
@@ -517,10 +524,18 @@ pub async fn embeddings_round_trip_bit_for_bit_across_many_rows(backend: Arc<dyn
     assert_eq!(scan.incompatible, 0);
     assert_eq!(scan.keys.len(), n as usize);
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-    for ((id, got), want) in scan.ids.iter().zip(scan.vectors.chunks_exact(5)).zip(&unit.embeddings) {
+    assert_eq!(scan.sentence_counts.len(), n as usize);
+    let mut sentences = scan.sentences.as_slice();
+    for (((id, got), count), want) in
+        scan.ids.iter().zip(scan.vectors.chunks_exact(5)).zip(&scan.sentence_counts).zip(&unit.embeddings)
+    {
         assert_eq!(id, &want.record_id);
         assert_eq!(bits(got), bits(&want.vector));
+        let (these, rest) = sentences.split_at(5 * *count as usize);
+        assert_eq!(bits(these), bits(&want.sentences));
+        sentences = rest;
     }
+    assert!(sentences.is_empty());
 }
 
 /// Contract: see the body.
@@ -812,6 +827,12 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
         version: m.version,
         dims: m.dims,
         vector: vec![x; m.dims as usize],
+        sentences: Vec::new(),
+    };
+    // The same row with `n` sentence vectors (1, 2, 3, … in order).
+    let sentenced = |mut row: EmbeddingRow, n: usize| {
+        row.sentences = (0..n * row.dims as usize).map(|i| i as f32 + 1.0).collect();
+        row
     };
     let mut ids = Vec::new();
     for n in 1..=3 {
@@ -822,7 +843,8 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
         ids.push(r.id.clone());
         store
             .apply(WriteUnit {
-                embeddings: vec![row(&r.id, &old, n as f32)],
+                // The second record has two sentence vectors of the served model.
+                embeddings: vec![sentenced(row(&r.id, &old, n as f32), if n == 2 { 2 } else { 0 })],
                 inserts: vec![r],
                 ..WriteUnit::default()
             })
@@ -845,7 +867,10 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     let other = EmbeddingModelInfo { name: "e5".into(), version: 1, dims: 2 };
     assert_eq!(store.stage(&[row(&ids[0], &other, 9.0)]).await.unwrap(), 1);
     assert_eq!(store.discard_other_staged(&new).await.unwrap(), 1);
-    assert_eq!(store.stage(&[row(&ids[0], &new, 0.5), row(&ids[1], &new, 0.25)]).await.unwrap(), 2);
+    // Staged rows carry their sentence vectors: the first record gets one of the new model,
+    // the second none (its two of the old model go with the switch).
+    let staged = [sentenced(row(&ids[0], &new, 0.5), 1), row(&ids[1], &new, 0.25)];
+    assert_eq!(store.stage(&staged).await.unwrap(), 2);
     assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 3, staged: 2 });
     assert_eq!(
         store.unstaged(&new, 10).await.unwrap().iter().map(|i| i.key).collect::<Vec<_>>(),
@@ -854,6 +879,8 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     // Until the switch, the service's model is what is stored.
     let served = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
     assert_eq!((served.keys.len(), served.incompatible), (3, 0));
+    assert_eq!(served.sentence_counts, [0, 2, 0]);
+    assert_eq!(served.sentences, [1.0, 2.0, 3.0, 4.0]);
     // An incomplete switch is refused and changes nothing.
     let switch = event("ops.model_switch", None);
     assert!(matches!(store.switch_embeddings(&new, switch.clone()).await, Err(DomainError::Conflict(_))));
@@ -876,6 +903,8 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     let now_served = store.compatible_embeddings("bge", 1, 3).await.unwrap();
     assert_eq!(now_served.keys, [RecordKey(1), RecordKey(2)]);
     assert_eq!(now_served.vectors, [0.5, 0.5, 0.5, 0.25, 0.25, 0.25]);
+    assert_eq!(now_served.sentence_counts, [1, 0]);
+    assert_eq!(now_served.sentences, [1.0, 2.0, 3.0]);
     assert_eq!(now_served.incompatible, 0);
     assert_eq!(store.stored_models().await.unwrap(), [(new.clone(), 2)]);
     assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 2, staged: 0 });

@@ -1,0 +1,95 @@
+//! A long turn whose one sentence answers is found by that sentence: the write path stores a
+//! vector per sentence beside the record's own, and the dense channel weighs the best one in
+//! (`retrieval.dense_sentence_weight`).
+
+use retold_domain::{Embedder as _, EmbeddingSource as _, RecordReader as _, SentenceWeight};
+use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
+
+use super::{episode, ids, principal};
+
+const SCOPE: &str = "project:sentences";
+const ANSWER: &str = "Nate: That's really cool Joanna! I hope it does well, and I've been doing great! \
+                      The gaming party was a great success! We even played some Chess afterward just for fun.";
+const QUERY: &str = "What board games has Nate played?";
+const OTHERS: &[&str] = &[
+    "Nate: I'm entering a video game tournament next month, wish me luck!",
+    "Joanna: Do you like playing anything outside of video games, Nate?",
+    "Nate: My turtles are doing great, they love the new tank.",
+    "Joanna: I finished writing my screenplay last night, it felt amazing.",
+    "Nate: I adopted another turtle last week, her name is Shelly.",
+    "Nate: I've been teaching my friends how to make vegan ice cream.",
+    "Joanna: Nate, what do you do when you are not gaming?",
+];
+
+/// The answering turn among the others, and the contents in the order a dense-only search
+/// ranks them with each record's best sentence weighed `weight`.
+async fn dense_rank(weight: f32) -> (Vec<String>, retold_test_kit::World, retold_domain::RecordId) {
+    let config =
+        RetrieveConfig { dense_sentence_weight: SentenceWeight::new(weight).unwrap(), ..Default::default() };
+    let w = super::world(config).await;
+    w.grant("s-agent", SCOPE, true, true).await;
+    let p = principal("s-agent", "u");
+    for other in OTHERS {
+        w.write(&p, episode(SCOPE, other)).await;
+    }
+    let answer = w.write(&p, episode(SCOPE, ANSWER)).await;
+    let mut search = SearchRequest::new(QUERY);
+    search.channels = Channels { dense: true, lexical: false, entity: false, result_control: false };
+    let mut order = Vec::new();
+    for id in ids(&w.search(&p, search).await) {
+        order.push(w.record(&id).await.content.as_str().to_owned());
+    }
+    (order, w, answer)
+}
+
+/// Where `text` is in `order`.
+fn rank(order: &[String], text: &str) -> usize {
+    order.iter().position(|t| t == text).unwrap_or_else(|| panic!("{text:?} is not in {order:?}"))
+}
+
+#[tokio::test]
+async fn a_long_turn_is_found_by_the_one_sentence_that_answers() {
+    let (alone, _, _) = dense_rank(0.0).await;
+    let (weighed, w, answer) = dense_rank(0.5).await;
+    // By its own vector alone, the turn trails two questions that only mention games; its
+    // last sentence lifts it above them (a turn about a video game tournament stays first).
+    let questions = [OTHERS[1], OTHERS[6]];
+    for question in questions {
+        assert!(rank(&alone, ANSWER) > rank(&alone, question), "alone: {alone:#?}");
+        assert!(rank(&weighed, ANSWER) < rank(&weighed, question), "weighed: {weighed:#?}");
+    }
+    assert!(rank(&weighed, ANSWER) < rank(&alone, ANSWER));
+
+    // The store holds one vector per sentence, each embedded with the speaker's label.
+    let info = w.ports.embedder.info().clone();
+    let scan = w.store.compatible_embeddings(&info.name, info.version, info.dims).await.unwrap();
+    let key = w.store.key_of(&answer).await.unwrap().expect("stored");
+    let row = scan.keys.iter().position(|k| *k == key).expect("its row is scanned");
+    assert_eq!(scan.sentence_counts[row], 4);
+    let before: usize = scan.sentence_counts[..row].iter().map(|&c| c as usize).sum();
+    let dims = info.dims as usize;
+    let last = &scan.sentences[(before + 3) * dims..(before + 4) * dims];
+    let expected = retold_test_kit::embedder()
+        .embed(&["Nate: We even played some Chess afterward just for fun.".to_owned()])
+        .await
+        .unwrap()
+        .remove(0);
+    let cosine: f32 = last.iter().zip(&expected).map(|(a, b)| a * b).sum();
+    assert!(cosine > 0.9999, "the fourth sentence vector embeds the fourth sentence with its speaker");
+
+    // The trace says what the dense channel weighed.
+    let p = principal("s-agent", "u");
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let trace = w.trace(&response.search_id).await.to_string();
+    assert!(trace.contains("best sentence"), "{trace}");
+}
+
+#[tokio::test]
+async fn a_one_sentence_record_without_a_context_has_no_sentence_vectors() {
+    let (_, w, _) = dense_rank(0.5).await;
+    let info = w.ports.embedder.info().clone();
+    let scan = w.store.compatible_embeddings(&info.name, info.version, info.dims).await.unwrap();
+    // Seven one-sentence turns and the answer's four sentences.
+    assert_eq!(scan.sentence_counts.iter().filter(|&&c| c == 0).count(), OTHERS.len());
+    assert_eq!(scan.sentences.len(), 4 * info.dims as usize);
+}
