@@ -406,6 +406,7 @@ fn bench_embedder() -> Result<Value> {
         OnnxEmbedder::load(OnnxEmbedderConfig { workers: 2, ..OnnxEmbedderConfig::provisioned() })?;
     let mut rng = Rng(42);
     let (mut single, mut pair, mut one_run) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut record, mut with_sentences) = (Vec::new(), Vec::new());
     for n in 0..40 {
         let text = vec![sentence(&mut rng, n)];
         let t = Instant::now();
@@ -423,6 +424,20 @@ fn bench_embedder() -> Result<Value> {
         let t = Instant::now();
         embedder.embed_blocking(&both)?;
         one_run.push(t.elapsed());
+        // A four-sentence record as the write path embeds it: alone (sentence vectors off),
+        // and with its sentences in the same run (`embedding.sentence_vectors`).
+        let content =
+            (0..4).map(|i| format!("{}.", sentence(&mut rng, n * 4 + i))).collect::<Vec<_>>().join(" ");
+        let alone = vec![content.clone()];
+        let t = Instant::now();
+        embedder.embed_blocking(&alone)?;
+        record.push(t.elapsed());
+        let all: Vec<String> = std::iter::once(content.clone())
+            .chain(retold_domain::sentence_texts(&content, None, 16))
+            .collect();
+        let t = Instant::now();
+        embedder.embed_blocking(&all)?;
+        with_sentences.push(t.elapsed());
     }
     let batch: Vec<String> = (0..512).map(|n| sentence(&mut rng, n)).collect();
     // Two threads, as a server with two workers runs bulk batches.
@@ -435,15 +450,26 @@ fn bench_embedder() -> Result<Value> {
     });
     let per_s = batch.len() as f64 / t.elapsed().as_secs_f64();
     let (q, named, pronoun) = (percentiles(single), percentiles(pair), percentiles(one_run));
+    let (record, with_sentences) = (percentiles(record), percentiles(with_sentences));
     println!(
         "\nembedder (all-MiniLM-L6-v2 int8): query p50 {:.2} ms, p95 {:.2} ms; a query that names a person \
          (it, then itself less the name) p50 {:.2} ms, p95 {:.2} ms; a query with pronouns (it and itself \
-         less them, one run) p50 {:.2} ms, p95 {:.2} ms; batch {:.0} texts/s",
-        q.0, q.1, named.0, named.1, pronoun.0, pronoun.1, per_s
+         less them, one run) p50 {:.2} ms, p95 {:.2} ms; a four-sentence record alone p50 {:.2} ms, p95 {:.2} ms, \
+         with its sentences (one run) p50 {:.2} ms, p95 {:.2} ms; batch {:.0} texts/s",
+        q.0,
+        q.1,
+        named.0,
+        named.1,
+        pronoun.0,
+        pronoun.1,
+        record.0,
+        record.1,
+        with_sentences.0,
+        with_sentences.1,
+        per_s
     );
-    Ok(
-        json!({"query_ms": ms(q), "named_query_ms": ms(named), "pronoun_query_ms": ms(pronoun), "batch_per_s": round(per_s)}),
-    )
+    Ok(json!({"query_ms": ms(q), "named_query_ms": ms(named), "pronoun_query_ms": ms(pronoun),
+        "record_ms": ms(record), "record_with_sentences_ms": ms(with_sentences), "batch_per_s": round(per_s)}))
 }
 
 async fn bench_store() -> Result<Value> {

@@ -17,3 +17,100 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
     }
     acc.iter().sum::<f32>() + tail
 }
+
+/// Dot product of two equal-length `i8` slices, exact in `i32` (a 384-number row sums at most
+/// 384 × 127² < 2³¹).
+pub(crate) type DotI8 = fn(&[i8], &[i8]) -> i32;
+
+/// The fastest [`DotI8`] this CPU runs: the same loop compiled for AVX2 where the CPU has it
+/// (the build targets baseline x86-64, whose SSE2 widens `i8`s slowly: 150k rows of 384 take
+/// 6.3 ms on one core here, 4.0 ms with AVX2). Chosen once per search, not per row.
+pub(crate) fn dot_i8_kernel() -> DotI8 {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        return avx2::dot_i8;
+    }
+    dot_i8
+}
+
+/// Sixteen accumulators let the compiler widen and vectorise the loop.
+#[inline(always)]
+pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    debug_assert_eq!(a.len(), b.len());
+    const LANES: usize = 16;
+    let mut acc = [0i32; LANES];
+    let chunks_a = a.chunks_exact(LANES);
+    let chunks_b = b.chunks_exact(LANES);
+    let tail: i32 = chunks_a
+        .remainder()
+        .iter()
+        .zip(chunks_b.remainder())
+        .map(|(x, y)| i32::from(*x) * i32::from(*y))
+        .sum();
+    for (ca, cb) in chunks_a.zip(chunks_b) {
+        for i in 0..LANES {
+            acc[i] += i32::from(ca[i]) * i32::from(cb[i]);
+        }
+    }
+    acc.iter().sum::<i32>() + tail
+}
+
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod avx2 {
+    /// [`super::dot_i8`] compiled for AVX2; only handed out after the CPU was checked.
+    pub(super) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+        // SAFETY: `dot_i8_kernel` returns this function only when
+        // `is_x86_feature_detected!("avx2")` said the CPU runs AVX2.
+        unsafe { compiled(a, b) }
+    }
+
+    #[target_feature(enable = "avx2")]
+    fn compiled(a: &[i8], b: &[i8]) -> i32 {
+        super::dot_i8(a, b)
+    }
+}
+
+/// `vector` as `i8`s appended to `out`, and the scale that maps them back (`x ≈ q × scale`):
+/// the largest magnitude becomes ±127. A zero vector is all zeros with scale 0.
+pub(crate) fn quantise(vector: &[f32], out: &mut Vec<i8>) -> f32 {
+    let largest = vector.iter().fold(0.0f32, |m, x| m.max(x.abs()));
+    if largest == 0.0 {
+        out.extend(std::iter::repeat_n(0i8, vector.len()));
+        return 0.0;
+    }
+    let scale = largest / 127.0;
+    out.extend(vector.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8));
+    scale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whichever kernel the CPU gets computes the exact integer dot product, tails and
+    /// extremes included.
+    #[test]
+    fn the_chosen_i8_kernel_is_exact() {
+        let kernel = dot_i8_kernel();
+        for len in [0usize, 1, 15, 16, 17, 384, 385, 1024] {
+            let a: Vec<i8> = (0..len).map(|i| [127i8, -127, -128, 3, 0][i % 5]).collect();
+            let b: Vec<i8> = (0..len).map(|i| [-128i8, -127, 127, 7, 1][(i * 3) % 5]).collect();
+            let exact: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+            assert_eq!((kernel(&a, &b), dot_i8(&a, &b)), (exact, exact), "length {len}");
+        }
+    }
+
+    #[test]
+    fn quantised_vectors_map_back_within_half_a_step() {
+        let v = [0.6f32, -0.8, 0.0, 0.05];
+        let mut q = Vec::new();
+        let scale = quantise(&v, &mut q);
+        assert_eq!(q[1], -127);
+        for (x, q) in v.iter().zip(&q) {
+            assert!((x - f32::from(*q) * scale).abs() <= scale / 2.0 + f32::EPSILON);
+        }
+        let mut zeros = Vec::new();
+        assert_eq!((quantise(&[0.0; 3], &mut zeros), zeros), (0.0, vec![0i8; 3]));
+    }
+}

@@ -9,7 +9,7 @@ use retold_domain::{
     Centring, DomainError, RecordId, RecordKey, Result, SentenceWeight, VectorHit, VectorIndex,
 };
 
-use crate::kernel::dot;
+use crate::kernel::{dot, dot_i8_kernel, quantise};
 
 const NO_ROW: u32 = u32::MAX;
 
@@ -26,12 +26,15 @@ struct Inner {
     /// Row → still searchable.
     live: Vec<bool>,
     live_count: usize,
-    /// Row → its sentence vectors: rows `start..start + len` of `sentences`.
+    /// Row → its sentence vectors: sentence rows `start..start + len`.
     spans: Vec<(u32, u32)>,
-    /// `sentence rows × dims` normalised sentence vectors, row-major; a record's are
-    /// contiguous. A replaced record's longer list is appended and its old rows left unused
-    /// until `compact`.
-    sentences: Vec<f32>,
+    /// `sentence rows × dims` normalised sentence vectors quantised to `i8`, row-major, a
+    /// record's contiguous: a quarter of the bytes an `f32` row takes, since the scan reads
+    /// every eligible record's sentences (LoCoMo's turns have 3.2). A replaced record's
+    /// longer list is appended and its old rows left unused until `compact`.
+    sentences: Vec<i8>,
+    /// Sentence row → the scale its `i8`s map back by (`x ≈ q × scale`).
+    scales: Vec<f32>,
 }
 
 impl Inner {
@@ -65,6 +68,7 @@ impl ExactIndex {
             live_count: 0,
             spans: Vec::with_capacity(rows),
             sentences: Vec::new(),
+            scales: Vec::new(),
         };
         Self { dims, inner: RwLock::new(inner) }
     }
@@ -81,7 +85,7 @@ impl ExactIndex {
 
     /// Sentence vectors held (of live rows and of rows replaced or dead until `compact`).
     pub fn sentence_rows(&self) -> usize {
-        self.read().sentences.len() / self.dims.max(1)
+        self.read().scales.len()
     }
 
     /// Drop dead rows and rebuild positions. Searches wait while it runs.
@@ -98,6 +102,7 @@ impl ExactIndex {
             live_count: 0,
             spans: Vec::with_capacity(old.live_count),
             sentences: Vec::new(),
+            scales: Vec::new(),
         };
         for (row, alive) in old.live.iter().enumerate() {
             if !*alive {
@@ -111,11 +116,10 @@ impl ExactIndex {
             fresh.live.push(true);
             fresh.live_count += 1;
             let (start, len) = old.spans[row];
-            let first = (fresh.sentences.len() / dims.max(1)) as u32;
-            fresh
-                .sentences
-                .extend_from_slice(&old.sentences[start as usize * dims..(start + len) as usize * dims]);
-            fresh.spans.push((first, len));
+            let (start, end) = (start as usize, (start + len) as usize);
+            fresh.spans.push((fresh.scales.len() as u32, len));
+            fresh.sentences.extend_from_slice(&old.sentences[start * dims..end * dims]);
+            fresh.scales.extend_from_slice(&old.scales[start..end]);
         }
         *inner = fresh;
     }
@@ -175,13 +179,16 @@ impl VectorIndex for ExactIndex {
                 reason: format!("{} numbers are not whole vectors of {dims}", sentences.len()),
             });
         }
-        let mut sentences = sentences.to_vec();
-        for sentence in sentences.chunks_exact_mut(dims) {
-            self.check_dims("sentences", sentence)?;
-            normalise(sentence);
-        }
         let count = u32::try_from(sentences.len() / dims)
             .map_err(|_| DomainError::Invalid { field: "sentences", reason: "too many".into() })?;
+        let (mut quantised, mut scales) =
+            (Vec::with_capacity(sentences.len()), Vec::with_capacity(count as usize));
+        for sentence in sentences.chunks_exact(dims) {
+            self.check_dims("sentences", sentence)?;
+            let mut unit = sentence.to_vec();
+            normalise(&mut unit);
+            scales.push(quantise(&unit, &mut quantised));
+        }
         let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {
             DomainError::Invalid { field: "record_key", reason: format!("{} is too large", key.0) }
         })?;
@@ -192,12 +199,14 @@ impl VectorIndex for ExactIndex {
             inner.matrix[row * dims..(row + 1) * dims].copy_from_slice(&normalised);
             let (start, len) = inner.spans[row];
             let start = if count <= len {
-                let at = start as usize * dims;
-                inner.sentences[at..at + sentences.len()].copy_from_slice(&sentences);
+                let at = start as usize;
+                inner.sentences[at * dims..at * dims + quantised.len()].copy_from_slice(&quantised);
+                inner.scales[at..at + scales.len()].copy_from_slice(&scales);
                 start
             } else {
-                let end = (inner.sentences.len() / dims) as u32;
-                inner.sentences.extend_from_slice(&sentences);
+                let end = inner.scales.len() as u32;
+                inner.sentences.extend_from_slice(&quantised);
+                inner.scales.extend_from_slice(&scales);
                 end
             };
             inner.spans[row] = (start, count);
@@ -218,8 +227,9 @@ impl VectorIndex for ExactIndex {
         inner.matrix.extend_from_slice(&normalised);
         inner.live.push(true);
         inner.live_count += 1;
-        let start = (inner.sentences.len() / dims) as u32;
-        inner.sentences.extend_from_slice(&sentences);
+        let start = inner.scales.len() as u32;
+        inner.sentences.extend_from_slice(&quantised);
+        inner.scales.extend_from_slice(&scales);
         inner.spans.push((start, count));
         Ok(())
     }
@@ -268,26 +278,43 @@ impl VectorIndex for ExactIndex {
             let start = row as usize * dims;
             &inner.matrix[start..start + dims]
         };
-        // A row's sentence vectors.
+        // A row's sentence vectors: each one's `i8`s and scale.
         let sentences_of = |row: u32| {
             let (start, len) = inner.spans[row as usize];
-            inner.sentences[start as usize * dims..(start + len) as usize * dims].chunks_exact(dims)
+            let (start, end) = (start as usize, (start + len) as usize);
+            inner.sentences[start * dims..end * dims].chunks_exact(dims).zip(&inner.scales[start..end])
         };
         let weight = sentences.weight();
-        let weighed = weight > 0.0 && !inner.sentences.is_empty();
+        let weighed = weight > 0.0 && !inner.scales.is_empty();
+        // The query quantised as the sentences are, so that a sentence's cosine in the scan
+        // is one integer dot product.
+        let mut query_i8 = Vec::with_capacity(dims);
+        let query_scale = quantise(&query, &mut query_i8);
+        let dot_i8 = dot_i8_kernel();
+        let sentence_cosine = |s: &[i8], scale: f32| dot_i8(&query_i8, s) as f32 * (query_scale * scale);
         // `1 − w` of the record's own cosine and `w` of its best sentence's (its own alone
         // when it has none).
         let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
-        let best_of = |row: u32, score: &dyn Fn(&[f32]) -> f32| sentences_of(row).map(score).reduce(f32::max);
-        let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS)
-            .then(|| Centre::new(&query, centring.share(), rows.iter().map(|&r| row_of(r)), rows.len()));
+        let best_of = |row: u32, score: &dyn Fn(&[i8], f32) -> f32| {
+            sentences_of(row).map(|(s, &scale)| score(s, scale)).reduce(f32::max)
+        };
+        let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
+            Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
+        });
         // Sentence vectors are centred on their own mean: a sentence is shorter than its
         // record and lies elsewhere.
         let sentence_centre = match (&centre, weighed) {
             (Some(_), true) => {
                 let count: usize = rows.iter().map(|&r| inner.spans[r as usize].1 as usize).sum();
                 (count > 0).then(|| {
-                    Centre::new(&query, centring.share(), rows.iter().flat_map(|&r| sentences_of(r)), count)
+                    let centre =
+                        Centre::new(&query, centring.share(), sentence_mean(&inner, &rows, count, dims));
+                    // Quantised like the sentences, so the reorder's two dot products a
+                    // sentence are integer ones too.
+                    let (mut query_i8, mut mean_i8) = (Vec::with_capacity(dims), Vec::with_capacity(dims));
+                    let query_scale = quantise(&centre.query, &mut query_i8);
+                    let mean_scale = quantise(&centre.mean, &mut mean_i8);
+                    (centre, query_i8, query_scale, mean_i8, mean_scale)
                 })
             }
             _ => None,
@@ -304,8 +331,8 @@ impl VectorIndex for ExactIndex {
                 for &row in rows {
                     let own = dot(&query, row_of(row));
                     let mut best: Option<f32> = None;
-                    for sentence in sentences_of(row) {
-                        let score = dot(&query, sentence);
+                    for (sentence, &scale) in sentences_of(row) {
+                        let score = sentence_cosine(sentence, scale);
                         best = Some(best.map_or(score, |b: f32| b.max(score)));
                     }
                     top.offer(mix(own, best), row, &inner.ids);
@@ -345,7 +372,7 @@ impl VectorIndex for ExactIndex {
             return Ok(plain
                 .into_iter()
                 .map(|(row, score)| match weighed {
-                    true => hit(row, dot(&query, row_of(row)), None, best_of(row, &|s| dot(&query, s))),
+                    true => hit(row, dot(&query, row_of(row)), None, best_of(row, &sentence_cosine)),
                     false => hit(row, score, None, None),
                 })
                 .collect());
@@ -356,8 +383,13 @@ impl VectorIndex for ExactIndex {
                 let row_vector = row_of(row);
                 let own = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
                 let best = match (&sentence_centre, weighed) {
-                    (Some(c), _) => best_of(row, &|s| c.cosine(dot(&c.query, s), dot(&c.mean, s))),
-                    (None, true) => best_of(row, &|s| dot(&query, s)),
+                    (Some((c, query_i8, query_scale, mean_i8, mean_scale)), _) => {
+                        best_of(row, &|s, scale| {
+                            let query_dot = dot_i8(query_i8, s) as f32 * (query_scale * scale);
+                            c.cosine(query_dot, dot_i8(mean_i8, s) as f32 * (mean_scale * scale))
+                        })
+                    }
+                    (None, true) => best_of(row, &sentence_cosine),
                     (None, false) => None,
                 };
                 (own, dot(&query, row_vector), best, row)
@@ -407,6 +439,10 @@ pub const CENTRING_POOL: usize = 10;
 /// vectors barely moves with more, and a full pass would double the scan's memory traffic.
 const CENTRING_SAMPLE: usize = 4_096;
 
+/// The sentences' mean is taken over at most this many: widening each `i8` costs more than
+/// reading an `f32`, and the mean of a thousand sentences barely moves with more.
+const SENTENCE_SAMPLE: usize = 1_024;
+
 /// A centred scan's constants. With `m` the share of the eligible rows' mean and `|d| = 1`,
 /// the cosine of `q − m` and `d − m` is `((q − m)·d − (q − m)·m) / (|q − m| √(1 − 2 m·d + |m|²))`:
 /// two dot products per reordered row, nothing per scanned one.
@@ -424,17 +460,9 @@ struct Centre {
 }
 
 impl Centre {
-    /// Over `count` rows (what `rows` yields).
-    fn new<'a>(query: &[f32], share: f32, rows: impl Iterator<Item = &'a [f32]>, count: usize) -> Self {
-        let step = count.div_ceil(CENTRING_SAMPLE).max(1);
-        let mut mean = vec![0.0f32; query.len()];
-        let mut taken = 0usize;
-        for row in rows.step_by(step) {
-            mean.iter_mut().zip(row).for_each(|(m, x)| *m += x);
-            taken += 1;
-        }
-        let scale = share / taken.max(1) as f32;
-        mean.iter_mut().for_each(|m| *m *= scale);
+    /// Around `share` of the rows' `mean`.
+    fn new(query: &[f32], share: f32, mut mean: Vec<f32>) -> Self {
+        mean.iter_mut().for_each(|m| *m *= share);
         let centred: Vec<f32> = query.iter().zip(&mean).map(|(q, m)| q - m).collect();
         Self {
             query_mean: dot(&centred, &mean),
@@ -451,6 +479,45 @@ impl Centre {
         let row_norm = (1.0 - 2.0 * mean_dot + self.mean_sq).max(f32::EPSILON).sqrt();
         (query_dot - self.query_mean) / (self.query_norm * row_norm)
     }
+}
+
+/// The mean of `count` rows (what `rows` yields), over at most `CENTRING_SAMPLE` of them
+/// evenly spaced.
+fn mean<'a>(rows: impl Iterator<Item = &'a [f32]>, count: usize, dims: usize) -> Vec<f32> {
+    let mut sum = vec![0.0f32; dims];
+    let mut taken = 0usize;
+    for row in rows.step_by(count.div_ceil(CENTRING_SAMPLE).max(1)) {
+        sum.iter_mut().zip(row).for_each(|(m, x)| *m += x);
+        taken += 1;
+    }
+    let scale = 1.0 / taken.max(1) as f32;
+    sum.iter_mut().for_each(|m| *m *= scale);
+    sum
+}
+
+/// [`mean`] of the `count` sentence vectors of `rows`, dequantised, over at most
+/// `SENTENCE_SAMPLE` of them evenly spaced (found from the spans, without walking the rest).
+fn sentence_mean(inner: &Inner, rows: &[u32], count: usize, dims: usize) -> Vec<f32> {
+    let step = count.div_ceil(SENTENCE_SAMPLE).max(1);
+    let mut sum = vec![0.0f32; dims];
+    let (mut taken, mut next, mut seen) = (0usize, 0usize, 0usize);
+    for &row in rows {
+        let (start, len) = inner.spans[row as usize];
+        let (start, len) = (start as usize, len as usize);
+        while next < seen + len {
+            let at = start + next - seen;
+            let scale = inner.scales[at];
+            sum.iter_mut()
+                .zip(&inner.sentences[at * dims..(at + 1) * dims])
+                .for_each(|(m, &x)| *m += f32::from(x) * scale);
+            taken += 1;
+            next += step;
+        }
+        seen += len;
+    }
+    let scale = 1.0 / taken.max(1) as f32;
+    sum.iter_mut().for_each(|m| *m *= scale);
+    sum
 }
 
 /// Bounded selection of the best `k` (score descending, then id ascending).
@@ -624,8 +691,14 @@ impl ExactIndex {
         let mut matrix = scan.vectors;
         unit_rows("vector", &mut matrix, dims)?;
         let spans = sentence_spans(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
-        let mut sentences = scan.sentences;
-        unit_rows("sentences", &mut sentences, dims)?;
+        let mut unquantised = scan.sentences;
+        unit_rows("sentences", &mut unquantised, dims)?;
+        let mut sentences = Vec::with_capacity(unquantised.len());
+        let scales: Vec<f32> = match dims {
+            0 => Vec::new(),
+            _ => unquantised.chunks_exact(dims).map(|row| quantise(row, &mut sentences)).collect(),
+        };
+        drop(unquantised);
         let inner = Inner {
             ids: scan.ids,
             keys: scan.keys,
@@ -635,6 +708,7 @@ impl ExactIndex {
             live_count: rows,
             spans,
             sentences,
+            scales,
         };
         Ok(Self { dims, inner: RwLock::new(inner) })
     }

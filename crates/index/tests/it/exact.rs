@@ -304,7 +304,8 @@ fn mixed(query: &[f32], own: &[f32], sentences: &[Vec<f32>], w: f32) -> f32 {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
     /// With sentence vectors weighed in, the search is the brute-force top k of the mixed
-    /// score, after records are replaced with more or fewer sentences, and after compaction.
+    /// score (up to the sentences' quantisation), after records are replaced with more or
+    /// fewer sentences, and after compaction.
     #[test]
     fn a_sentence_weighed_search_equals_brute_force(
         rows in prop::collection::vec((vector_strategy(6), prop::collection::vec(vector_strategy(6), 0..4)), 1..40),
@@ -339,8 +340,10 @@ proptest! {
             let got = index.search_with(&query, &eligible, k, Centring::NONE, weight).unwrap();
             prop_assert_eq!(got.len(), want.len(), "{}", pass);
             for (hit, (expected, _)) in got.iter().zip(&want) {
-                // Equal scores may come in either order of summation: compare scores.
-                prop_assert!((score(&hit.record_id) - expected).abs() < 1e-5, "{}: {:?} vs {:?}", pass, got, want);
+                // Sentence vectors are held as `i8`s (the query too, for them): a sentence's
+                // cosine is off by at most (|q|₁ + |s|₁) / 254 ≤ 0.02 in 6 dimensions, so the
+                // i-th hit's true score is within twice that of the i-th best true score.
+                prop_assert!((score(&hit.record_id) - expected).abs() <= 0.04, "{}: {:?} vs {:?}", pass, got, want);
             }
             index.compact();
         }
