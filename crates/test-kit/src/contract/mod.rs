@@ -908,13 +908,15 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     assert_eq!(now_served.incompatible, 0);
     assert_eq!(store.stored_models().await.unwrap(), [(new.clone(), 2)]);
     assert_eq!(store.reembed_counts(&new).await.unwrap(), ReembedCounts { live: 2, staged: 0 });
-    // Erasure removes a record's staged vectors with its served one.
-    assert_eq!(store.stage(&[row(&ids[0], &other, 3.0)]).await.unwrap(), 1);
+    // Erasure removes a record's staged vectors with its served one, sentence vectors and all.
+    assert_eq!(store.stage(&[sentenced(row(&ids[0], &other, 3.0), 2)]).await.unwrap(), 1);
     let target = retold_domain::ErasureTarget::Record(ids[0].clone());
     let report =
         store.scrub(&target, std::slice::from_ref(&ids[0]), event("ops.erasure", None)).await.unwrap();
     assert_eq!(report.embeddings, 2);
     assert_eq!(store.reembed_counts(&other).await.unwrap().staged, 0);
+    let left = store.compatible_embeddings("bge", 1, 3).await.unwrap();
+    assert_eq!((left.keys.as_slice(), left.sentences.len()), ([RecordKey(2)].as_slice(), 0));
 }
 
 /// Contract: operators' record pages filter, count and page in the store; typed words match
