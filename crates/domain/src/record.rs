@@ -225,17 +225,15 @@ pub fn embedding_text(content: &str, context: Option<&str>) -> String {
 pub fn sentence_texts(content: &str, context: Option<&str>, max: usize) -> Vec<String> {
     let label = crate::text::speaker_label(content);
     let body: Vec<char> = content[label.len()..].chars().collect();
-    let texts: Vec<String> = crate::text::sentence_spans(&body)
+    let sentences: Vec<String> = crate::text::sentence_spans(&body)
         .into_iter()
         .map(|(from, to)| body[from..to].iter().collect::<String>())
         .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
-        .take(max)
-        .map(|sentence| format!("{label}{}", sentence.trim()))
         .collect();
-    match (texts.len(), context) {
-        (1, None) => Vec::new(),
-        _ => texts,
+    if sentences.len() == 1 && context.is_none() {
+        return Vec::new();
     }
+    sentences.into_iter().take(max).map(|sentence| format!("{label}{}", sentence.trim())).collect()
 }
 
 fn check_text(field: &'static str, value: &str, max_chars: usize) -> Result<()> {

@@ -305,8 +305,9 @@ impl VectorIndex for ExactIndex {
         // record and lies elsewhere.
         let sentence_centre = match (&centre, weighed) {
             (Some(_), true) => {
+                // As for records, a handful of sentences has no common direction to take away.
                 let count: usize = rows.iter().map(|&r| inner.spans[r as usize].1 as usize).sum();
-                (count > 0).then(|| {
+                (count >= CENTRING_MIN_ROWS).then(|| {
                     let centre =
                         Centre::new(&query, centring.share(), sentence_mean(&inner, &rows, count, dims));
                     // Quantised like the sentences, so the reorder's two dot products a

@@ -16,7 +16,8 @@ fn each_sentence_carries_the_speaker_of_a_transcript_line() {
             "Nate: We even played some Chess afterward just for fun.",
         ]
     );
-    // At most `max`, the first ones; none at 0.
+    // At most `max`, the first ones; none at 0. A long record bounded to one still gets it.
+    assert_eq!(sentence_texts(turn, None, 1), ["Nate: That's really cool Joanna!"]);
     assert_eq!(
         sentence_texts(turn, None, 2),
         ["Nate: That's really cool Joanna!", "Nate: I hope it does well."]

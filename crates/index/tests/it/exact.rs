@@ -403,3 +403,24 @@ fn sentence_vectors_of_the_wrong_size_are_refused_and_change_nothing() {
         .unwrap();
     assert_eq!(hits[0].sentence, Some(1.0));
 }
+
+/// Sentences are centred only when there are enough of them to have a common direction: a
+/// centred search over many records, few of which have sentence vectors, ranks those by
+/// their plain sentence cosine (the same as without centring).
+#[test]
+fn a_few_sentence_vectors_among_many_records_are_not_centred() {
+    let index = ExactIndex::new(3);
+    for n in 1..=100u64 {
+        index.upsert(RecordKey(n), &id(n), &[0.1, 1.0, 0.01 * n as f32]).unwrap();
+    }
+    // Two records with one sentence each: the mean of two would make them cancel out.
+    index.upsert_with(RecordKey(101), &id(101), &[0.0, 1.0, 0.0], &[1.0, 0.1, 0.0]).unwrap();
+    index.upsert_with(RecordKey(102), &id(102), &[0.0, 1.0, 0.0], &[0.9, 0.0, 0.4]).unwrap();
+    let all: Vec<RecordKey> = (1..=102).map(RecordKey).collect();
+    let weight = SentenceWeight::new(0.5).unwrap();
+    let hits = index.search_with(&[1.0, 0.0, 0.0], &all, 102, Centring::new(1.0).unwrap(), weight).unwrap();
+    let sentence = |n: u64| hits.iter().find(|h| h.record_id == id(n)).and_then(|h| h.sentence).unwrap();
+    // Plain cosines: 1 / √1.01 and 0.9 / √0.97.
+    assert!((sentence(101) - 1.0 / 1.01f32.sqrt()).abs() < 0.02, "{hits:?}");
+    assert!((sentence(102) - 0.9 / 0.97f32.sqrt()).abs() < 0.02, "{hits:?}");
+}
