@@ -362,11 +362,6 @@ impl MemoryRecord {
         embedding_text(self.content.as_str(), self.context.as_ref().map(Context::as_str))
     }
 
-    /// The texts of the record's sentence vectors ([`sentence_texts`]), at most `max`.
-    pub fn sentence_texts(&self, max: usize) -> Vec<String> {
-        sentence_texts(self.content.as_str(), self.context.as_ref().map(Context::as_str), max)
-    }
-
     /// The derived subject `<entity_id>/<attribute>`, when the record has a key.
     pub fn subject(&self) -> Option<String> {
         self.key.as_ref().map(FactKey::subject)

@@ -437,19 +437,15 @@ pub(crate) fn turn_request(
 pub(crate) const CONTEXT_CHARS: usize = 300;
 
 /// What the write path embeds for a turn written with `context` (to warm the cache with):
-/// its text, then its sentences' (as `embedding.sentence_vectors` bounds them).
-fn embedded_texts(content: &str, context: Option<&str>) -> Vec<String> {
-    let content: String = content.chars().take(retold_domain::MAX_CONTENT_CHARS).collect();
-    let context = context.map(|c| last_chars(c, CONTEXT_CHARS)).filter(|c| !c.trim().is_empty());
-    let mut texts = vec![retold_domain::embedding_text(&content, context.as_deref())];
-    texts.extend(retold_domain::sentence_texts(&content, context.as_deref(), sentence_vectors()));
-    texts
+/// the request the harness writes says it (its scope does not change the texts).
+fn embedded_texts(content: &str, context: Option<&str>, sentence_vectors: usize) -> Result<Vec<String>> {
+    let scope = Scope::parse("project:warm")?;
+    Ok(turn_request(&scope, content, None, context, Utc::now())?.embedded_texts(sentence_vectors))
 }
 
-/// `embedding.sentence_vectors` as the eval's settings give it.
-fn sentence_vectors() -> usize {
-    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *MAX.get_or_init(|| retold_http::Settings::load(None).map_or(16, |s| s.embedding.sentence_vectors))
+/// `embedding.sentence_vectors`, as the write path the eval wires reads it.
+fn sentence_vectors() -> Result<usize> {
+    Ok(retold_http::ingest_config(&retold_http::Settings::load(None)?).sentence_vectors)
 }
 
 /// The end of `text`, at most `n` characters (a turn's end is what its reply follows).
@@ -778,6 +774,7 @@ async fn locomo(args: &Args) -> Result<Value> {
     let conversations = data.as_array().context("LoCoMo data is a list of conversations")?;
     let embedder = embedder()?;
     let budget = token_budget()?;
+    let sentence_vectors = sentence_vectors()?;
     let ks = [5usize, 10, 25];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     let mut adversarial: BTreeMap<String, Sums> = BTreeMap::new();
@@ -804,8 +801,12 @@ async fn locomo(args: &Args) -> Result<Value> {
                     .map(|p| p.2.as_str())
             })
             .collect();
-        let embedded: Vec<String> =
-            texts.iter().zip(&contexts).flat_map(|(t, c)| embedded_texts(t, *c)).collect();
+        let embedded = texts
+            .iter()
+            .zip(&contexts)
+            .map(|(t, c)| embedded_texts(t, *c, sentence_vectors))
+            .collect::<Result<Vec<_>>>()?
+            .concat();
         embedder.warm(&embedded)?;
         let now = turns.iter().map(|t| t.3).max().unwrap_or_else(Utc::now)
             + retold_domain::chrono::TimeDelta::days(1);
@@ -1021,6 +1022,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     let items = data.as_array().context("LongMemEval data is a list of questions")?;
     let embedder = embedder()?;
     let budget = token_budget()?;
+    let sentence_vectors = sentence_vectors()?;
     let ks = [5usize, 10];
     let mut per_config: BTreeMap<String, BTreeMap<String, Sums>> = BTreeMap::new();
     // Per config, each knowledge-update question's rank of its newest and oldest answer session.
@@ -1036,13 +1038,15 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         .iter()
         .take(args.limit.unwrap_or(usize::MAX))
         .flat_map(|q| q["haystack_sessions"].as_array().into_iter().flatten())
-        .flat_map(|session| {
+        .map(|session| {
             let kept = lme_kept_turns(session, args.turns);
             let contexts =
                 (0..kept.len()).map(|i| i.checked_sub(1).filter(|_| args.context).map(|j| kept[j].1));
-            kept.iter().zip(contexts).flat_map(|(t, c)| embedded_texts(t.1, c)).collect::<Vec<_>>()
+            kept.iter().zip(contexts).map(|(t, c)| embedded_texts(t.1, c, sentence_vectors)).collect()
         })
-        .collect();
+        .collect::<Result<Vec<Vec<Vec<String>>>>>()?
+        .concat()
+        .concat();
     embedder.warm(&all_texts)?;
     for (qi, item) in items.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
         progress("question", qi + 1, items.len());

@@ -300,23 +300,20 @@ impl Ingestor {
         Err(DomainError::NotFound { what: "entity", id: id.to_string() })
     }
 
-    /// A record's vector and its sentence vectors, in one embedder call.
-    async fn embed_record(&self, text: &str, sentences: &[String]) -> Result<(Vec<f32>, Vec<Vec<f32>>)> {
-        let texts: Vec<String> = std::iter::once(text.to_owned()).chain(sentences.iter().cloned()).collect();
-        let mut vectors = self.ports.embedder.embed(&texts).await?;
+    /// One vector per text, in one embedder call; fewer or more is an embedder failure.
+    async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
+        let vectors = self.ports.embedder.embed(&texts).await?;
         if vectors.len() != texts.len() {
             return Err(DomainError::backend(
                 "embedder",
                 format!("returned {} vectors for {} texts", vectors.len(), texts.len()),
             ));
         }
-        let sentences = vectors.split_off(1);
-        Ok((vectors.remove(0), sentences))
+        Ok(vectors)
     }
 
     async fn embed_one(&self, text: &str) -> Result<Vec<f32>> {
-        let mut vectors = self.ports.embedder.embed(&[text.to_owned()]).await?;
-        vectors.pop().ok_or_else(|| DomainError::backend("embedder", "returned no vector"))
+        Ok(self.embed(vec![text.to_owned()]).await?.remove(0))
     }
 
     /// The vector of a record's content alone: what the same-meaning and attribute checks
@@ -424,14 +421,9 @@ impl Ingestor {
                 return self.reject(principal, code, reason).await;
             }
         };
-        let (content, context) =
-            (request.content.as_str(), request.context.as_ref().map(retold_domain::Context::as_str));
-        let (vector, sentences) = self
-            .embed_record(
-                &retold_domain::embedding_text(content, context),
-                &retold_domain::sentence_texts(content, context, self.config.sentence_vectors),
-            )
-            .await?;
+        // The record's vector, then its sentence vectors, in one model run.
+        let mut sentences = self.embed(request.embedded_texts(self.config.sentence_vectors)).await?;
+        let vector = sentences.remove(0);
 
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;

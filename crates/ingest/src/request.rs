@@ -44,6 +44,18 @@ pub struct WriteRequest {
     pub context: Option<Context>,
 }
 
+impl WriteRequest {
+    /// What the write path embeds for this request, in one model run: the record's text (its
+    /// content and context, [`retold_domain::embedding_text`]), then its sentences'
+    /// ([`retold_domain::sentence_texts`], at most `sentence_vectors` of them).
+    pub fn embedded_texts(&self, sentence_vectors: usize) -> Vec<String> {
+        let (content, context) = (self.content.as_str(), self.context.as_ref().map(Context::as_str));
+        let mut texts = vec![retold_domain::embedding_text(content, context)];
+        texts.extend(retold_domain::sentence_texts(content, context, sentence_vectors));
+        texts
+    }
+}
+
 /// Why a write was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RejectCode {
