@@ -9,7 +9,7 @@ use retold_domain::{
     Centring, DomainError, RecordId, RecordKey, Result, SentenceWeight, VectorHit, VectorIndex,
 };
 
-use crate::kernel::{dot, dot_i8_kernel, quantise};
+use crate::kernel::{DotI8, dot, dot_i8_kernel, quantise};
 
 const NO_ROW: u32 = u32::MAX;
 
@@ -38,6 +38,14 @@ struct Inner {
 }
 
 impl Inner {
+    /// Append sentence rows (their `i8`s and scales); returns the first one's number.
+    fn push_sentences(&mut self, quantised: &[i8], scales: &[f32]) -> u32 {
+        let first = self.scales.len() as u32;
+        self.sentences.extend_from_slice(quantised);
+        self.scales.extend_from_slice(scales);
+        first
+    }
+
     fn row_of(&self, key: RecordKey) -> Option<usize> {
         let row = *self.pos.get(usize::try_from(key.0).ok()?)?;
         (row != NO_ROW).then_some(row as usize)
@@ -117,9 +125,9 @@ impl ExactIndex {
             fresh.live_count += 1;
             let (start, len) = old.spans[row];
             let (start, end) = (start as usize, (start + len) as usize);
-            fresh.spans.push((fresh.scales.len() as u32, len));
-            fresh.sentences.extend_from_slice(&old.sentences[start * dims..end * dims]);
-            fresh.scales.extend_from_slice(&old.scales[start..end]);
+            let first =
+                fresh.push_sentences(&old.sentences[start * dims..end * dims], &old.scales[start..end]);
+            fresh.spans.push((first, len));
         }
         *inner = fresh;
     }
@@ -173,22 +181,9 @@ impl VectorIndex for ExactIndex {
     fn upsert_with(&self, key: RecordKey, id: &RecordId, vector: &[f32], sentences: &[f32]) -> Result<()> {
         self.check_dims("vector", vector)?;
         let dims = self.dims;
-        if dims == 0 || !sentences.len().is_multiple_of(dims) {
-            return Err(DomainError::Invalid {
-                field: "sentences",
-                reason: format!("{} numbers are not whole vectors of {dims}", sentences.len()),
-            });
-        }
-        let count = u32::try_from(sentences.len() / dims)
+        let (quantised, scales) = quantised_units(sentences, dims)?;
+        let count = u32::try_from(scales.len())
             .map_err(|_| DomainError::Invalid { field: "sentences", reason: "too many".into() })?;
-        let (mut quantised, mut scales) =
-            (Vec::with_capacity(sentences.len()), Vec::with_capacity(count as usize));
-        for sentence in sentences.chunks_exact(dims) {
-            self.check_dims("sentences", sentence)?;
-            let mut unit = sentence.to_vec();
-            normalise(&mut unit);
-            scales.push(quantise(&unit, &mut quantised));
-        }
         let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {
             DomainError::Invalid { field: "record_key", reason: format!("{} is too large", key.0) }
         })?;
@@ -204,10 +199,7 @@ impl VectorIndex for ExactIndex {
                 inner.scales[at..at + scales.len()].copy_from_slice(&scales);
                 start
             } else {
-                let end = inner.scales.len() as u32;
-                inner.sentences.extend_from_slice(&quantised);
-                inner.scales.extend_from_slice(&scales);
-                end
+                inner.push_sentences(&quantised, &scales)
             };
             inner.spans[row] = (start, count);
             inner.ids[row] = id.clone();
@@ -227,9 +219,7 @@ impl VectorIndex for ExactIndex {
         inner.matrix.extend_from_slice(&normalised);
         inner.live.push(true);
         inner.live_count += 1;
-        let start = inner.scales.len() as u32;
-        inner.sentences.extend_from_slice(&quantised);
-        inner.scales.extend_from_slice(&scales);
+        let start = inner.push_sentences(&quantised, &scales);
         inner.spans.push((start, count));
         Ok(())
     }
@@ -288,10 +278,9 @@ impl VectorIndex for ExactIndex {
         let weighed = weight > 0.0 && !inner.scales.is_empty();
         // The query quantised as the sentences are, so that a sentence's cosine in the scan
         // is one integer dot product.
-        let mut query_i8 = Vec::with_capacity(dims);
-        let query_scale = quantise(&query, &mut query_i8);
         let dot_i8 = dot_i8_kernel();
-        let sentence_cosine = |s: &[i8], scale: f32| dot_i8(&query_i8, s) as f32 * (query_scale * scale);
+        let query_i8 = Quantised::new(if weighed { &query } else { &[] });
+        let sentence_cosine = |s: &[i8], scale: f32| query_i8.dot(s, scale, dot_i8);
         // `1 − w` of the record's own cosine and `w` of its best sentence's (its own alone
         // when it has none).
         let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
@@ -312,10 +301,8 @@ impl VectorIndex for ExactIndex {
                         Centre::new(&query, centring.share(), sentence_mean(&inner, &rows, count, dims));
                     // Quantised like the sentences, so the reorder's two dot products a
                     // sentence are integer ones too.
-                    let (mut query_i8, mut mean_i8) = (Vec::with_capacity(dims), Vec::with_capacity(dims));
-                    let query_scale = quantise(&centre.query, &mut query_i8);
-                    let mean_scale = quantise(&centre.mean, &mut mean_i8);
-                    (centre, query_i8, query_scale, mean_i8, mean_scale)
+                    let (query, mean) = (Quantised::new(&centre.query), Quantised::new(&centre.mean));
+                    (centre, query, mean)
                 })
             }
             _ => None,
@@ -384,12 +371,9 @@ impl VectorIndex for ExactIndex {
                 let row_vector = row_of(row);
                 let own = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
                 let best = match (&sentence_centre, weighed) {
-                    (Some((c, query_i8, query_scale, mean_i8, mean_scale)), _) => {
-                        best_of(row, &|s, scale| {
-                            let query_dot = dot_i8(query_i8, s) as f32 * (query_scale * scale);
-                            c.cosine(query_dot, dot_i8(mean_i8, s) as f32 * (mean_scale * scale))
-                        })
-                    }
+                    (Some((c, query, mean)), _) => best_of(row, &|s, scale| {
+                        c.cosine(query.dot(s, scale, dot_i8), mean.dot(s, scale, dot_i8))
+                    }),
                     (None, true) => best_of(row, &sentence_cosine),
                     (None, false) => None,
                 };
@@ -521,6 +505,26 @@ fn sentence_mean(inner: &Inner, rows: &[u32], count: usize, dims: usize) -> Vec<
     sum
 }
 
+/// A vector quantised to `i8` with one scale, as the index holds sentence vectors.
+struct Quantised {
+    values: Vec<i8>,
+    scale: f32,
+}
+
+impl Quantised {
+    fn new(vector: &[f32]) -> Self {
+        let mut values = Vec::with_capacity(vector.len());
+        let scale = quantise(vector, &mut values);
+        Self { values, scale }
+    }
+
+    /// Its dot product with a held sentence vector (`i8`s and their scale).
+    #[inline]
+    fn dot(&self, sentence: &[i8], scale: f32, kernel: DotI8) -> f32 {
+        kernel(&self.values, sentence) as f32 * (self.scale * scale)
+    }
+}
+
 /// Bounded selection of the best `k` (score descending, then id ascending).
 struct TopK<'a> {
     k: usize,
@@ -621,9 +625,38 @@ fn unit_rows(field: &'static str, matrix: &mut [f32], dims: usize) -> Result<()>
     Ok(())
 }
 
+/// Sentence vectors (`dims` numbers each, one after the other) as the index holds them: each
+/// normalised, then quantised to `i8`; their `i8`s and one scale each. Numbers that are not
+/// whole vectors, or not finite, are refused.
+fn quantised_units(sentences: &[f32], dims: usize) -> Result<(Vec<i8>, Vec<f32>)> {
+    if !sentences.len().is_multiple_of(dims) {
+        return Err(DomainError::Invalid {
+            field: "sentences",
+            reason: format!("{} numbers are not whole vectors of {dims}", sentences.len()),
+        });
+    }
+    let (mut quantised, mut scales) = (Vec::with_capacity(sentences.len()), Vec::new());
+    if dims == 0 {
+        return Ok((quantised, scales));
+    }
+    let mut unit = vec![0.0f32; dims];
+    for sentence in sentences.chunks_exact(dims) {
+        if sentence.iter().any(|x| !x.is_finite()) {
+            return Err(DomainError::Invalid {
+                field: "sentences",
+                reason: "contains a non-finite number".into(),
+            });
+        }
+        unit.copy_from_slice(sentence);
+        normalise(&mut unit);
+        scales.push(quantise(&unit, &mut quantised));
+    }
+    Ok((quantised, scales))
+}
+
 /// Each row's `(start, len)` in the sentence matrix from a scan's per-row counts (none for
 /// every row when the scan has no counts).
-fn sentence_spans(counts: &[u32], rows: usize, numbers: usize, dims: usize) -> Result<Vec<(u32, u32)>> {
+fn spans_from_counts(counts: &[u32], rows: usize, numbers: usize, dims: usize) -> Result<Vec<(u32, u32)>> {
     if counts.is_empty() && numbers == 0 {
         return Ok(vec![(0, 0); rows]);
     }
@@ -691,15 +724,9 @@ impl ExactIndex {
         }
         let mut matrix = scan.vectors;
         unit_rows("vector", &mut matrix, dims)?;
-        let spans = sentence_spans(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
-        let mut unquantised = scan.sentences;
-        unit_rows("sentences", &mut unquantised, dims)?;
-        let mut sentences = Vec::with_capacity(unquantised.len());
-        let scales: Vec<f32> = match dims {
-            0 => Vec::new(),
-            _ => unquantised.chunks_exact(dims).map(|row| quantise(row, &mut sentences)).collect(),
-        };
-        drop(unquantised);
+        let spans = spans_from_counts(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
+        let (sentences, scales) = quantised_units(&scan.sentences, dims)?;
+        drop(scan.sentences);
         let inner = Inner {
             ids: scan.ids,
             keys: scan.keys,
