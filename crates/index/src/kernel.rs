@@ -22,9 +22,9 @@ pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
 /// 384 × 127² < 2³¹).
 pub(crate) type DotI8 = fn(&[i8], &[i8]) -> i32;
 
-/// The fastest [`DotI8`] this CPU runs: the same loop compiled for AVX2 where the CPU has it
-/// (the build targets baseline x86-64, whose SSE2 widens `i8`s slowly: 150k rows of 384 take
-/// 6.3 ms on one core here, 4.0 ms with AVX2). Chosen once per search, not per row.
+/// The fastest [`DotI8`] this CPU runs: an AVX2 kernel where the CPU has it (the build
+/// targets baseline x86-64, whose SSE2 widens `i8`s slowly), else the portable loop. Chosen
+/// once per search, not per row.
 pub(crate) fn dot_i8_kernel() -> DotI8 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
@@ -58,16 +58,49 @@ pub(crate) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
 #[cfg(target_arch = "x86_64")]
 #[allow(unsafe_code)]
 mod avx2 {
-    /// [`super::dot_i8`] compiled for AVX2; only handed out after the CPU was checked.
+    use std::arch::x86_64::{
+        __m256i, _mm_add_epi32, _mm_cvtsi128_si32, _mm_loadu_si128, _mm_shuffle_epi32, _mm256_add_epi32,
+        _mm256_castsi256_si128, _mm256_cvtepi8_epi16, _mm256_extracti128_si256, _mm256_madd_epi16,
+        _mm256_setzero_si256,
+    };
+
+    /// [`super::dot_i8`] for AVX2; only handed out after the CPU was checked.
     pub(super) fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
         // SAFETY: `dot_i8_kernel` returns this function only when
         // `is_x86_feature_detected!("avx2")` said the CPU runs AVX2.
         unsafe { compiled(a, b) }
     }
 
+    /// Sixteen `i8`s of each side widened to `i16`, multiplied and summed in pairs into
+    /// eight `i32`s (`vpmaddwd`): what the portable loop compiles to is a 32-bit multiply per
+    /// number, a third of the speed. A pair sums at most 2 × 128² < 2³¹, so it is exact.
     #[target_feature(enable = "avx2")]
     fn compiled(a: &[i8], b: &[i8]) -> i32 {
-        super::dot_i8(a, b)
+        debug_assert_eq!(a.len(), b.len());
+        let n = a.len().min(b.len());
+        let widened = |x: &[i8], at: usize| -> __m256i {
+            debug_assert!(at + 16 <= x.len());
+            // SAFETY: `at + 16 <= n <= x.len()` (both callers below), and `loadu` reads 16
+            // bytes from any alignment.
+            _mm256_cvtepi8_epi16(unsafe { _mm_loadu_si128(x.as_ptr().add(at).cast()) })
+        };
+        let (mut even, mut odd) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let mut at = 0;
+        while at + 32 <= n {
+            even = _mm256_add_epi32(even, _mm256_madd_epi16(widened(a, at), widened(b, at)));
+            odd = _mm256_add_epi32(odd, _mm256_madd_epi16(widened(a, at + 16), widened(b, at + 16)));
+            at += 32;
+        }
+        if at + 16 <= n {
+            even = _mm256_add_epi32(even, _mm256_madd_epi16(widened(a, at), widened(b, at)));
+            at += 16;
+        }
+        let sum = _mm256_add_epi32(even, odd);
+        let sum = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256::<1>(sum));
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b01_00_11_10>(sum));
+        let sum = _mm_add_epi32(sum, _mm_shuffle_epi32::<0b10_11_00_01>(sum));
+        let tail: i32 = a[at..n].iter().zip(&b[at..n]).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();
+        _mm_cvtsi128_si32(sum) + tail
     }
 }
 
@@ -93,7 +126,7 @@ mod tests {
     #[test]
     fn the_chosen_i8_kernel_is_exact() {
         let kernel = dot_i8_kernel();
-        for len in [0usize, 1, 15, 16, 17, 384, 385, 1024] {
+        for len in [0usize, 1, 15, 16, 17, 31, 32, 33, 48, 49, 384, 385, 1024] {
             let a: Vec<i8> = (0..len).map(|i| [127i8, -127, -128, 3, 0][i % 5]).collect();
             let b: Vec<i8> = (0..len).map(|i| [-128i8, -127, 127, 7, 1][(i * 3) % 5]).collect();
             let exact: i32 = a.iter().zip(&b).map(|(x, y)| i32::from(*x) * i32::from(*y)).sum();

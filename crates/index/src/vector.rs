@@ -21,6 +21,10 @@ struct Inner {
     keys: Vec<RecordKey>,
     /// `rows × dims` normalised vectors, row-major.
     matrix: Vec<f32>,
+    /// `matrix` quantised to `i8`, a scale per row (`x ≈ q × scale`): what a centred scan
+    /// reads to pick the rows it then scores exactly from `matrix`, a quarter of the bytes.
+    quantised: Vec<i8>,
+    row_scales: Vec<f32>,
     /// Record key → row (`NO_ROW` when absent). Keys are SQLite rowids: dense and small.
     pos: Vec<u32>,
     /// Row → still searchable.
@@ -71,6 +75,8 @@ impl ExactIndex {
             ids: Vec::with_capacity(rows),
             keys: Vec::with_capacity(rows),
             matrix: Vec::with_capacity(rows * dims),
+            quantised: Vec::with_capacity(rows * dims),
+            row_scales: Vec::with_capacity(rows),
             pos: Vec::with_capacity(rows + 1),
             live: Vec::with_capacity(rows),
             live_count: 0,
@@ -105,6 +111,8 @@ impl ExactIndex {
             ids: Vec::with_capacity(old.live_count),
             keys: Vec::with_capacity(old.live_count),
             matrix: Vec::with_capacity(old.live_count * dims),
+            quantised: Vec::with_capacity(old.live_count * dims),
+            row_scales: Vec::with_capacity(old.live_count),
             pos: vec![NO_ROW; old.pos.len()],
             live: Vec::with_capacity(old.live_count),
             live_count: 0,
@@ -120,6 +128,8 @@ impl ExactIndex {
             fresh.ids.push(old.ids[row].clone());
             fresh.keys.push(old.keys[row]);
             fresh.matrix.extend_from_slice(&old.matrix[row * dims..(row + 1) * dims]);
+            fresh.quantised.extend_from_slice(&old.quantised[row * dims..(row + 1) * dims]);
+            fresh.row_scales.push(old.row_scales[row]);
             fresh.pos[old.keys[row].0 as usize] = new_row as u32;
             fresh.live.push(true);
             fresh.live_count += 1;
@@ -189,9 +199,13 @@ impl VectorIndex for ExactIndex {
         })?;
         let mut normalised = vector.to_vec();
         normalise(&mut normalised);
+        let mut row_quantised = Vec::with_capacity(dims);
+        let row_scale = quantise(&normalised, &mut row_quantised);
         let mut inner = self.write();
         if let Some(row) = inner.row_of(key) {
             inner.matrix[row * dims..(row + 1) * dims].copy_from_slice(&normalised);
+            inner.quantised[row * dims..(row + 1) * dims].copy_from_slice(&row_quantised);
+            inner.row_scales[row] = row_scale;
             let (start, len) = inner.spans[row];
             let start = if count <= len {
                 let at = start as usize;
@@ -217,6 +231,8 @@ impl VectorIndex for ExactIndex {
         inner.ids.push(id.clone());
         inner.keys.push(key);
         inner.matrix.extend_from_slice(&normalised);
+        inner.quantised.extend_from_slice(&row_quantised);
+        inner.row_scales.push(row_scale);
         inner.live.push(true);
         inner.live_count += 1;
         let start = inner.push_sentences(&quantised, &scales);
@@ -276,20 +292,31 @@ impl VectorIndex for ExactIndex {
         };
         let weight = sentences.weight();
         let weighed = weight > 0.0 && !inner.scales.is_empty();
-        // The query quantised as the sentences are, so that a sentence's cosine in the scan
-        // is one integer dot product.
+        let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
+            Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
+        });
+        // A centred search scans the rows' `i8` copies for its pool, then scores what that
+        // found exactly (below); other searches scan the exact rows.
+        let prefilter = centre.is_some();
+        // The query quantised as the rows' copies and the sentences are, so that a cosine in
+        // the scan is one integer dot product.
         let dot_i8 = dot_i8_kernel();
-        let query_i8 = Quantised::new(if weighed { &query } else { &[] });
+        let query_i8 = Quantised::new(if weighed || prefilter { &query } else { &[] });
         let sentence_cosine = |s: &[i8], scale: f32| query_i8.dot(s, scale, dot_i8);
+        let own_cosine = |row: u32| {
+            if prefilter {
+                let at = row as usize * dims;
+                query_i8.dot(&inner.quantised[at..at + dims], inner.row_scales[row as usize], dot_i8)
+            } else {
+                dot(&query, row_of(row))
+            }
+        };
         // `1 − w` of the record's own cosine and `w` of its best sentence's (its own alone
         // when it has none).
         let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
         let best_of = |row: u32, score: &dyn Fn(&[i8], f32) -> f32| {
             sentences_of(row).map(|(s, &scale)| score(s, scale)).reduce(f32::max)
         };
-        let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
-            Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
-        });
         // Sentence vectors are centred on their own mean: a sentence is shorter than its
         // record and lies elsewhere.
         let sentence_centre = match (&centre, weighed) {
@@ -313,11 +340,12 @@ impl VectorIndex for ExactIndex {
             Some(_) => k.saturating_mul(CENTRING_POOL),
             None => k,
         };
+        let scanned = if prefilter { pool.saturating_mul(PREFILTER_MARGIN) } else { pool };
         let scan = |rows: &[u32]| {
-            let mut top = TopK::new(pool);
+            let mut top = TopK::new(scanned);
             if weighed {
                 for &row in rows {
-                    let own = dot(&query, row_of(row));
+                    let own = own_cosine(row);
                     let mut best: Option<f32> = None;
                     for (sentence, &scale) in sentences_of(row) {
                         let score = sentence_cosine(sentence, scale);
@@ -327,7 +355,7 @@ impl VectorIndex for ExactIndex {
                 }
             } else {
                 for &row in rows {
-                    top.offer(dot(&query, row_of(row)), row, &inner.ids);
+                    top.offer(own_cosine(row), row, &inner.ids);
                 }
             }
             top
@@ -365,6 +393,18 @@ impl VectorIndex for ExactIndex {
                 })
                 .collect());
         };
+        // The pool: the scanned rows' best `pool` by their exact plain score.
+        let mut plain: Vec<(u32, f32)> = plain
+            .into_iter()
+            .map(|(row, _)| {
+                let best = if weighed { best_of(row, &sentence_cosine) } else { None };
+                (row, mix(dot(&query, row_of(row)), best))
+            })
+            .collect();
+        plain.sort_by(|a, b| {
+            b.1.total_cmp(&a.1).then_with(|| inner.ids[a.0 as usize].cmp(&inner.ids[b.0 as usize]))
+        });
+        plain.truncate(pool);
         let mut centred: Vec<(f32, f32, Option<f32>, u32)> = plain
             .into_iter()
             .map(|(row, _)| {
@@ -418,6 +458,13 @@ pub const CENTRING_MIN_ROWS: usize = 64;
 /// as reordering all of them, and scoring only these keeps the scan one memory-bound dot
 /// product a row.
 pub const CENTRING_POOL: usize = 10;
+
+/// A centred scan keeps this many times its pool by the rows' `i8` copies, and the pool is
+/// the best of those by exact score. Each `i8` is off by at most half a step (a step is the
+/// vector's largest magnitude / 127), so a row's cosine is off by at most
+/// `(|q|₁ max|d| + |d|₁ max|q|) / 254`, and far less in practice as the errors' signs vary:
+/// a row of the exact pool falls outside twice the pool only among near ties at its edge.
+const PREFILTER_MARGIN: usize = 2;
 
 /// The mean of a centred search is taken over at most this many eligible rows, evenly spaced
 /// in scan order (the same eligible set gives the same sample): a mean of thousands of
@@ -724,6 +771,7 @@ impl ExactIndex {
         }
         let mut matrix = scan.vectors;
         unit_rows("vector", &mut matrix, dims)?;
+        let (quantised, row_scales) = quantised_units(&matrix, dims)?;
         let spans = spans_from_counts(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
         let (sentences, scales) = quantised_units(&scan.sentences, dims)?;
         drop(scan.sentences);
@@ -731,6 +779,8 @@ impl ExactIndex {
             ids: scan.ids,
             keys: scan.keys,
             matrix,
+            quantised,
+            row_scales,
             pos,
             live: vec![true; rows],
             live_count: rows,
