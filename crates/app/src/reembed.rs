@@ -104,20 +104,26 @@ impl ReembedService {
 
     /// Embed every live record without a staged vector of `target`'s model, `batch` records
     /// per model run and per transaction, calling `progress` after each batch. Records
-    /// written meanwhile are picked up by the next batch, or by the next run. Refused when
-    /// the store already serves that model. Ends with an `ops.reembed` event.
+    /// written meanwhile are picked up by the next batch, or by the next run. When the store
+    /// already serves that model it is refused unless `refresh`: then every record is
+    /// embedded again with it, which gives records written before sentence vectors (or
+    /// under a smaller `embedding.sentence_vectors`) theirs. Ends with an `ops.reembed` event.
     pub async fn run(
         &self,
         target: &dyn Embedder,
-        batch: usize,
+        (batch, refresh): (usize, bool),
         actor: &str,
         mut progress: impl FnMut(ReembedCounts) + Send,
     ) -> Result<ReembedOutcome> {
         let started = Instant::now();
         let model = target.info().clone();
         let stored = self.staging.stored_models().await?;
-        if stored.len() == 1 && stored[0].0 == model {
-            return Err(DomainError::Conflict(format!("the store already serves {}", describe(&model))));
+        if !refresh && stored.len() == 1 && stored[0].0 == model {
+            return Err(DomainError::Conflict(format!(
+                "the store already serves {}; `--refresh` embeds every record again with it (records \
+                 written before sentence vectors, or under a smaller embedding.sentence_vectors, get theirs)",
+                describe(&model)
+            )));
         }
         let discarded = self.staging.discard_other_staged(&model).await?;
         let first = self.staging.reembed_counts(&model).await?;
@@ -174,6 +180,7 @@ impl ReembedService {
                 ("version", model.version.to_string()),
                 ("dims", model.dims.to_string()),
                 ("embedded", embedded.to_string()),
+                ("refresh", refresh.to_string()),
                 ("staged", counts.staged.to_string()),
                 ("live", counts.live.to_string()),
             ],

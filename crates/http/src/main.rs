@@ -148,6 +148,11 @@ enum Operation {
         /// Records per model run and per transaction.
         #[arg(long, default_value_t = 256)]
         batch: usize,
+        /// Also when the store already serves FILE's model: embed every record again with it,
+        /// so records written before sentence vectors (or under a smaller
+        /// embedding.sentence_vectors) get theirs. Then switch-model, as for a new model.
+        #[arg(long)]
+        refresh: bool,
     },
     /// Compute the thresholds that depend on the embedding model (dense, duplicate-collapse,
     /// entailment and same-meaning floors) for FILE's model, from labelled pairs and LoCoMo
@@ -243,8 +248,8 @@ impl std::error::Error for OpsError {}
 fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
     match &args.operation {
         Operation::Restore { snapshot, data_dir } => return restore(snapshot, data_dir),
-        Operation::Reembed { config, data_dir, batch } => {
-            return reembed(config, data_dir.as_deref(), *batch);
+        Operation::Reembed { config, data_dir, batch, refresh } => {
+            return reembed(config, data_dir.as_deref(), (*batch, *refresh));
         }
         Operation::Calibrate { config, locomo, doc } => return calibrate(config, locomo, doc),
         Operation::SwitchModel { config, data_dir } => return switch_model(config, data_dir.as_deref()),
@@ -329,17 +334,18 @@ fn model_json(m: &retold_domain::EmbeddingModelInfo) -> serde_json::Value {
 fn reembed(
     config: &std::path::Path,
     data_dir: Option<&std::path::Path>,
-    batch: usize,
+    (batch, refresh): (usize, bool),
 ) -> Result<(), Box<dyn std::error::Error>> {
     let settings = target_settings(config, data_dir)?;
     let bar = indicatif::ProgressBar::new(0).with_style(indicatif::ProgressStyle::with_template(
         "re-embedding {bar:40} {pos}/{len} records ({per_sec}, {eta} left)",
     )?);
     let runtime = offline_runtime()?;
-    let outcome = runtime.block_on(retold_http::model_ops::reembed(&settings, batch, |counts| {
-        bar.set_length(counts.live);
-        bar.set_position(counts.staged);
-    }))?;
+    let outcome =
+        runtime.block_on(retold_http::model_ops::reembed(&settings, (batch, refresh), |counts| {
+            bar.set_length(counts.live);
+            bar.set_position(counts.staged);
+        }))?;
     bar.finish_and_clear();
     println!(
         "{}",

@@ -65,15 +65,17 @@ pub async fn load_model(settings: &Settings) -> Result<Arc<OnnxEmbedder>, ServeE
 /// `retold ops reembed`: embed every live record of `settings`' data directory with
 /// `settings`' model into staged vectors, `batch` at a time, reporting each batch to
 /// `progress`. Safe beside a running service, and resumable: an interrupted run's staged
-/// vectors are kept and only the rest is embedded.
+/// vectors are kept and only the rest is embedded. With the model the store already serves
+/// it is refused unless `refresh` (every record embedded again, sentence vectors and all).
 pub async fn reembed(
     settings: &Settings,
-    batch: usize,
+    (batch, refresh): (usize, bool),
     progress: impl FnMut(ReembedCounts) + Send,
 ) -> Result<ReembedOutcome, ServeError> {
     let model = load_model(settings).await?;
     let (store, service) = open(settings).await?;
-    let outcome = service.run(model.as_ref() as &dyn Embedder, batch, "retold ops reembed", progress).await;
+    let outcome =
+        service.run(model.as_ref() as &dyn Embedder, (batch, refresh), "retold ops reembed", progress).await;
     StoreHandle::clone(&store).close().await?;
     Ok(outcome?)
 }
@@ -119,8 +121,9 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
     let result = async {
         let counts = service.counts(&to).await?;
         let caught_up = if counts.staged < counts.live {
+            // A switch to the served model finishes a refresh (`retold ops reembed --refresh`).
             service
-                .run(model.as_ref() as &dyn Embedder, 256, "retold ops switch-model", |_| {})
+                .run(model.as_ref() as &dyn Embedder, (256, true), "retold ops switch-model", |_| {})
                 .await?
                 .embedded
         } else {

@@ -259,3 +259,80 @@ fn calibrate_scores_the_pairs_and_writes_the_configuration_and_the_table() {
     assert_eq!(table.matches("| sentence-transformers/all-MiniLM-L6-v2 | 7 | 384 |").count(), 1, "{table}");
     assert_eq!(retold_http::Settings::load(Some(&config)).unwrap().calibrations.len(), 2);
 }
+
+/// A store written before sentence vectors (here: with `embedding.sentence_vectors: 0`) has
+/// none. Re-embedding with the served model is refused with a pointer to `--refresh`; with it,
+/// every record is staged again, and the switch to the same model gives each record of two
+/// sentences its two sentence vectors, which the service then serves.
+#[test]
+fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let before = dir.path().join("before.yaml");
+    std::fs::write(&before, "embedding:\n  sentence_vectors: 0\nretrieval:\n  dense_sentence_weight: 0.0\n")
+        .unwrap();
+    let shipped = dir.path().join("shipped.yaml");
+    std::fs::write(&shipped, "embedding:\n  sentence_vectors: 16\n").unwrap();
+    let server = start_configured(&data, KEY, &[], Some(&before));
+    retold_hosted::install_tls_provider();
+    let admin = Client { http: reqwest::blocking::Client::new(), url: server.url.clone(), key: KEY.into() };
+    admin.post(
+        "/v1/admin/grants",
+        json!({"agent_id": "research-agent", "scope": "user:aditya", "can_read": true, "can_write": true}),
+    );
+    let client = Client { key: server.host_key(KEY), ..admin };
+    let records = 40;
+    for n in 0..records {
+        client.write(n);
+    }
+    server.stop();
+    let rt = runtime();
+    let store = rt.block_on(SqliteStore::open(&StoreConfig::new(data.join("retold.db")))).unwrap();
+    let model = "sentence-transformers/all-MiniLM-L6-v2";
+    let served = || rt.block_on(store.compatible_embeddings(model, 1, 384)).unwrap();
+    assert_eq!(served().keys.len(), records);
+    assert!(served().sentences.is_empty(), "written without sentence vectors");
+
+    let out = retold(&["ops", "reembed", "--config", shipped.to_str().unwrap()], &data);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("already serves") && text(&out).contains("--refresh"), "{}", text(&out));
+
+    let out = retold(&["ops", "reembed", "--refresh", "--config", shipped.to_str().unwrap()], &data);
+    assert!(out.status.success(), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["embedded"].as_u64(), report["staged"].as_u64()), (Some(40), Some(40)), "{report}");
+    // Staged only: the served rows are unchanged until the switch.
+    assert!(served().sentences.is_empty());
+
+    let out = retold(&["ops", "switch-model", "--config", shipped.to_str().unwrap()], &data);
+    assert!(out.status.success(), "{}", text(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((report["switched"].as_u64(), report["caught_up"].as_u64()), (Some(40), Some(0)), "{report}");
+    let after = served();
+    assert_eq!((after.keys.len(), after.incompatible), (records, 0));
+    // Every tenth record has two sentences: two sentence vectors each; the rest none.
+    let counts: Vec<u32> = after.sentence_counts.clone();
+    assert_eq!(counts.iter().filter(|&&c| c == 2).count(), records / 10, "{counts:?}");
+    assert_eq!(counts.iter().filter(|&&c| c != 0 && c != 2).count(), 0, "{counts:?}");
+    rt.block_on(store.clone().close()).unwrap();
+
+    // The shipped configuration serves them, weighing sentences in.
+    let server = start_configured(&data, KEY, &[], Some(&shipped));
+    let client =
+        Client { http: reqwest::blocking::Client::new(), url: server.url.clone(), key: server.host_key(KEY) };
+    let found = client.search("whose checksum matched?");
+    let first = found["results"][0]["record"]["content"].as_str().unwrap_or_default();
+    assert!(first.contains("Its checksum matched."), "{found}");
+    // The dense channel weighed the refreshed records' sentences: its trace names them.
+    let id = found["search_id"].as_str().unwrap();
+    let trace: Value = client
+        .http
+        .get(format!("{}/v1/admin/search-log/{id}", client.url))
+        .bearer_auth(KEY)
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(trace.to_string().contains("best sentence"), "{trace}");
+    server.stop();
+}
