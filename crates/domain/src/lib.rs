@@ -52,8 +52,8 @@ pub use crate::ports::{
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{
     Attribute, Confidence, Content, Context, Evidence, FactKey, MAX_ATTRIBUTE_LEN, MAX_CONTENT_CHARS,
-    MAX_CONTEXT_CHARS, MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType, Status, Tag,
-    Timestamp, embedding_text, sentence_texts,
+    MAX_CONTEXT_CHARS, MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType,
+    SENTENCE_MIN_WORDS, Status, Tag, Timestamp, embedding_text, sentence_texts,
 };
 pub use crate::scope::{Scope, ScopeKind};
 pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};

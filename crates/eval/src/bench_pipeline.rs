@@ -725,7 +725,7 @@ async fn reembed(data: &std::path::Path, n: usize, settings: &retold_http::Setti
         settings.embedding.sentence_vectors,
     );
     let started = Instant::now();
-    let outcome = service.run(model.as_ref(), 256, "bench", |_| {}).await?;
+    let outcome = service.run(model.as_ref(), (256, false), "bench", |_| {}).await?;
     let through_service = started.elapsed().as_secs_f64();
     anyhow::ensure!(outcome.embedded as usize == n, "re-embedded {} of {n}", outcome.embedded);
     // The raw embedder on what the service embeds: each text and its sentences.

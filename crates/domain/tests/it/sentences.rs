@@ -29,12 +29,12 @@ fn each_sentence_carries_the_speaker_of_a_transcript_line() {
 fn a_record_without_a_speaker_is_split_as_written() {
     assert_eq!(
         sentence_texts("The build cache lives on disk. It is 4 GB! Why?", None, 16),
-        ["The build cache lives on disk.", "It is 4 GB!", "Why?"]
+        ["The build cache lives on disk.", "It is 4 GB!"]
     );
     // A decimal point or an identifier's dot does not end a sentence; a bare "..." is no sentence.
     assert_eq!(
-        sentence_texts("Version 2.5 ships. ... node.js too", None, 16),
-        ["Version 2.5 ships.", "node.js too"]
+        sentence_texts("Version 2.5 ships today. ... node.js ships too", None, 16),
+        ["Version 2.5 ships today.", "node.js ships too"]
     );
 }
 
@@ -44,9 +44,21 @@ fn one_sentence_without_a_context_is_the_record_s_own_vector_so_it_gets_none() {
     assert!(sentence_texts("Caroline: Hi Mel!", None, 16).is_empty());
     // With a context, the record's own vector is not its sentence's.
     assert_eq!(
-        sentence_texts("Caroline: Yes, last week!", Some("Did you go?"), 16),
-        ["Caroline: Yes, last week!"]
+        sentence_texts("Caroline: Yes, we went last week!", Some("Did you go?"), 16),
+        ["Caroline: Yes, we went last week!"]
     );
+}
+
+#[test]
+fn a_sentence_of_fewer_than_four_words_gets_no_vector_of_its_own() {
+    let turn = "Melanie: Wow, Caroline! Thanks! I painted a lake at sunrise last week. Love it.";
+    assert_eq!(sentence_texts(turn, None, 16), ["Melanie: I painted a lake at sunrise last week."]);
+    // Counted before the bound: the first `max` of the sentences that get one.
+    assert_eq!(sentence_texts(turn, None, 1), ["Melanie: I painted a lake at sunrise last week."]);
+    // Words are runs of letters and digits: "It is 4 GB" is four, "Yes, last week" three.
+    assert_eq!(sentence_texts("Sure. It is 4 GB!", None, 16), ["It is 4 GB!"]);
+    assert!(sentence_texts("Yes, last week!", Some("Did you go?"), 16).is_empty());
+    assert!(sentence_texts("Hi! Thanks! Bye.", None, 16).is_empty());
 }
 
 #[test]

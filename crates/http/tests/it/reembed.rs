@@ -69,7 +69,7 @@ impl Client {
             json!({"principal": {"agent_id": "research-agent", "user_id": "aditya"}, "type": "semantic",
                 "content": format!("Build {n} of the reembed probe cached artifact number {n}.{}",
                     // Every tenth record has a second sentence, so sentence vectors too.
-                    if n.is_multiple_of(10) { " Its checksum matched." } else { "" }),
+                    if n.is_multiple_of(10) { " Its checksum matched the manifest." } else { "" }),
                 "scope": "user:aditya", "source_kind": "system"}),
         );
     }
@@ -322,7 +322,7 @@ fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
         Client { http: reqwest::blocking::Client::new(), url: server.url.clone(), key: server.host_key(KEY) };
     let found = client.search("whose checksum matched?");
     let first = found["results"][0]["record"]["content"].as_str().unwrap_or_default();
-    assert!(first.contains("Its checksum matched."), "{found}");
+    assert!(first.contains("Its checksum matched the manifest."), "{found}");
     // The dense channel weighed the refreshed records' sentences: its trace names them.
     let id = found["search_id"].as_str().unwrap();
     let trace: Value = client
