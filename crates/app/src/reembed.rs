@@ -120,8 +120,9 @@ impl ReembedService {
         let stored = self.staging.stored_models().await?;
         if !refresh && stored.len() == 1 && stored[0].0 == model {
             return Err(DomainError::Conflict(format!(
-                "the store already serves {}; `--refresh` embeds every record again with it (records \
-                 written before sentence vectors, or under a smaller embedding.sentence_vectors, get theirs)",
+                "the store already serves {}; `retold ops reembed --refresh` embeds every record again \
+                 with it (records written before sentence vectors, or under a smaller \
+                 embedding.sentence_vectors, get theirs), then `retold ops switch-model` swaps them in",
                 describe(&model)
             )));
         }

@@ -216,13 +216,13 @@ pub fn embedding_text(content: &str, context: Option<&str>) -> String {
 
 /// Sentences of fewer words than this get no vector of their own: "Thanks!", "Wow, Mel!" or
 /// "Yes, last week!" name nothing a question could find alone, and the record's own vector
-/// still holds them. LoCoMo dev: 22% of its turns' sentences, and recall unchanged or up
-/// without them (docs/quality.md).
+/// still holds them. LoCoMo dev: about a fifth of the sentences of its multi-sentence turns,
+/// and recall unchanged or up without them (docs/quality.md).
 pub const SENTENCE_MIN_WORDS: usize = 4;
 
 /// The texts a record's sentence vectors are embedded from: each sentence of its content
 /// (split as [`crate::text::sentence_spans`] splits) of at least [`SENTENCE_MIN_WORDS`]
-/// words (runs of letters and digits), carrying the content's speaker label
+/// words ([`crate::text::word_count`]), carrying the content's speaker label
 /// ([`crate::text::speaker_label`]), so "Nate: That's cool, Joanna! We even played Chess."
 /// gives "Nate: That's cool, Joanna!" and "Nate: We even played Chess.". At most `max` of
 /// them, the first. None when the record's own vector already is its one sentence's (one
@@ -241,10 +241,9 @@ pub fn sentence_texts(content: &str, context: Option<&str>, max: usize) -> Vec<S
     if sentences.len() == 1 && context.is_none() {
         return Vec::new();
     }
-    let words = |s: &str| s.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).count();
     sentences
         .into_iter()
-        .filter(|sentence| words(sentence) >= SENTENCE_MIN_WORDS)
+        .filter(|sentence| crate::text::word_count(sentence) >= SENTENCE_MIN_WORDS)
         .take(max)
         .map(|sentence| format!("{label}{}", sentence.trim()))
         .collect()

@@ -147,6 +147,20 @@ pub const STOPWORDS: &[&str] = &[
     "yourselves",
 ];
 
+/// How many words `text` has: each run of letters and digits is one ("That's" is two, "4 GB"
+/// two), except that in scripts written without spaces (letters with no case: Han, kana,
+/// Thai) each letter counts as one, so a sentence there is not one long word.
+pub fn word_count(text: &str) -> usize {
+    let uncased = |c: char| c.is_alphabetic() && !c.is_lowercase() && !c.is_uppercase();
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|run| !run.is_empty())
+        .map(|run| match run.chars().filter(|c| uncased(*c)).count() {
+            0 => 1,
+            letters => letters,
+        })
+        .sum()
+}
+
 /// Whether a lowercased term is on the frequency stopword list.
 pub fn is_stopword(term: &str) -> bool {
     STOPWORDS.binary_search(&term).is_ok()

@@ -100,10 +100,12 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
         // Refused before anything is loaded or locked, as the switch itself would refuse.
         return Err(ServeError::Startup(retold_app::uncalibrated(&to)));
     }
+    // A floor set by hand for the old model would stay in force after the switch. A refresh
+    // (to the model the store serves) keeps the model, so such a floor stays as right as it
+    // was: this is checked once the store says which model it serves.
     let overridden = settings.overridden_thresholds();
-    if !overridden.is_empty() {
-        // A floor set by hand for the old model would stay in force after the switch.
-        return Err(ServeError::Uncalibrated(format!(
+    let overridden_refusal = (!overridden.is_empty()).then(|| {
+        ServeError::Uncalibrated(format!(
             "the configuration sets model-dependent thresholds that differ from the calibration of {} v{}: {}; \
              remove them (null uses the calibration) before switching",
             to.name,
@@ -113,28 +115,40 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
                 .map(|(k, set, cal)| format!("{k} = {set} (calibrated {cal})"))
                 .collect::<Vec<_>>()
                 .join(", ")
-        )));
-    }
+        ))
+    });
     let _lock = lock_data_dir(&settings.data_dir())?;
     let model = load_model(settings).await?;
     let (store, service) = open(settings).await?;
     let result = async {
+        let serves_it = matches!(service.stored_models().await?.as_slice(), [(served, _)] if *served == to);
+        if let (false, Some(refused)) = (serves_it, overridden_refusal) {
+            return Ok(Err(refused));
+        }
         let counts = service.counts(&to).await?;
         let caught_up = if counts.staged < counts.live {
-            // A switch to the served model finishes a refresh (`retold ops reembed --refresh`).
+            // With the served model, this finishes a refresh that `retold ops reembed
+            // --refresh` began (something is staged); with nothing staged it is refused, as
+            // a re-embedding without `--refresh` is: re-embedding the whole store with every
+            // replica stopped is not what one mistaken command should start.
             service
-                .run(model.as_ref() as &dyn Embedder, (256, true), "retold ops switch-model", |_| {})
+                .run(
+                    model.as_ref() as &dyn Embedder,
+                    (256, counts.staged > 0),
+                    "retold ops switch-model",
+                    |_| {},
+                )
                 .await?
                 .embedded
         } else {
             0
         };
         let switched = service.switch(&to, calibration.as_ref(), "retold ops switch-model").await?;
-        Ok::<_, retold_domain::DomainError>(SwitchOutcome { to: to.clone(), switched, caught_up })
+        Ok::<_, retold_domain::DomainError>(Ok(SwitchOutcome { to: to.clone(), switched, caught_up }))
     }
     .await;
     StoreHandle::clone(&store).close().await?;
-    Ok(result?)
+    result?
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -375,8 +375,8 @@ pub struct EmbeddingSettings {
     pub batch_size: usize,
     #[validate(range(min = 1, max = 64))]
     pub workers: usize,
-    /// Most sentence vectors a record gets beside its own vector (its first sentences); 0
-    /// gives none.
+    /// Most sentence vectors a record gets beside its own vector (its first sentences of four
+    /// words or more); 0 gives none.
     #[validate(range(max = 256))]
     pub sentence_vectors: usize,
     pub model_dir: String,

@@ -295,9 +295,14 @@ impl VectorIndex for ExactIndex {
         let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
             Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
         });
-        // A centred search scans the rows' `i8` copies for its pool, then scores what that
-        // found exactly (below); other searches scan the exact rows.
-        let prefilter = centre.is_some();
+        // A centred search over more rows than it keeps scans the rows' `i8` copies for its
+        // pool, then scores what that found exactly (below); other searches scan the exact
+        // rows.
+        let pool = match centre {
+            Some(_) => k.saturating_mul(CENTRING_POOL),
+            None => k,
+        };
+        let prefilter = centre.is_some() && rows.len() > pool.saturating_mul(PREFILTER_MARGIN);
         // The query quantised as the rows' copies and the sentences are, so that a cosine in
         // the scan is one integer dot product.
         let dot_i8 = dot_i8_kernel();
@@ -336,10 +341,6 @@ impl VectorIndex for ExactIndex {
         };
         // A centred search reorders the plain cosine's first `CENTRING_POOL × k`: scoring
         // every row centred would make the scan compute-bound (two dot products a row).
-        let pool = match centre {
-            Some(_) => k.saturating_mul(CENTRING_POOL),
-            None => k,
-        };
         let scanned = if prefilter { pool.saturating_mul(PREFILTER_MARGIN) } else { pool };
         let scan = |rows: &[u32]| {
             let mut top = TopK::new(scanned);
@@ -394,17 +395,22 @@ impl VectorIndex for ExactIndex {
                 .collect());
         };
         // The pool: the scanned rows' best `pool` by their exact plain score.
-        let mut plain: Vec<(u32, f32)> = plain
-            .into_iter()
-            .map(|(row, _)| {
-                let best = if weighed { best_of(row, &sentence_cosine) } else { None };
-                (row, mix(dot(&query, row_of(row)), best))
-            })
-            .collect();
-        plain.sort_by(|a, b| {
-            b.1.total_cmp(&a.1).then_with(|| inner.ids[a.0 as usize].cmp(&inner.ids[b.0 as usize]))
-        });
-        plain.truncate(pool);
+        let plain = if prefilter {
+            let mut exact: Vec<(u32, f32)> = plain
+                .into_iter()
+                .map(|(row, _)| {
+                    let best = if weighed { best_of(row, &sentence_cosine) } else { None };
+                    (row, mix(dot(&query, row_of(row)), best))
+                })
+                .collect();
+            exact.sort_by(|a, b| {
+                b.1.total_cmp(&a.1).then_with(|| inner.ids[a.0 as usize].cmp(&inner.ids[b.0 as usize]))
+            });
+            exact.truncate(pool);
+            exact
+        } else {
+            plain
+        };
         let mut centred: Vec<(f32, f32, Option<f32>, u32)> = plain
             .into_iter()
             .map(|(row, _)| {
@@ -771,7 +777,12 @@ impl ExactIndex {
         }
         let mut matrix = scan.vectors;
         unit_rows("vector", &mut matrix, dims)?;
-        let (quantised, row_scales) = quantised_units(&matrix, dims)?;
+        // The rows are unit vectors now: quantised as they are, as `upsert_with` does.
+        let mut quantised = Vec::with_capacity(matrix.len());
+        let row_scales: Vec<f32> = match dims {
+            0 => vec![0.0; rows],
+            _ => matrix.chunks_exact(dims).map(|row| quantise(row, &mut quantised)).collect(),
+        };
         let spans = spans_from_counts(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
         let (sentences, scales) = quantised_units(&scan.sentences, dims)?;
         drop(scan.sentences);
@@ -800,5 +811,60 @@ impl ExactIndex {
         let (loaded, incompatible) = (scan.keys.len(), scan.incompatible);
         let index = Self::from_scan(scan)?;
         Ok((index, RebuildReport { loaded, incompatible }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u64) -> RecordId {
+        RecordId::new(format!("mem_{n:08}")).unwrap()
+    }
+
+    /// Every row's `i8` copy is its `f32` row quantised, scale and all.
+    fn assert_copies_follow(index: &ExactIndex) {
+        let inner = index.read();
+        let dims = index.dims;
+        assert_eq!((inner.quantised.len(), inner.row_scales.len()), (inner.matrix.len(), inner.ids.len()));
+        for (row, vector) in inner.matrix.chunks_exact(dims).enumerate() {
+            let mut want = Vec::new();
+            let scale = quantise(vector, &mut want);
+            assert_eq!(&inner.quantised[row * dims..(row + 1) * dims], want.as_slice(), "row {row}");
+            assert_eq!(inner.row_scales[row], scale, "row {row}");
+        }
+    }
+
+    #[test]
+    fn each_row_s_i8_copy_follows_it_through_writes_replacements_compaction_and_boot() {
+        let index = ExactIndex::new(4);
+        let vector = |n: u64| [n as f32, 1.0 - n as f32 * 0.1, (n % 3) as f32, -0.5];
+        for n in 1..=12 {
+            index.upsert(RecordKey(n), &id(n), &vector(n)).unwrap();
+        }
+        assert_copies_follow(&index);
+        // Replaced with other vectors, some marked dead, compacted.
+        for n in [2, 5, 9] {
+            index.upsert(RecordKey(n), &id(n), &vector(n + 20)).unwrap();
+        }
+        assert_copies_follow(&index);
+        for n in [1, 5, 12] {
+            index.mark_dead(RecordKey(n));
+        }
+        index.compact();
+        assert_copies_follow(&index);
+        assert_eq!(index.rows(), 9);
+        // Built from a boot scan.
+        let booted = ExactIndex::from_scan(retold_domain::EmbeddingScan {
+            dims: 4,
+            keys: (1..=6).map(RecordKey).collect(),
+            ids: (1..=6).map(id).collect(),
+            vectors: (1..=6).flat_map(vector).collect(),
+            sentence_counts: Vec::new(),
+            sentences: Vec::new(),
+            incompatible: 0,
+        })
+        .unwrap();
+        assert_copies_follow(&booted);
     }
 }

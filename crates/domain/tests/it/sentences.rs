@@ -59,6 +59,8 @@ fn a_sentence_of_fewer_than_four_words_gets_no_vector_of_its_own() {
     assert_eq!(sentence_texts("Sure. It is 4 GB!", None, 16), ["It is 4 GB!"]);
     assert!(sentence_texts("Yes, last week!", Some("Did you go?"), 16).is_empty());
     assert!(sentence_texts("Hi! Thanks! Bye.", None, 16).is_empty());
+    // Without spaces (Han), each letter is a word: a sentence is not one long word.
+    assert_eq!(sentence_texts("谢谢! 我上周在湖边画了日出.", None, 16), ["我上周在湖边画了日出."]);
 }
 
 #[test]

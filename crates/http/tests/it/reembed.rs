@@ -261,9 +261,12 @@ fn calibrate_scores_the_pairs_and_writes_the_configuration_and_the_table() {
 }
 
 /// A store written before sentence vectors (here: with `embedding.sentence_vectors: 0`) has
-/// none. Re-embedding with the served model is refused with a pointer to `--refresh`; with it,
-/// every record is staged again, and the switch to the same model gives each record of two
-/// sentences its two sentence vectors, which the service then serves.
+/// none. Re-embedding with the served model is refused with a pointer to `--refresh`, and so
+/// is a switch to it with nothing staged (it would re-embed the whole store with the service
+/// stopped). With `--refresh` every record is staged again beside the running service; the
+/// switch embeds what was written meanwhile and gives each record of two sentences its two
+/// sentence vectors, which the service then serves. A floor set by hand does not stop a
+/// refresh: the model stays.
 #[test]
 fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
     let dir = tempfile::tempdir().unwrap();
@@ -272,7 +275,12 @@ fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
     std::fs::write(&before, "embedding:\n  sentence_vectors: 0\nretrieval:\n  dense_sentence_weight: 0.0\n")
         .unwrap();
     let shipped = dir.path().join("shipped.yaml");
-    std::fs::write(&shipped, "embedding:\n  sentence_vectors: 16\n").unwrap();
+    std::fs::write(
+        &shipped,
+        "embedding:\n  sentence_vectors: 16\nretrieval:\n  gate:\n    dense_floor: 0.32\n",
+    )
+    .unwrap();
+    let shipped = shipped.to_str().unwrap();
     let server = start_configured(&data, KEY, &[], Some(&before));
     retold_hosted::install_tls_provider();
     let admin = Client { http: reqwest::blocking::Client::new(), url: server.url.clone(), key: KEY.into() };
@@ -293,34 +301,48 @@ fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
     assert_eq!(served().keys.len(), records);
     assert!(served().sentences.is_empty(), "written without sentence vectors");
 
-    let out = retold(&["ops", "reembed", "--config", shipped.to_str().unwrap()], &data);
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(text(&out).contains("already serves") && text(&out).contains("--refresh"), "{}", text(&out));
+    // Without `--refresh`: refused, both the re-embedding and a switch with nothing staged.
+    for command in ["reembed", "switch-model"] {
+        let out = retold(&["ops", command, "--config", shipped], &data);
+        assert!(!out.status.success(), "{command}: {}", text(&out));
+        assert!(
+            text(&out).contains("already serves") && text(&out).contains("reembed --refresh"),
+            "{}",
+            text(&out)
+        );
+    }
+    assert!(served().sentences.is_empty());
 
-    let out = retold(&["ops", "reembed", "--refresh", "--config", shipped.to_str().unwrap()], &data);
+    // Beside the running service: every record staged again; one more written meanwhile.
+    let server = start_configured(&data, KEY, &[], Some(&before));
+    let client = Client { url: server.url.clone(), key: server.host_key(KEY), ..client };
+    let out = retold(&["ops", "reembed", "--refresh", "--config", shipped], &data);
     assert!(out.status.success(), "{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((report["embedded"].as_u64(), report["staged"].as_u64()), (Some(40), Some(40)), "{report}");
+    client.write(records + 10);
+    server.stop();
     // Staged only: the served rows are unchanged until the switch.
     assert!(served().sentences.is_empty());
 
-    let out = retold(&["ops", "switch-model", "--config", shipped.to_str().unwrap()], &data);
+    let out = retold(&["ops", "switch-model", "--config", shipped], &data);
     assert!(out.status.success(), "{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!((report["switched"].as_u64(), report["caught_up"].as_u64()), (Some(40), Some(0)), "{report}");
+    assert_eq!((report["switched"].as_u64(), report["caught_up"].as_u64()), (Some(41), Some(1)), "{report}");
     let after = served();
-    assert_eq!((after.keys.len(), after.incompatible), (records, 0));
-    // Every tenth record has two sentences: two sentence vectors each; the rest none.
+    assert_eq!((after.keys.len(), after.incompatible), (records + 1, 0));
+    // Every tenth record has two sentences (the late one too): two sentence vectors each;
+    // the rest none.
     let counts: Vec<u32> = after.sentence_counts.clone();
-    assert_eq!(counts.iter().filter(|&&c| c == 2).count(), records / 10, "{counts:?}");
+    assert_eq!(counts.iter().filter(|&&c| c == 2).count(), records / 10 + 1, "{counts:?}");
     assert_eq!(counts.iter().filter(|&&c| c != 0 && c != 2).count(), 0, "{counts:?}");
     rt.block_on(store.clone().close()).unwrap();
 
     // The shipped configuration serves them, weighing sentences in.
-    let server = start_configured(&data, KEY, &[], Some(&shipped));
+    let server = start_configured(&data, KEY, &[], Some(std::path::Path::new(shipped)));
     let client =
         Client { http: reqwest::blocking::Client::new(), url: server.url.clone(), key: server.host_key(KEY) };
-    let found = client.search("whose checksum matched?");
+    let found = client.search("whose checksum matched the manifest?");
     let first = found["results"][0]["record"]["content"].as_str().unwrap_or_default();
     assert!(first.contains("Its checksum matched the manifest."), "{found}");
     // The dense channel weighed the refreshed records' sentences: its trace names them.

@@ -260,10 +260,11 @@ fn brute_force_centred(
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100))]
     #[test]
-    /// Also after records are given new vectors (the scan reads each row's `i8` copy, which
-    /// must follow) and after compaction.
+    /// Also after records are given new vectors and others are marked dead (the scan reads
+    /// each row's `i8` copy, which must follow), after compaction, and in an index rebuilt
+    /// from a boot scan of the live rows.
     fn a_centred_search_returns_the_brute_force_centred_top_k(
-        rows in prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 64..140),
+        rows in prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 80..160),
         replaced in prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 0..30),
         query in prop::collection::vec(-1.0f32..1.0, 8),
         share in 0.1f64..=1.0,
@@ -276,16 +277,33 @@ proptest! {
         for (key, v) in &rows {
             index.upsert(RecordKey(*key), &id(*key), v).unwrap();
         }
-        // Every third record gets a new vector.
+        // Every third record gets a new vector; every seventh is dead (still asked for).
         for (row, v) in rows.iter_mut().step_by(3).zip(replaced) {
             index.upsert(RecordKey(row.0), &id(row.0), &v).unwrap();
             row.1 = v;
         }
         let keys: Vec<RecordKey> = rows.iter().map(|(k, _)| RecordKey(*k)).collect();
+        for key in keys.iter().filter(|k| k.0 % 7 == 0) {
+            index.mark_dead(*key);
+        }
+        rows.retain(|(key, _)| key % 7 != 0);
         let pool = k * retold_index::CENTRING_POOL;
         let truth = brute_force_centred(&rows, &query, f64::from(share as f32), pool);
         let kth = truth[k.min(truth.len()) - 1].1;
-        for pass in ["before compaction", "after compaction"] {
+        let rebuilt = || {
+            ExactIndex::from_scan(retold_domain::EmbeddingScan {
+                dims: 8,
+                keys: rows.iter().map(|(k, _)| RecordKey(*k)).collect(),
+                ids: rows.iter().map(|(k, _)| id(*k)).collect(),
+                vectors: rows.iter().flat_map(|(_, v)| v.clone()).collect(),
+                sentence_counts: Vec::new(),
+                sentences: Vec::new(),
+                incompatible: 0,
+            })
+            .unwrap()
+        };
+        let booted = rebuilt();
+        for (pass, index) in [("before compaction", &index), ("after compaction", &index), ("rebuilt at boot", &booted)] {
             let got = index.search(&query, &keys, k, Centring::new(share as f32).unwrap()).unwrap();
             prop_assert_eq!(got.len(), k.min(rows.len()), "{}", pass);
             for hit in &got {
