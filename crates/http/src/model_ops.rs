@@ -117,14 +117,24 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
                 .join(", ")
         ))
     });
-    let _lock = lock_data_dir(&settings.data_dir())?;
-    let model = load_model(settings).await?;
+    // The store is opened first (reading it beside a running service is safe, as `reembed`
+    // does) to learn which model it serves; then the data directory is locked until the store
+    // is closed.
     let (store, service) = open(settings).await?;
+    let mut held = None;
     let result = async {
         let serves_it = matches!(service.stored_models().await?.as_slice(), [(served, _)] if *served == to);
         if let (false, Some(refused)) = (serves_it, overridden_refusal) {
             return Ok(Err(refused));
         }
+        match lock_data_dir(&settings.data_dir()) {
+            Ok(lock) => held = Some(lock),
+            Err(e) => return Ok(Err(e)),
+        }
+        let model = match load_model(settings).await {
+            Ok(model) => model,
+            Err(e) => return Ok(Err(e)),
+        };
         let counts = service.counts(&to).await?;
         let caught_up = if counts.staged < counts.live {
             // With the served model, this finishes a refresh that `retold ops reembed
@@ -148,6 +158,7 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
     }
     .await;
     StoreHandle::clone(&store).close().await?;
+    drop(held);
     result?
 }
 
