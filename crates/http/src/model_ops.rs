@@ -125,16 +125,10 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
     let result = async {
         let serves_it = matches!(service.stored_models().await?.as_slice(), [(served, _)] if *served == to);
         if let (false, Some(refused)) = (serves_it, overridden_refusal) {
-            return Ok(Err(refused));
+            return Err(refused);
         }
-        match lock_data_dir(&settings.data_dir()) {
-            Ok(lock) => held = Some(lock),
-            Err(e) => return Ok(Err(e)),
-        }
-        let model = match load_model(settings).await {
-            Ok(model) => model,
-            Err(e) => return Ok(Err(e)),
-        };
+        held = Some(lock_data_dir(&settings.data_dir())?);
+        let model = load_model(settings).await?;
         let counts = service.counts(&to).await?;
         let caught_up = if counts.staged < counts.live {
             // With the served model, this finishes a refresh that `retold ops reembed
@@ -154,12 +148,12 @@ pub async fn switch_model(settings: &Settings) -> Result<SwitchOutcome, ServeErr
             0
         };
         let switched = service.switch(&to, calibration.as_ref(), "retold ops switch-model").await?;
-        Ok::<_, retold_domain::DomainError>(Ok(SwitchOutcome { to: to.clone(), switched, caught_up }))
+        Ok(SwitchOutcome { to: to.clone(), switched, caught_up })
     }
     .await;
     StoreHandle::clone(&store).close().await?;
     drop(held);
-    result?
+    result
 }
 
 // ---------------------------------------------------------------------------------------------
