@@ -21,10 +21,9 @@ struct Inner {
     keys: Vec<RecordKey>,
     /// `rows × dims` normalised vectors, row-major.
     matrix: Vec<f32>,
-    /// `matrix` quantised to `i8`, a scale per row (`x ≈ q × scale`): what a centred scan
-    /// reads to pick the rows it then scores exactly from `matrix`, a quarter of the bytes.
-    quantised: Vec<i8>,
-    row_scales: Vec<f32>,
+    /// `matrix` as `i8`s: what a centred scan reads to pick the rows it then scores exactly
+    /// from `matrix`.
+    rows_i8: I8Rows,
     /// Record key → row (`NO_ROW` when absent). Keys are SQLite rowids: dense and small.
     pos: Vec<u32>,
     /// Row → still searchable.
@@ -32,24 +31,56 @@ struct Inner {
     live_count: usize,
     /// Row → its sentence vectors: sentence rows `start..start + len`.
     spans: Vec<(u32, u32)>,
-    /// `sentence rows × dims` normalised sentence vectors quantised to `i8`, row-major, a
-    /// record's contiguous: a quarter of the bytes an `f32` row takes, since the scan reads
-    /// every eligible record's sentences (LoCoMo's turns have 3.2). A replaced record's
-    /// longer list is appended and its old rows left unused until `compact`.
-    sentences: Vec<i8>,
-    /// Sentence row → the scale its `i8`s map back by (`x ≈ q × scale`).
+    /// The normalised sentence vectors as `i8`s, a record's contiguous: the scan reads every
+    /// eligible record's sentences (LoCoMo's turns have 3.2). A replaced record's longer list
+    /// is appended and its old rows left unused until `compact`.
+    sentences: I8Rows,
+}
+
+/// Unit vectors held as `i8`s, row-major, with a scale each (`x ≈ q × scale`): a quarter of
+/// the bytes `f32` rows take.
+#[derive(Debug, Default)]
+struct I8Rows {
+    values: Vec<i8>,
     scales: Vec<f32>,
 }
 
-impl Inner {
-    /// Append sentence rows (their `i8`s and scales); returns the first one's number.
-    fn push_sentences(&mut self, quantised: &[i8], scales: &[f32]) -> u32 {
-        let first = self.scales.len() as u32;
-        self.sentences.extend_from_slice(quantised);
-        self.scales.extend_from_slice(scales);
+impl I8Rows {
+    fn with_capacity(rows: usize, dims: usize) -> Self {
+        Self { values: Vec::with_capacity(rows * dims), scales: Vec::with_capacity(rows) }
+    }
+
+    fn len(&self) -> usize {
+        self.scales.len()
+    }
+
+    /// Row `at`: its `i8`s and scale.
+    #[inline]
+    fn row(&self, at: usize, dims: usize) -> (&[i8], f32) {
+        (&self.values[at * dims..(at + 1) * dims], self.scales[at])
+    }
+
+    /// Append `unit` quantised.
+    fn push_unit(&mut self, unit: &[f32]) {
+        self.scales.push(quantise(unit, &mut self.values));
+    }
+
+    /// Append `other`'s rows `from..to`; returns the first one's number here.
+    fn extend_from(&mut self, other: &I8Rows, (from, to): (usize, usize), dims: usize) -> u32 {
+        let first = self.len() as u32;
+        self.values.extend_from_slice(&other.values[from * dims..to * dims]);
+        self.scales.extend_from_slice(&other.scales[from..to]);
         first
     }
 
+    /// Overwrite rows from `at` with every row of `other`.
+    fn overwrite(&mut self, at: usize, other: &I8Rows, dims: usize) {
+        self.values[at * dims..(at + other.len()) * dims].copy_from_slice(&other.values);
+        self.scales[at..at + other.len()].copy_from_slice(&other.scales);
+    }
+}
+
+impl Inner {
     fn row_of(&self, key: RecordKey) -> Option<usize> {
         let row = *self.pos.get(usize::try_from(key.0).ok()?)?;
         (row != NO_ROW).then_some(row as usize)
@@ -75,14 +106,12 @@ impl ExactIndex {
             ids: Vec::with_capacity(rows),
             keys: Vec::with_capacity(rows),
             matrix: Vec::with_capacity(rows * dims),
-            quantised: Vec::with_capacity(rows * dims),
-            row_scales: Vec::with_capacity(rows),
+            rows_i8: I8Rows::with_capacity(rows, dims),
             pos: Vec::with_capacity(rows + 1),
             live: Vec::with_capacity(rows),
             live_count: 0,
             spans: Vec::with_capacity(rows),
-            sentences: Vec::new(),
-            scales: Vec::new(),
+            sentences: I8Rows::default(),
         };
         Self { dims, inner: RwLock::new(inner) }
     }
@@ -99,7 +128,7 @@ impl ExactIndex {
 
     /// Sentence vectors held (of live rows and of rows replaced or dead until `compact`).
     pub fn sentence_rows(&self) -> usize {
-        self.read().scales.len()
+        self.read().sentences.len()
     }
 
     /// Drop dead rows and rebuild positions. Searches wait while it runs.
@@ -111,14 +140,12 @@ impl ExactIndex {
             ids: Vec::with_capacity(old.live_count),
             keys: Vec::with_capacity(old.live_count),
             matrix: Vec::with_capacity(old.live_count * dims),
-            quantised: Vec::with_capacity(old.live_count * dims),
-            row_scales: Vec::with_capacity(old.live_count),
+            rows_i8: I8Rows::with_capacity(old.live_count, dims),
             pos: vec![NO_ROW; old.pos.len()],
             live: Vec::with_capacity(old.live_count),
             live_count: 0,
             spans: Vec::with_capacity(old.live_count),
-            sentences: Vec::new(),
-            scales: Vec::new(),
+            sentences: I8Rows::default(),
         };
         for (row, alive) in old.live.iter().enumerate() {
             if !*alive {
@@ -128,15 +155,13 @@ impl ExactIndex {
             fresh.ids.push(old.ids[row].clone());
             fresh.keys.push(old.keys[row]);
             fresh.matrix.extend_from_slice(&old.matrix[row * dims..(row + 1) * dims]);
-            fresh.quantised.extend_from_slice(&old.quantised[row * dims..(row + 1) * dims]);
-            fresh.row_scales.push(old.row_scales[row]);
+            fresh.rows_i8.extend_from(&old.rows_i8, (row, row + 1), dims);
             fresh.pos[old.keys[row].0 as usize] = new_row as u32;
             fresh.live.push(true);
             fresh.live_count += 1;
             let (start, len) = old.spans[row];
-            let (start, end) = (start as usize, (start + len) as usize);
             let first =
-                fresh.push_sentences(&old.sentences[start * dims..end * dims], &old.scales[start..end]);
+                fresh.sentences.extend_from(&old.sentences, (start as usize, (start + len) as usize), dims);
             fresh.spans.push((first, len));
         }
         *inner = fresh;
@@ -191,29 +216,26 @@ impl VectorIndex for ExactIndex {
     fn upsert_with(&self, key: RecordKey, id: &RecordId, vector: &[f32], sentences: &[f32]) -> Result<()> {
         self.check_dims("vector", vector)?;
         let dims = self.dims;
-        let (quantised, scales) = quantised_units(sentences, dims)?;
-        let count = u32::try_from(scales.len())
+        let sentences = quantised_units(sentences, dims)?;
+        let count = u32::try_from(sentences.len())
             .map_err(|_| DomainError::Invalid { field: "sentences", reason: "too many".into() })?;
         let slot = usize::try_from(key.0).ok().filter(|k| *k < (NO_ROW as usize)).ok_or_else(|| {
             DomainError::Invalid { field: "record_key", reason: format!("{} is too large", key.0) }
         })?;
         let mut normalised = vector.to_vec();
         normalise(&mut normalised);
-        let mut row_quantised = Vec::with_capacity(dims);
-        let row_scale = quantise(&normalised, &mut row_quantised);
+        let mut row_i8 = I8Rows::with_capacity(1, dims);
+        row_i8.push_unit(&normalised);
         let mut inner = self.write();
         if let Some(row) = inner.row_of(key) {
             inner.matrix[row * dims..(row + 1) * dims].copy_from_slice(&normalised);
-            inner.quantised[row * dims..(row + 1) * dims].copy_from_slice(&row_quantised);
-            inner.row_scales[row] = row_scale;
+            inner.rows_i8.overwrite(row, &row_i8, dims);
             let (start, len) = inner.spans[row];
             let start = if count <= len {
-                let at = start as usize;
-                inner.sentences[at * dims..at * dims + quantised.len()].copy_from_slice(&quantised);
-                inner.scales[at..at + scales.len()].copy_from_slice(&scales);
+                inner.sentences.overwrite(start as usize, &sentences, dims);
                 start
             } else {
-                inner.push_sentences(&quantised, &scales)
+                inner.sentences.extend_from(&sentences, (0, sentences.len()), dims)
             };
             inner.spans[row] = (start, count);
             inner.ids[row] = id.clone();
@@ -231,11 +253,10 @@ impl VectorIndex for ExactIndex {
         inner.ids.push(id.clone());
         inner.keys.push(key);
         inner.matrix.extend_from_slice(&normalised);
-        inner.quantised.extend_from_slice(&row_quantised);
-        inner.row_scales.push(row_scale);
+        inner.rows_i8.extend_from(&row_i8, (0, 1), dims);
         inner.live.push(true);
         inner.live_count += 1;
-        let start = inner.push_sentences(&quantised, &scales);
+        let start = inner.sentences.extend_from(&sentences, (0, sentences.len()), dims);
         inner.spans.push((start, count));
         Ok(())
     }
@@ -287,11 +308,10 @@ impl VectorIndex for ExactIndex {
         // A row's sentence vectors: each one's `i8`s and scale.
         let sentences_of = |row: u32| {
             let (start, len) = inner.spans[row as usize];
-            let (start, end) = (start as usize, (start + len) as usize);
-            inner.sentences[start * dims..end * dims].chunks_exact(dims).zip(&inner.scales[start..end])
+            (start as usize..(start + len) as usize).map(|at| inner.sentences.row(at, dims))
         };
         let weight = sentences.weight();
-        let weighed = weight > 0.0 && !inner.scales.is_empty();
+        let weighed = weight > 0.0 && inner.sentences.len() > 0;
         let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
             Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
         });
@@ -310,8 +330,8 @@ impl VectorIndex for ExactIndex {
         let sentence_cosine = |s: &[i8], scale: f32| query_i8.dot(s, scale, dot_i8);
         let own_cosine = |row: u32| {
             if prefilter {
-                let at = row as usize * dims;
-                query_i8.dot(&inner.quantised[at..at + dims], inner.row_scales[row as usize], dot_i8)
+                let (values, scale) = inner.rows_i8.row(row as usize, dims);
+                query_i8.dot(values, scale, dot_i8)
             } else {
                 dot(&query, row_of(row))
             }
@@ -320,7 +340,7 @@ impl VectorIndex for ExactIndex {
         // when it has none).
         let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
         let best_of = |row: u32, score: &dyn Fn(&[i8], f32) -> f32| {
-            sentences_of(row).map(|(s, &scale)| score(s, scale)).reduce(f32::max)
+            sentences_of(row).map(|(s, scale)| score(s, scale)).reduce(f32::max)
         };
         // Sentence vectors are centred on their own mean: a sentence is shorter than its
         // record and lies elsewhere.
@@ -348,7 +368,7 @@ impl VectorIndex for ExactIndex {
                 for &row in rows {
                     let own = own_cosine(row);
                     let mut best: Option<f32> = None;
-                    for (sentence, &scale) in sentences_of(row) {
+                    for (sentence, scale) in sentences_of(row) {
                         let score = sentence_cosine(sentence, scale);
                         best = Some(best.map_or(score, |b: f32| b.max(score)));
                     }
@@ -543,11 +563,8 @@ fn sentence_mean(inner: &Inner, rows: &[u32], count: usize, dims: usize) -> Vec<
         let (start, len) = inner.spans[row as usize];
         let (start, len) = (start as usize, len as usize);
         while next < seen + len {
-            let at = start + next - seen;
-            let scale = inner.scales[at];
-            sum.iter_mut()
-                .zip(&inner.sentences[at * dims..(at + 1) * dims])
-                .for_each(|(m, &x)| *m += f32::from(x) * scale);
+            let (values, scale) = inner.sentences.row(start + next - seen, dims);
+            sum.iter_mut().zip(values).for_each(|(m, &x)| *m += f32::from(x) * scale);
             taken += 1;
             next += step;
         }
@@ -681,16 +698,16 @@ fn unit_rows(field: &'static str, matrix: &mut [f32], dims: usize) -> Result<()>
 /// Sentence vectors (`dims` numbers each, one after the other) as the index holds them: each
 /// normalised, then quantised to `i8`; their `i8`s and one scale each. Numbers that are not
 /// whole vectors, or not finite, are refused.
-fn quantised_units(sentences: &[f32], dims: usize) -> Result<(Vec<i8>, Vec<f32>)> {
+fn quantised_units(sentences: &[f32], dims: usize) -> Result<I8Rows> {
     if !sentences.len().is_multiple_of(dims) {
         return Err(DomainError::Invalid {
             field: "sentences",
             reason: format!("{} numbers are not whole vectors of {dims}", sentences.len()),
         });
     }
-    let (mut quantised, mut scales) = (Vec::with_capacity(sentences.len()), Vec::new());
+    let mut held = I8Rows::with_capacity(sentences.len() / dims.max(1), dims);
     if dims == 0 {
-        return Ok((quantised, scales));
+        return Ok(held);
     }
     let mut unit = vec![0.0f32; dims];
     for sentence in sentences.chunks_exact(dims) {
@@ -702,9 +719,9 @@ fn quantised_units(sentences: &[f32], dims: usize) -> Result<(Vec<i8>, Vec<f32>)
         }
         unit.copy_from_slice(sentence);
         normalise(&mut unit);
-        scales.push(quantise(&unit, &mut quantised));
+        held.push_unit(&unit);
     }
-    Ok((quantised, scales))
+    Ok(held)
 }
 
 /// Each row's `(start, len)` in the sentence matrix from a scan's per-row counts (none for
@@ -778,26 +795,23 @@ impl ExactIndex {
         let mut matrix = scan.vectors;
         unit_rows("vector", &mut matrix, dims)?;
         // The rows are unit vectors now: quantised as they are, as `upsert_with` does.
-        let mut quantised = Vec::with_capacity(matrix.len());
-        let row_scales: Vec<f32> = match dims {
-            0 => vec![0.0; rows],
-            _ => matrix.chunks_exact(dims).map(|row| quantise(row, &mut quantised)).collect(),
-        };
+        let mut rows_i8 = I8Rows::with_capacity(rows, dims);
+        for row in 0..rows {
+            rows_i8.push_unit(&matrix[row * dims..(row + 1) * dims]);
+        }
         let spans = spans_from_counts(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
-        let (sentences, scales) = quantised_units(&scan.sentences, dims)?;
+        let sentences = quantised_units(&scan.sentences, dims)?;
         drop(scan.sentences);
         let inner = Inner {
             ids: scan.ids,
             keys: scan.keys,
             matrix,
-            quantised,
-            row_scales,
+            rows_i8,
             pos,
             live: vec![true; rows],
             live_count: rows,
             spans,
             sentences,
-            scales,
         };
         Ok(Self { dims, inner: RwLock::new(inner) })
     }
@@ -826,12 +840,11 @@ mod tests {
     fn assert_copies_follow(index: &ExactIndex) {
         let inner = index.read();
         let dims = index.dims;
-        assert_eq!((inner.quantised.len(), inner.row_scales.len()), (inner.matrix.len(), inner.ids.len()));
+        assert_eq!((inner.rows_i8.values.len(), inner.rows_i8.len()), (inner.matrix.len(), inner.ids.len()));
         for (row, vector) in inner.matrix.chunks_exact(dims).enumerate() {
             let mut want = Vec::new();
             let scale = quantise(vector, &mut want);
-            assert_eq!(&inner.quantised[row * dims..(row + 1) * dims], want.as_slice(), "row {row}");
-            assert_eq!(inner.row_scales[row], scale, "row {row}");
+            assert_eq!(inner.rows_i8.row(row, dims), (want.as_slice(), scale), "row {row}");
         }
     }
 
