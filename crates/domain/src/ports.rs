@@ -509,8 +509,9 @@ pub trait IdempotencyKeys: Send + Sync {
 /// The search_log table.
 #[async_trait]
 pub trait SearchLogStore: Send + Sync {
-    /// Append one trace.
-    async fn append_trace(&self, trace: &SearchTrace) -> Result<()>;
+    /// Append one trace. It may be written after this returns (the store's JSON of it
+    /// too), but `trace` finds it from then on.
+    async fn append_trace(&self, trace: SearchTrace) -> Result<()>;
     /// One trace as stored (JSON text), with the agent and user it belongs to.
     async fn trace(&self, id: &SearchId) -> Result<Option<(AgentId, UserId, String)>>;
 }
@@ -707,6 +708,13 @@ pub trait VectorIndex: Send + Sync {
         centring: Centring,
         sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>>;
+    /// Do now what a `search_with` over `eligible` with these settings needs before its
+    /// query (which rows, the means it centres on), so that a search soon after, the index
+    /// unchanged, finds it done: the retriever calls it while the query is embedded. The
+    /// search's result is the same whether or not this ran.
+    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {
+        let _ = (eligible, centring, sentences);
+    }
     /// The vector stored for a record, when live.
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>>;
     /// Number of live rows.

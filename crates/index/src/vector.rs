@@ -3,7 +3,8 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-use std::sync::RwLock;
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+use std::sync::{Arc, Mutex, RwLock};
 
 use retold_domain::{
     Centring, DomainError, RecordId, RecordKey, Result, SentenceWeight, VectorHit, VectorIndex,
@@ -92,12 +93,40 @@ impl Inner {
 pub struct ExactIndex {
     dims: usize,
     inner: RwLock<Inner>,
+    /// Bumped each time the write lock is taken, so a [`Prepared`] knows the rows it was
+    /// computed from are still there.
+    generation: AtomicU64,
+    /// What searches over the last few eligible sets needed before the query (their rows
+    /// and means), each valid for one `generation`.
+    prepared: Mutex<Vec<Arc<Prepared>>>,
 }
+
+/// The part of a search that does not depend on the query: the eligible rows in scan order
+/// and the means a centred search subtracts. [`VectorIndex::prepare`] computes it while the
+/// query is embedded; a search over the same eligible set, with the index unchanged since,
+/// takes it as it is, so its result is the same either way.
+#[derive(Debug)]
+struct Prepared {
+    generation: u64,
+    eligible: Vec<RecordKey>,
+    /// Centred and weighing sentences: what the means below were asked for.
+    centred: bool,
+    weighed: bool,
+    rows: Vec<u32>,
+    /// The rows' mean, when centred over at least `CENTRING_MIN_ROWS` rows.
+    mean: Option<Vec<f32>>,
+    /// Their sentences' mean, when the rows' is there, sentences are weighed and there are
+    /// at least `CENTRING_MIN_ROWS` of them.
+    sentence_mean: Option<Vec<f32>>,
+}
+
+/// Eligible sets whose [`Prepared`] is kept (a few principals searching in turn).
+const PREPARED_SETS: usize = 4;
 
 impl ExactIndex {
     /// An empty index for vectors of `dims` numbers.
     pub fn new(dims: usize) -> Self {
-        Self { dims, inner: RwLock::new(Inner::default()) }
+        Self::holding(dims, Inner::default())
     }
 
     /// An empty index with room for `rows` vectors.
@@ -113,7 +142,11 @@ impl ExactIndex {
             spans: Vec::with_capacity(rows),
             sentences: I8Rows::default(),
         };
-        Self { dims, inner: RwLock::new(inner) }
+        Self::holding(dims, inner)
+    }
+
+    fn holding(dims: usize, inner: Inner) -> Self {
+        Self { dims, inner: RwLock::new(inner), generation: AtomicU64::new(0), prepared: Mutex::default() }
     }
 
     /// Vector length.
@@ -182,8 +215,75 @@ impl ExactIndex {
         self.inner.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// The write lock; taking it makes every [`Prepared`] stale.
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Inner> {
-        self.inner.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+        let inner = self.inner.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.generation.fetch_add(1, AtomicOrdering::AcqRel);
+        inner
+    }
+
+    /// The [`Prepared`] of a search over `eligible` (`inner` read-locked by the caller):
+    /// kept from an earlier call at this generation, or computed and kept.
+    fn prepared_for(
+        &self,
+        inner: &Inner,
+        eligible: &[RecordKey],
+        centred: bool,
+        weighed: bool,
+    ) -> Arc<Prepared> {
+        let generation = self.generation.load(AtomicOrdering::Acquire);
+        let kept = |p: &Prepared| {
+            p.generation == generation
+                && p.centred == centred
+                && p.weighed == weighed
+                && p.eligible == eligible
+        };
+        let sets = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = sets.iter().find(|p| kept(p)) {
+            return found.clone();
+        }
+        drop(sets);
+        let dims = self.dims;
+        let mut rows: Vec<u32> = eligible
+            .iter()
+            .filter_map(|key| inner.row_of(*key))
+            .filter(|row| inner.live[*row])
+            .map(|row| row as u32)
+            .collect();
+        // Scan in matrix order for sequential memory access. Eligible keys arrive sorted and
+        // rows are appended in key order, so the sort is usually skipped.
+        if !rows.is_sorted() {
+            rows.sort_unstable();
+        }
+        rows.dedup();
+        let mean = (centred && rows.len() >= CENTRING_MIN_ROWS).then(|| {
+            let row_of = |row: u32| &inner.matrix[row as usize * dims..(row as usize + 1) * dims];
+            mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims)
+        });
+        // As for records, a handful of sentences has no common direction to take away.
+        let sentence_mean = match (&mean, weighed) {
+            (Some(_), true) => {
+                let count: usize = rows.iter().map(|&r| inner.spans[r as usize].1 as usize).sum();
+                (count >= CENTRING_MIN_ROWS).then(|| sentence_mean(inner, &rows, count, dims))
+            }
+            _ => None,
+        };
+        let made = Arc::new(Prepared {
+            generation,
+            eligible: eligible.to_vec(),
+            centred,
+            weighed,
+            rows,
+            mean,
+            sentence_mean,
+        });
+        let mut sets = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        sets.retain(|p| p.generation == generation && !kept(p));
+        if sets.len() == PREPARED_SETS {
+            sets.remove(0);
+        }
+        sets.push(made.clone());
+        made
     }
 
     fn check_dims(&self, what: &'static str, vector: &[f32]) -> Result<()> {
@@ -286,21 +386,12 @@ impl VectorIndex for ExactIndex {
         let mut query = query.to_vec();
         normalise(&mut query);
         let dims = self.dims;
-        // The mask is built while holding the lock, so a concurrent write cannot shift rows
-        // between building it and scanning.
+        // The mask is built (or found built at this generation) while holding the lock, so a
+        // concurrent write cannot shift rows between building it and scanning.
         let inner = self.read();
-        let mut rows: Vec<u32> = eligible
-            .iter()
-            .filter_map(|key| inner.row_of(*key))
-            .filter(|row| inner.live[*row])
-            .map(|row| row as u32)
-            .collect();
-        // Scan in matrix order for sequential memory access. Eligible keys arrive sorted and
-        // rows are appended in key order, so the sort is usually skipped.
-        if !rows.is_sorted() {
-            rows.sort_unstable();
-        }
-        rows.dedup();
+        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
+        let prepared = self.prepared_for(&inner, eligible, centring.share() > 0.0, weighed);
+        let rows: &[u32] = &prepared.rows;
         let row_of = |row: u32| {
             let start = row as usize * dims;
             &inner.matrix[start..start + dims]
@@ -311,10 +402,7 @@ impl VectorIndex for ExactIndex {
             (start as usize..(start + len) as usize).map(|at| inner.sentences.row(at, dims))
         };
         let weight = sentences.weight();
-        let weighed = weight > 0.0 && inner.sentences.len() > 0;
-        let centre = (centring.share() > 0.0 && rows.len() >= CENTRING_MIN_ROWS).then(|| {
-            Centre::new(&query, centring.share(), mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims))
-        });
+        let centre = prepared.mean.as_ref().map(|mean| Centre::new(&query, centring.share(), mean.clone()));
         // A centred search over more rows than it keeps scans the rows' `i8` copies for its
         // pool, then scores what that found exactly (below); other searches scan the exact
         // rows.
@@ -344,21 +432,13 @@ impl VectorIndex for ExactIndex {
         };
         // Sentence vectors are centred on their own mean: a sentence is shorter than its
         // record and lies elsewhere.
-        let sentence_centre = match (&centre, weighed) {
-            (Some(_), true) => {
-                // As for records, a handful of sentences has no common direction to take away.
-                let count: usize = rows.iter().map(|&r| inner.spans[r as usize].1 as usize).sum();
-                (count >= CENTRING_MIN_ROWS).then(|| {
-                    let centre =
-                        Centre::new(&query, centring.share(), sentence_mean(&inner, &rows, count, dims));
-                    // Quantised like the sentences, so the reorder's two dot products a
-                    // sentence are integer ones too.
-                    let (query, mean) = (Quantised::new(&centre.query), Quantised::new(&centre.mean));
-                    (centre, query, mean)
-                })
-            }
-            _ => None,
-        };
+        let sentence_centre = prepared.sentence_mean.as_ref().map(|mean| {
+            let centre = Centre::new(&query, centring.share(), mean.clone());
+            // Quantised like the sentences, so the reorder's two dot products a sentence are
+            // integer ones too.
+            let (query, mean) = (Quantised::new(&centre.query), Quantised::new(&centre.mean));
+            (centre, query, mean)
+        });
         // A centred search reorders the plain cosine's first `CENTRING_POOL × k`: scoring
         // every row centred would make the scan compute-bound (two dot products a row).
         let scanned = if prefilter { pool.saturating_mul(PREFILTER_MARGIN) } else { pool };
@@ -395,7 +475,7 @@ impl VectorIndex for ExactIndex {
             }
             top
         } else {
-            scan(&rows)
+            scan(rows)
         };
         let hit = |row: u32, score: f32, centred: Option<f32>, sentence: Option<f32>| VectorHit {
             record_key: inner.keys[row as usize],
@@ -457,6 +537,12 @@ impl VectorIndex for ExactIndex {
             .take(k)
             .map(|(own, score, best, row)| hit(row, score, Some(own), best))
             .collect())
+    }
+
+    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {
+        let inner = self.read();
+        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
+        self.prepared_for(&inner, eligible, centring.share() > 0.0, weighed);
     }
 
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
@@ -813,7 +899,7 @@ impl ExactIndex {
             spans,
             sentences,
         };
-        Ok(Self { dims, inner: RwLock::new(inner) })
+        Ok(Self::holding(dims, inner))
     }
 
     /// Boot: scan the compatible embedding rows of `model` from the store and build the index.

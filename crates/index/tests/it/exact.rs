@@ -453,3 +453,110 @@ fn a_few_sentence_vectors_among_many_records_are_not_centred() {
     assert!((sentence(101) - 1.0 / 1.01f32.sqrt()).abs() < 0.02, "{hits:?}");
     assert!((sentence(102) - 0.9 / 0.97f32.sqrt()).abs() < 0.02, "{hits:?}");
 }
+
+/// A change the index takes after an eligible set was prepared for a search.
+#[derive(Debug, Clone)]
+enum Change {
+    None,
+    Replace(usize, Vec<f32>, Vec<f32>),
+    Dead(usize),
+    Add(Vec<f32>),
+    Compact(usize),
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    let v = || prop::collection::vec(-1.0f32..1.0, 8);
+    prop_oneof![
+        Just(Change::None),
+        (0usize..200, v(), v()).prop_map(|(at, own, sentence)| Change::Replace(at, own, sentence)),
+        (0usize..200).prop_map(Change::Dead),
+        v().prop_map(Change::Add),
+        (0usize..200).prop_map(Change::Compact),
+    ]
+}
+
+/// One write to an index, kept to build a fresh index with the same rows.
+#[derive(Debug, Clone)]
+enum Write {
+    Put(RecordKey, Vec<f32>, Vec<f32>),
+    Dead(RecordKey),
+    Compact,
+}
+
+fn apply(index: &ExactIndex, write: &Write) {
+    match write {
+        Write::Put(key, own, sentences) => index.upsert_with(*key, &id(key.0), own, sentences).unwrap(),
+        Write::Dead(key) => index.mark_dead(*key),
+        Write::Compact => index.compact(),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100))]
+    /// What `prepare` computed ahead of the query (the eligible rows, the record and sentence
+    /// means a centred search subtracts) gives the very search an index built afresh with
+    /// the same writes gives, also when the index changed between `prepare` and the search:
+    /// a replaced vector moves the means, a dead record leaves the rows, compaction moves
+    /// every row.
+    #[test]
+    fn a_prepared_search_equals_one_on_a_fresh_index(
+        rows in prop::collection::vec(
+            (prop::collection::vec(-1.0f32..1.0, 8), prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 0..3)),
+            70..120,
+        ),
+        changes in prop::collection::vec(change(), 1..4),
+        query in prop::collection::vec(-1.0f32..1.0, 8),
+        weight in prop_oneof![Just(0.0f32), 0.1f32..=1.0],
+        k in 1usize..8,
+    ) {
+        prop_assume!(query.iter().any(|x| x.abs() > 0.05));
+        let prepared = ExactIndex::new(8);
+        let mut writes: Vec<Write> = Vec::new();
+        let write = |w: Write, writes: &mut Vec<Write>| {
+            apply(&prepared, &w);
+            writes.push(w);
+        };
+        let keys: Vec<RecordKey> = (1..=rows.len() as u64).map(RecordKey).collect();
+        for (key, (own, sentences)) in keys.iter().zip(&rows) {
+            write(Write::Put(*key, own.clone(), sentences.concat()), &mut writes);
+        }
+        let fresh = |writes: &[Write]| {
+            let index = ExactIndex::new(8);
+            writes.iter().for_each(|w| apply(&index, w));
+            index
+        };
+        let centring = Centring::new(0.8).unwrap();
+        let weight = SentenceWeight::new(weight).unwrap();
+        let mut next = keys.len() as u64;
+        for change in changes {
+            prepared.prepare(&keys, centring, weight);
+            // Searched as prepared, nothing changed since: then prepared again.
+            prop_assert_eq!(
+                prepared.search_with(&query, &keys, k, centring, weight).unwrap(),
+                fresh(&writes).search_with(&query, &keys, k, centring, weight).unwrap()
+            );
+            prepared.prepare(&keys, centring, weight);
+            match &change {
+                Change::None => {}
+                Change::Replace(at, own, sentence) => {
+                    write(Write::Put(keys[at % keys.len()], own.clone(), sentence.clone()), &mut writes);
+                }
+                Change::Dead(at) => write(Write::Dead(keys[at % keys.len()]), &mut writes),
+                // A record written after the eligible set was read: not in it.
+                Change::Add(own) => {
+                    next += 1;
+                    write(Write::Put(RecordKey(next), own.clone(), own.clone()), &mut writes);
+                }
+                Change::Compact(at) => {
+                    write(Write::Dead(keys[at % keys.len()]), &mut writes);
+                    write(Write::Compact, &mut writes);
+                }
+            }
+            prop_assert_eq!(
+                prepared.search_with(&query, &keys, k, centring, weight).unwrap(),
+                fresh(&writes).search_with(&query, &keys, k, centring, weight).unwrap(),
+                "after {:?}", change
+            );
+        }
+    }
+}
