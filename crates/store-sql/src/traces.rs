@@ -1,8 +1,8 @@
 //! Search traces written off the request's path, for both stores.
 //!
-//! A search hands its trace to a writer task and answers; the task writes every trace that
-//! is waiting in one transaction (the store supplies the INSERT), so searches never wait for
-//! it. Until a trace is written it is answered from memory, so `trace` finds it right after
+//! A search hands its trace to a writer task and answers; the task turns every trace that
+//! is waiting into JSON and writes them in one transaction (the store supplies the INSERT),
+//! so searches wait for neither. Until a trace is written it is answered from memory, so `trace` finds it right after
 //! the search; the stores' `close` waits until every handed trace is written.
 
 use std::collections::HashMap;
@@ -18,13 +18,33 @@ use crate::error::StoreError;
 /// The store's INSERT of one trace row (its SQL, in its dialect).
 pub type InsertTrace = fn(&str, &Row) -> Statement;
 
-/// One trace waiting to be written.
+/// One trace as it is written.
 #[derive(Debug, Clone)]
 pub struct Row {
     pub at: i64,
     pub agent_id: String,
     pub user_id: String,
     pub trace: String,
+}
+
+/// One trace handed to the writer: the search's own trace, and its time as the store keeps
+/// times.
+#[derive(Debug)]
+pub struct Pending {
+    pub at: i64,
+    pub trace: SearchTrace,
+}
+
+impl Pending {
+    /// The row it is written as (its JSON built here, off the search's path).
+    pub fn row(&self) -> Row {
+        Row {
+            at: self.at,
+            agent_id: self.trace.agent_id.as_str().to_owned(),
+            user_id: self.trace.user_id.as_str().to_owned(),
+            trace: trace_json(&self.trace).to_string(),
+        }
+    }
 }
 
 enum Message {
@@ -35,7 +55,7 @@ enum Message {
 /// The writer task's handle: the queue and the traces not yet written.
 pub struct TraceWriter {
     queue: mpsc::UnboundedSender<Message>,
-    pending: Arc<Mutex<HashMap<String, Row>>>,
+    pending: Arc<Mutex<HashMap<String, Arc<Pending>>>>,
 }
 
 impl std::fmt::Debug for TraceWriter {
@@ -51,7 +71,7 @@ impl TraceWriter {
     /// Start the writer task on `writer` (a pool, or SQLite's one writer connection).
     pub fn start(writer: DatabaseConnection, insert: InsertTrace) -> Self {
         let (queue, mut inbox) = mpsc::unbounded_channel::<Message>();
-        let pending: Arc<Mutex<HashMap<String, Row>>> = Arc::default();
+        let pending: Arc<Mutex<HashMap<String, Arc<Pending>>>> = Arc::default();
         let shared = pending.clone();
         tokio::spawn(async move {
             while let Some(first) = inbox.recv().await {
@@ -68,10 +88,11 @@ impl TraceWriter {
                     }
                 }
                 if !ids.is_empty() {
-                    let rows: Vec<(String, Row)> = {
+                    let handed: Vec<(String, Arc<Pending>)> = {
                         let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
-                        ids.iter().filter_map(|id| pending.get(id).map(|r| (id.clone(), r.clone()))).collect()
+                        ids.iter().filter_map(|id| pending.get(id).map(|p| (id.clone(), p.clone()))).collect()
                     };
+                    let rows: Vec<(String, Row)> = handed.into_iter().map(|(id, p)| (id, p.row())).collect();
                     if let Err(error) = write_batch(&writer, insert, &rows).await {
                         tracing::error!(%error, traces = rows.len(), "search_log traces could not be written");
                     }
@@ -89,8 +110,8 @@ impl TraceWriter {
     }
 
     /// Hand a trace to the writer.
-    pub fn hand(&self, id: String, row: Row) -> DomainResult<()> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), row);
+    pub fn hand(&self, id: String, pending: Pending) -> DomainResult<()> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::new(pending));
         self.queue
             .send(Message::Written(id))
             .map_err(|_| retold_domain::DomainError::backend("search_log", "the trace writer has stopped"))
@@ -98,7 +119,8 @@ impl TraceWriter {
 
     /// A trace handed but not written yet.
     pub fn waiting(&self, id: &str) -> Option<Row> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned()
+        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+        pending.map(|p| p.row())
     }
 
     /// Wait until every trace handed so far is written.

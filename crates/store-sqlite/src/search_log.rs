@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use retold_domain::{AgentId, Result as DomainResult, SearchId, SearchLogStore, SearchTrace, UserId};
-use retold_store_sql::traces::{Row, trace_json};
+use retold_store_sql::traces::{Pending, Row};
 use sea_orm::{ConnectionTrait, Statement};
 
 use crate::convert::millis;
@@ -29,16 +29,8 @@ pub(crate) fn insert_trace(id: &str, row: &Row) -> Statement {
 
 #[async_trait]
 impl SearchLogStore for SqliteStore {
-    async fn append_trace(&self, trace: &SearchTrace) -> DomainResult<()> {
-        self.traces.hand(
-            trace.id.as_str().to_owned(),
-            Row {
-                at: millis(trace.at),
-                agent_id: trace.agent_id.as_str().to_owned(),
-                user_id: trace.user_id.as_str().to_owned(),
-                trace: trace_json(trace).to_string(),
-            },
-        )
+    async fn append_trace(&self, trace: SearchTrace) -> DomainResult<()> {
+        self.traces.hand(trace.id.as_str().to_owned(), Pending { at: millis(trace.at), trace })
     }
 
     async fn trace(&self, id: &SearchId) -> DomainResult<Option<(AgentId, UserId, String)>> {

@@ -250,7 +250,7 @@ impl Retriever {
                 .collect(),
             timings_us: timings.0,
         };
-        self.ports.search_log.append_trace(&trace).instrument(info_span!("retrieve.search_log")).await?;
+        self.ports.search_log.append_trace(trace).instrument(info_span!("retrieve.search_log")).await?;
         Ok(SearchResponse {
             search_id,
             hits,

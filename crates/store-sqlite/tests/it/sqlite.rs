@@ -104,7 +104,7 @@ async fn every_search_trace_is_readable_at_once_and_written_by_a_clean_shutdown(
     let f = open().await;
     let path = f.dir.path().join("retold.db");
     for n in 0..600 {
-        f.store.append_trace(&trace(n)).await.unwrap();
+        f.store.append_trace(trace(n)).await.unwrap();
         if n % 97 == 0 {
             let (_, _, json) = f.store.trace(&trace(n).id).await.unwrap().expect("readable right away");
             assert!(json.contains(&format!("question {n}")), "{json}");
