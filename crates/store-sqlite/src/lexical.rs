@@ -103,8 +103,7 @@ impl SqliteStore {
             return Ok(Vec::new());
         }
         // The indexed columns of the hits, by rowid, for their matched terms.
-        let keys_json =
-            format!("[{}]", found.iter().map(|(k, _)| k.0.to_string()).collect::<Vec<_>>().join(","));
+        let keys_json = json_array(found.iter().map(|(k, _)| *k));
         let rows = self
             .reader
             .query_all_raw(stmt(
@@ -198,8 +197,7 @@ impl SqliteStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<(RecordKey, f64)>, StoreError> {
-        let keys_json =
-            format!("[{}]", eligible.iter().map(|k| k.0.to_string()).collect::<Vec<_>>().join(","));
+        let keys_json = json_array(eligible.iter().copied());
         let row = self
             .reader
             .query_one_raw(stmt(
@@ -217,6 +215,21 @@ impl SqliteStore {
         hits.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         Ok(hits)
     }
+}
+
+/// Keys as a JSON array for `json_each`, written into one string (a search at 10% of 50k
+/// records passes 5,000 keys; a string per key was most of its allocations).
+fn json_array(keys: impl Iterator<Item = RecordKey>) -> String {
+    use std::fmt::Write;
+    let mut json = String::from("[");
+    for (i, key) in keys.enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        write!(json, "{}", key.0).expect("writing to a String does not fail");
+    }
+    json.push(']');
+    json
 }
 
 /// `key score,key score,…` as `ranked` and `ranked_among` pack them.
