@@ -238,9 +238,12 @@ impl ExactIndex {
                 && p.weighed == weighed
                 && p.eligible == eligible
         };
-        let sets = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(found) = sets.iter().find(|p| kept(p)) {
-            return found.clone();
+        let mut sets = self.prepared.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(at) = sets.iter().position(|p| kept(p)) {
+            // Most recently used last: the first is the one a new set replaces.
+            let found = sets.remove(at);
+            sets.push(found.clone());
+            return found;
         }
         drop(sets);
         let dims = self.dims;
@@ -540,6 +543,9 @@ impl VectorIndex for ExactIndex {
     }
 
     fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {
+        if eligible.is_empty() {
+            return;
+        }
         let inner = self.read();
         let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
         self.prepared_for(&inner, eligible, centring.share() > 0.0, weighed);

@@ -139,12 +139,12 @@ impl TraceWriter {
 /// object's keys in sorted order as that `Value` printed them; `tests` holds the `Value`
 /// form and checks the two are byte for byte the same. A key a list holds twice (a stage
 /// timed twice) keeps its last value.
-pub fn trace_json(trace: &SearchTrace) -> String {
+fn trace_json(trace: &SearchTrace) -> String {
     #[derive(Serialize)]
     struct Doc<'a> {
         at: String,
         channels: BTreeMap<&'a str, Vec<Candidate<'a>>>,
-        drops: Vec<Drop<'a>>,
+        drops: Vec<Removed<'a>>,
         eligible_count: u64,
         fused: Vec<Fused<'a>>,
         id: &'a str,
@@ -165,7 +165,7 @@ pub fn trace_json(trace: &SearchTrace) -> String {
         score: f64,
     }
     #[derive(Serialize)]
-    struct Drop<'a> {
+    struct Removed<'a> {
         reason: &'a str,
         record_id: &'a str,
         stage: &'a str,
@@ -213,7 +213,7 @@ pub fn trace_json(trace: &SearchTrace) -> String {
         drops: trace
             .drops
             .iter()
-            .map(|d| Drop { reason: &d.reason, record_id: d.record_id.as_str(), stage: d.stage.as_str() })
+            .map(|d| Removed { reason: &d.reason, record_id: d.record_id.as_str(), stage: d.stage.as_str() })
             .collect(),
         eligible_count: trace.eligible_count,
         fused: trace

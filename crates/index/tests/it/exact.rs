@@ -504,7 +504,7 @@ proptest! {
             (prop::collection::vec(-1.0f32..1.0, 8), prop::collection::vec(prop::collection::vec(-1.0f32..1.0, 8), 0..3)),
             70..120,
         ),
-        changes in prop::collection::vec(change(), 1..4),
+        changes in prop::collection::vec((change(), any::<bool>(), any::<bool>()), 1..5),
         query in prop::collection::vec(-1.0f32..1.0, 8),
         weight in prop_oneof![Just(0.0f32), 0.1f32..=1.0],
         k in 1usize..8,
@@ -525,17 +525,21 @@ proptest! {
             writes.iter().for_each(|w| apply(&index, w));
             index
         };
-        let centring = Centring::new(0.8).unwrap();
         let weight = SentenceWeight::new(weight).unwrap();
+        // Every other record: a second eligible set, below `CENTRING_MIN_ROWS` rows when the
+        // store is small (no mean), prepared beside the first.
+        let half: Vec<RecordKey> = keys.iter().copied().step_by(2).collect();
         let mut next = keys.len() as u64;
-        for change in changes {
-            prepared.prepare(&keys, centring, weight);
+        for (change, centred, whole) in changes {
+            let centring = if centred { Centring::new(0.8).unwrap() } else { Centring::NONE };
+            let keys = if whole { &keys } else { &half };
+            prepared.prepare(keys, centring, weight);
             // Searched as prepared, nothing changed since: then prepared again.
             prop_assert_eq!(
-                prepared.search_with(&query, &keys, k, centring, weight).unwrap(),
-                fresh(&writes).search_with(&query, &keys, k, centring, weight).unwrap()
+                prepared.search_with(&query, keys, k, centring, weight).unwrap(),
+                fresh(&writes).search_with(&query, keys, k, centring, weight).unwrap()
             );
-            prepared.prepare(&keys, centring, weight);
+            prepared.prepare(keys, centring, weight);
             match &change {
                 Change::None => {}
                 Change::Replace(at, own, sentence) => {
@@ -553,8 +557,8 @@ proptest! {
                 }
             }
             prop_assert_eq!(
-                prepared.search_with(&query, &keys, k, centring, weight).unwrap(),
-                fresh(&writes).search_with(&query, &keys, k, centring, weight).unwrap(),
+                prepared.search_with(&query, keys, k, centring, weight).unwrap(),
+                fresh(&writes).search_with(&query, keys, k, centring, weight).unwrap(),
                 "after {:?}", change
             );
         }

@@ -169,21 +169,18 @@ impl Retriever {
             }
         };
         // What the scan needs before the query (its rows, the means it centres on) is done
-        // meanwhile, on another thread.
+        // meanwhile, on another thread. Only a head start: should it not finish, the scan
+        // does the same work itself.
         let prepare = async {
             if which.dense {
                 let index = self.ports.index.clone();
                 let (keys, centring, sentences) =
                     (eligible.keys.clone(), self.config.dense_centring, self.config.dense_sentence_weight);
-                tokio::task::spawn_blocking(move || index.prepare(&keys, centring, sentences))
-                    .await
-                    .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))?;
+                let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, sentences)).await;
             }
-            Ok::<_, retold_domain::DomainError>(())
         };
-        let (named, written, prepared) = tokio::join!(lookup, written, prepare);
+        let (named, written, ()) = tokio::join!(lookup, written, prepare);
         let (named, written) = (named?, written?);
-        prepared?;
         let people = match (&named, which.dense && weight < 1.0) {
             (Some((named, _)), true) => people_words(query, named),
             _ => Vec::new(),
