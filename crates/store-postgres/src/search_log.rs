@@ -4,10 +4,9 @@
 
 use async_trait::async_trait;
 use retold_domain::{AgentId, Result as DomainResult, SearchId, SearchLogStore, SearchTrace, UserId};
-use retold_store_sql::traces::{Pending, Row};
+use retold_store_sql::traces::Row;
 use sea_orm::{ConnectionTrait, Statement};
 
-use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
 use crate::store::{PostgresStore, stmt};
 
@@ -30,7 +29,7 @@ pub(crate) fn insert_trace(id: &str, row: &Row) -> Statement {
 #[async_trait]
 impl SearchLogStore for PostgresStore {
     async fn append_trace(&self, trace: SearchTrace) -> DomainResult<()> {
-        self.traces.hand(trace.id.as_str().to_owned(), Pending { at: millis(trace.at), trace })
+        self.traces.hand(trace)
     }
 
     async fn trace(&self, id: &SearchId) -> DomainResult<Option<(AgentId, UserId, String)>> {

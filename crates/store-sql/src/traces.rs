@@ -14,13 +14,14 @@ use sea_orm::{ConnectionTrait, DatabaseConnection, Statement, TransactionTrait};
 use serde::Serialize;
 use tokio::sync::{mpsc, oneshot};
 
+use crate::convert::millis;
 use crate::error::StoreError;
 
 /// The store's INSERT of one trace row (its SQL, in its dialect).
 pub type InsertTrace = fn(&str, &Row) -> Statement;
 
 /// One trace as it is written.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Row {
     pub at: i64,
     pub agent_id: String,
@@ -28,23 +29,13 @@ pub struct Row {
     pub trace: String,
 }
 
-/// One trace handed to the writer: the search's own trace, and its time as the store keeps
-/// times.
-#[derive(Debug)]
-pub struct Pending {
-    pub at: i64,
-    pub trace: SearchTrace,
-}
-
-impl Pending {
-    /// The row it is written as (its JSON built here, off the search's path).
-    pub fn row(&self) -> Row {
-        Row {
-            at: self.at,
-            agent_id: self.trace.agent_id.as_str().to_owned(),
-            user_id: self.trace.user_id.as_str().to_owned(),
-            trace: trace_json(&self.trace),
-        }
+/// The row a trace is written as (its JSON built here, off the search's path).
+fn row(trace: &SearchTrace) -> Row {
+    Row {
+        at: millis(trace.at),
+        agent_id: trace.agent_id.as_str().to_owned(),
+        user_id: trace.user_id.as_str().to_owned(),
+        trace: trace_json(trace),
     }
 }
 
@@ -56,7 +47,7 @@ enum Message {
 /// The writer task's handle: the queue and the traces not yet written.
 pub struct TraceWriter {
     queue: mpsc::UnboundedSender<Message>,
-    pending: Arc<Mutex<HashMap<String, Arc<Pending>>>>,
+    pending: Arc<Mutex<HashMap<String, Arc<SearchTrace>>>>,
 }
 
 impl std::fmt::Debug for TraceWriter {
@@ -72,7 +63,7 @@ impl TraceWriter {
     /// Start the writer task on `writer` (a pool, or SQLite's one writer connection).
     pub fn start(writer: DatabaseConnection, insert: InsertTrace) -> Self {
         let (queue, mut inbox) = mpsc::unbounded_channel::<Message>();
-        let pending: Arc<Mutex<HashMap<String, Arc<Pending>>>> = Arc::default();
+        let pending: Arc<Mutex<HashMap<String, Arc<SearchTrace>>>> = Arc::default();
         let shared = pending.clone();
         tokio::spawn(async move {
             while let Some(first) = inbox.recv().await {
@@ -89,11 +80,12 @@ impl TraceWriter {
                     }
                 }
                 if !ids.is_empty() {
-                    let handed: Vec<(String, Arc<Pending>)> = {
+                    let handed: Vec<(String, Arc<SearchTrace>)> = {
                         let pending = shared.lock().unwrap_or_else(PoisonError::into_inner);
                         ids.iter().filter_map(|id| pending.get(id).map(|p| (id.clone(), p.clone()))).collect()
                     };
-                    let rows: Vec<(String, Row)> = handed.into_iter().map(|(id, p)| (id, p.row())).collect();
+                    let rows: Vec<(String, Row)> =
+                        handed.into_iter().map(|(id, trace)| (id, row(&trace))).collect();
                     if let Err(error) = write_batch(&writer, insert, &rows).await {
                         tracing::error!(%error, traces = rows.len(), "search_log traces could not be written");
                     }
@@ -111,8 +103,9 @@ impl TraceWriter {
     }
 
     /// Hand a trace to the writer.
-    pub fn hand(&self, id: String, pending: Pending) -> DomainResult<()> {
-        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::new(pending));
+    pub fn hand(&self, trace: SearchTrace) -> DomainResult<()> {
+        let id = trace.id.as_str().to_owned();
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), Arc::new(trace));
         self.queue
             .send(Message::Written(id))
             .map_err(|_| retold_domain::DomainError::backend("search_log", "the trace writer has stopped"))
@@ -120,8 +113,8 @@ impl TraceWriter {
 
     /// A trace handed but not written yet.
     pub fn waiting(&self, id: &str) -> Option<Row> {
-        let pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
-        pending.map(|p| p.row())
+        let trace = self.pending.lock().unwrap_or_else(PoisonError::into_inner).get(id).cloned();
+        trace.map(|trace| row(&trace))
     }
 
     /// Wait until every trace handed so far is written.
