@@ -82,6 +82,12 @@ impl I8Rows {
 }
 
 impl Inner {
+    /// Row `row`'s normalised `f32` vector.
+    #[inline]
+    fn unit(&self, row: usize, dims: usize) -> &[f32] {
+        &self.matrix[row * dims..(row + 1) * dims]
+    }
+
     fn row_of(&self, key: RecordKey) -> Option<usize> {
         let row = *self.pos.get(usize::try_from(key.0).ok()?)?;
         (row != NO_ROW).then_some(row as usize)
@@ -187,7 +193,7 @@ impl ExactIndex {
             let new_row = fresh.ids.len();
             fresh.ids.push(old.ids[row].clone());
             fresh.keys.push(old.keys[row]);
-            fresh.matrix.extend_from_slice(&old.matrix[row * dims..(row + 1) * dims]);
+            fresh.matrix.extend_from_slice(old.unit(row, dims));
             fresh.rows_i8.extend_from(&old.rows_i8, (row, row + 1), dims);
             fresh.pos[old.keys[row].0 as usize] = new_row as u32;
             fresh.live.push(true);
@@ -228,9 +234,11 @@ impl ExactIndex {
         &self,
         inner: &Inner,
         eligible: &[RecordKey],
-        centred: bool,
-        weighed: bool,
+        centring: Centring,
+        sentences: SentenceWeight,
     ) -> Arc<Prepared> {
+        let centred = centring.share() > 0.0;
+        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
         let generation = self.generation.load(AtomicOrdering::Acquire);
         let kept = |p: &Prepared| {
             p.generation == generation
@@ -259,10 +267,8 @@ impl ExactIndex {
             rows.sort_unstable();
         }
         rows.dedup();
-        let mean = (centred && rows.len() >= CENTRING_MIN_ROWS).then(|| {
-            let row_of = |row: u32| &inner.matrix[row as usize * dims..(row as usize + 1) * dims];
-            mean(rows.iter().map(|&r| row_of(r)), rows.len(), dims)
-        });
+        let mean = (centred && rows.len() >= CENTRING_MIN_ROWS)
+            .then(|| mean(rows.iter().map(|&r| inner.unit(r as usize, dims)), rows.len(), dims));
         // As for records, a handful of sentences has no common direction to take away.
         let sentence_mean = match (&mean, weighed) {
             (Some(_), true) => {
@@ -392,13 +398,9 @@ impl VectorIndex for ExactIndex {
         // The mask is built (or found built at this generation) while holding the lock, so a
         // concurrent write cannot shift rows between building it and scanning.
         let inner = self.read();
-        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
-        let prepared = self.prepared_for(&inner, eligible, centring.share() > 0.0, weighed);
-        let rows: &[u32] = &prepared.rows;
-        let row_of = |row: u32| {
-            let start = row as usize * dims;
-            &inner.matrix[start..start + dims]
-        };
+        let prepared = self.prepared_for(&inner, eligible, centring, sentences);
+        let (rows, weighed) = (prepared.rows.as_slice(), prepared.weighed);
+        let row_of = |row: u32| inner.unit(row as usize, dims);
         // A row's sentence vectors: each one's `i8`s and scale.
         let sentences_of = |row: u32| {
             let (start, len) = inner.spans[row as usize];
@@ -546,15 +548,13 @@ impl VectorIndex for ExactIndex {
         if eligible.is_empty() {
             return;
         }
-        let inner = self.read();
-        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
-        self.prepared_for(&inner, eligible, centring.share() > 0.0, weighed);
+        self.prepared_for(&self.read(), eligible, centring, sentences);
     }
 
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
         let inner = self.read();
         let row = inner.row_of(key).filter(|row| inner.live[*row])?;
-        Some(inner.matrix[row * self.dims..(row + 1) * self.dims].to_vec())
+        Some(inner.unit(row, self.dims).to_vec())
     }
 
     fn live_len(&self) -> usize {
