@@ -71,54 +71,114 @@ fn get<T: sea_orm::TryGetable>(
 /// Build the domain record from a `SELECT key, <RECORD_COLUMNS>` row.
 pub fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
     const T: &str = "records";
-    let bad = |e: retold_domain::DomainError| corrupt(T, e);
-    let subject: Option<String> = get(row, T, "subject_entity_id")?;
-    let attribute: Option<String> = get(row, T, "attribute")?;
-    let key = match (subject, attribute) {
-        (Some(entity), Some(attribute)) => {
-            Some(FactKey::new(EntityId::new(entity).map_err(bad)?, Attribute::new(attribute).map_err(bad)?))
-        }
-        (None, None) => None,
-        _ => return Err(corrupt(T, "subject_entity_id and attribute must be set together")),
-    };
-    let tags_json: String = get(row, T, "tags")?;
-    let tags: Vec<String> = serde_json::from_str(&tags_json).map_err(|e| corrupt(T, format!("tags: {e}")))?;
-    let scope = Scope::new(
-        ScopeKind::parse(&get::<String>(row, T, "scope_kind")?).map_err(bad)?,
-        get::<String>(row, T, "scope_id")?,
-    )
-    .map_err(bad)?;
-    let u32_of = |column: &str| -> Result<u32, StoreError> {
-        u32::try_from(get::<i64>(row, T, column)?).map_err(|e| corrupt(T, format!("{column}: {e}")))
-    };
-    Ok(MemoryRecord {
-        id: RecordId::new(get::<String>(row, T, "id")?).map_err(bad)?,
-        memory_type: MemoryType::parse(&get::<String>(row, T, "type")?).map_err(bad)?,
-        version: u32_of("version")?,
-        content: content_or_erased(get::<String>(row, T, "content")?).map_err(bad)?,
-        key,
-        scope,
-        source_kind: SourceKind::parse(&get::<String>(row, T, "source_kind")?).map_err(bad)?,
-        source_ref: get::<Option<String>>(row, T, "source_ref")?
-            .map(SourceRef::new)
-            .transpose()
-            .map_err(bad)?,
-        creator_agent_id: AgentId::new(get::<String>(row, T, "creator_agent_id")?).map_err(bad)?,
-        evidence: get::<Option<String>>(row, T, "evidence")?.map(Evidence::new).transpose().map_err(bad)?,
-        created_at: from_millis(T, get(row, T, "created_at")?)?,
-        event_at: opt_millis(T, get(row, T, "event_at")?)?,
-        expires_at: opt_millis(T, get(row, T, "expires_at")?)?,
-        confidence: Confidence::new(get(row, T, "confidence")?).map_err(bad)?,
-        status: Status::parse(&get::<String>(row, T, "status")?).map_err(bad)?,
-        supersedes_id: get::<Option<String>>(row, T, "supersedes_id")?
-            .map(RecordId::new)
-            .transpose()
-            .map_err(bad)?,
-        reinforcements: u32_of("reinforcements")?,
-        last_reinforced_at: opt_millis(T, get(row, T, "last_reinforced_at")?)?,
-        tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
-        context: get::<Option<String>>(row, T, "context")?.map(Context::new).transpose().map_err(bad)?,
-    })
+    RecordRow {
+        id: get(row, T, "id")?,
+        memory_type: get(row, T, "type")?,
+        version: get(row, T, "version")?,
+        content: get(row, T, "content")?,
+        subject_entity_id: get(row, T, "subject_entity_id")?,
+        attribute: get(row, T, "attribute")?,
+        scope_kind: get(row, T, "scope_kind")?,
+        scope_id: get(row, T, "scope_id")?,
+        source_kind: get(row, T, "source_kind")?,
+        source_ref: get(row, T, "source_ref")?,
+        creator_agent_id: get(row, T, "creator_agent_id")?,
+        evidence: get(row, T, "evidence")?,
+        created_at: get(row, T, "created_at")?,
+        event_at: get(row, T, "event_at")?,
+        expires_at: get(row, T, "expires_at")?,
+        confidence: get(row, T, "confidence")?,
+        status: get(row, T, "status")?,
+        supersedes_id: get(row, T, "supersedes_id")?,
+        reinforcements: get(row, T, "reinforcements")?,
+        last_reinforced_at: get(row, T, "last_reinforced_at")?,
+        tags: get(row, T, "tags")?,
+        context: get(row, T, "context")?,
+    }
+    .into_record()
+}
+
+/// The columns of one `records` row in [`RECORD_COLUMNS`] order, before they are checked.
+/// A JSON array of them, as [`records_packed`] makes it, deserialises into one.
+#[derive(Debug, serde::Deserialize)]
+pub struct RecordRow {
+    id: String,
+    memory_type: String,
+    version: i64,
+    content: String,
+    subject_entity_id: Option<String>,
+    attribute: Option<String>,
+    scope_kind: String,
+    scope_id: String,
+    source_kind: String,
+    source_ref: Option<String>,
+    creator_agent_id: String,
+    evidence: Option<String>,
+    created_at: i64,
+    event_at: Option<i64>,
+    expires_at: Option<i64>,
+    confidence: f64,
+    status: String,
+    supersedes_id: Option<String>,
+    reinforcements: i64,
+    last_reinforced_at: Option<i64>,
+    tags: String,
+    context: Option<String>,
+}
+
+/// SQLite: the selected `records` rows as one JSON array of [`RecordRow`]s, for
+/// `SELECT {records_packed()} AS records FROM records WHERE …`. Through the driver every
+/// row costs microseconds per column; one packed row for a search's hundred-odd candidates
+/// took a third less time in the fetch stage. `confidence` is written with 17 significant
+/// digits, which round-trip an `f64` (SQLite's JSON writes 15, which do not).
+pub fn records_packed() -> String {
+    let columns = RECORD_COLUMNS.replace("confidence", "json(printf('%!.17g', confidence))");
+    format!("coalesce(json_group_array(json_array({columns})), '[]')")
+}
+
+impl RecordRow {
+    /// The record these columns hold, or `Corrupt` naming what does not parse.
+    pub fn into_record(self) -> Result<MemoryRecord, StoreError> {
+        const T: &str = "records";
+        let bad = |e: retold_domain::DomainError| corrupt(T, e);
+        let key = match (self.subject_entity_id, self.attribute) {
+            (Some(entity), Some(attribute)) => Some(FactKey::new(
+                EntityId::new(entity).map_err(bad)?,
+                Attribute::new(attribute).map_err(bad)?,
+            )),
+            (None, None) => None,
+            _ => return Err(corrupt(T, "subject_entity_id and attribute must be set together")),
+        };
+        let tags: Vec<String> =
+            serde_json::from_str(&self.tags).map_err(|e| corrupt(T, format!("tags: {e}")))?;
+        let scope =
+            Scope::new(ScopeKind::parse(&self.scope_kind).map_err(bad)?, self.scope_id).map_err(bad)?;
+        let u32_of = |column: &str, value: i64| -> Result<u32, StoreError> {
+            u32::try_from(value).map_err(|e| corrupt(T, format!("{column}: {e}")))
+        };
+        Ok(MemoryRecord {
+            id: RecordId::new(self.id).map_err(bad)?,
+            memory_type: MemoryType::parse(&self.memory_type).map_err(bad)?,
+            version: u32_of("version", self.version)?,
+            content: content_or_erased(self.content).map_err(bad)?,
+            key,
+            scope,
+            source_kind: SourceKind::parse(&self.source_kind).map_err(bad)?,
+            source_ref: self.source_ref.map(SourceRef::new).transpose().map_err(bad)?,
+            creator_agent_id: AgentId::new(self.creator_agent_id).map_err(bad)?,
+            evidence: self.evidence.map(Evidence::new).transpose().map_err(bad)?,
+            created_at: from_millis(T, self.created_at)?,
+            event_at: opt_millis(T, self.event_at)?,
+            expires_at: opt_millis(T, self.expires_at)?,
+            confidence: Confidence::new(self.confidence).map_err(bad)?,
+            status: Status::parse(&self.status).map_err(bad)?,
+            supersedes_id: self.supersedes_id.map(RecordId::new).transpose().map_err(bad)?,
+            reinforcements: u32_of("reinforcements", self.reinforcements)?,
+            last_reinforced_at: opt_millis(T, self.last_reinforced_at)?,
+            tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
+            context: self.context.map(Context::new).transpose().map_err(bad)?,
+        })
+    }
 }
 
 /// Erased records keep their row with empty content; show a placeholder rather than fail.

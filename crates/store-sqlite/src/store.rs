@@ -305,14 +305,19 @@ impl SqliteStore {
         where_sql: &str,
         values: Vec<Value>,
     ) -> Result<Vec<MemoryRecord>, StoreError> {
-        let rows = self
+        // One result row (`records_packed`), not one per record.
+        let row = self
             .reader
-            .query_all_raw(stmt(
-                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+            .query_one_raw(stmt(
+                &format!("SELECT {} AS records FROM records WHERE {where_sql}", convert::records_packed()),
                 values,
             ))
             .await?;
-        rows.iter().map(convert::record_from_row).collect()
+        let Some(row) = row else { return Ok(Vec::new()) };
+        let packed: String = row.try_get("", "records")?;
+        let rows: Vec<convert::RecordRow> =
+            serde_json::from_str(&packed).map_err(|e| crate::error::corrupt("records", e))?;
+        rows.into_iter().map(convert::RecordRow::into_record).collect()
     }
 }
 

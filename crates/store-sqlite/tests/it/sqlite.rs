@@ -1,7 +1,11 @@
 //! SQLite-specific behaviour: restart on a real file, migrations, refusal of newer databases.
 
-use retold_domain::WriteUnit;
+use retold_domain::{
+    Attribute, Confidence, Context, Evidence, FactKey, MemoryType, NewEntity, RecordId, SourceRef, Tag,
+    WriteUnit,
+};
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
+use retold_test_kit::contract::fixtures::t;
 use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database};
 
@@ -118,4 +122,51 @@ async fn every_search_trace_is_readable_at_once_and_written_by_a_clean_shutdown(
         let value: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(value["eligible_count"], n);
     }
+}
+
+/// Reads come back packed by SQLite as JSON (one row for a search's hundred-odd candidates),
+/// so what JSON could bend must come back exactly: quotes, backslashes, control characters
+/// and astral-plane text, every optional field set and unset, and a confidence that SQLite's
+/// own JSON would round to 15 digits.
+#[tokio::test]
+async fn a_record_reads_back_exactly_alone_and_among_others() {
+    let f = open().await;
+    let mut full = record(1, "project:p", "She said \"no\" \\ then\n\ttabbed: naïve café ✓ 𝄞 🙂 \u{1}");
+    full.memory_type = MemoryType::Procedural;
+    full.version = 3;
+    let ann = retold_test_kit::contract::fixtures::entity("ent_1", "Ann", "project:p");
+    full.key = Some(FactKey::new(ann.id.clone(), Attribute::new("diet").unwrap()));
+    full.source_ref = Some(SourceRef::new("turn:\"7\"").unwrap());
+    full.evidence = Some(Evidence::new("quoted \"evidence\" ✓").unwrap());
+    full.event_at = Some(t(4));
+    full.expires_at = Some(t(30));
+    full.confidence = Confidence::new(0.1 + 0.2).unwrap();
+    full.supersedes_id = Some(RecordId::new("mem_0002").unwrap());
+    full.reinforcements = 7;
+    full.last_reinforced_at = Some(t(5));
+    full.tags = vec![Tag::new("a\"b").unwrap(), Tag::new("ü").unwrap()];
+    full.context = Some(Context::new("Speaker: \"Ann\" [2023-05-01]\n{\"json\": true}").unwrap());
+    let mut bare = record(2, "project:p", "plain");
+    bare.event_at = None;
+    bare.confidence = Confidence::new(1.0 / 3.0).unwrap();
+    f.store
+        .apply(WriteUnit {
+            entities: vec![NewEntity { entity: ann, aliases: Vec::new(), name_was_unknown: true }],
+            inserts: vec![bare.clone(), full.clone()],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+
+    assert_eq!(f.store.get(&full.id).await.unwrap().as_ref(), Some(&full));
+    assert_eq!(f.store.get(&bare.id).await.unwrap().as_ref(), Some(&bare));
+    assert_eq!(f.store.get(&RecordId::new("mem_0404").unwrap()).await.unwrap(), None);
+    let mut many = f
+        .store
+        .get_many(&[bare.id.clone(), RecordId::new("mem_0404").unwrap(), full.id.clone()])
+        .await
+        .unwrap();
+    many.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(many, vec![full, bare]);
+    assert!(f.store.get_many(&[RecordId::new("mem_0404").unwrap()]).await.unwrap().is_empty());
 }
