@@ -305,16 +305,16 @@ impl SqliteStore {
         where_sql: &str,
         values: Vec<Value>,
     ) -> Result<Vec<MemoryRecord>, StoreError> {
-        // One result row (`records_packed`), not one per record.
-        let row = self
+        // One result row (`RECORDS_PACKED`), not one per record; an aggregate always has it.
+        let packed: String = self
             .reader
             .query_one_raw(stmt(
-                &format!("SELECT {} AS records FROM records WHERE {where_sql}", convert::records_packed()),
+                &format!("SELECT {} AS records FROM records WHERE {where_sql}", *convert::RECORDS_PACKED),
                 values,
             ))
-            .await?;
-        let Some(row) = row else { return Ok(Vec::new()) };
-        let packed: String = row.try_get("", "records")?;
+            .await?
+            .ok_or_else(|| crate::error::corrupt("records", "the packed read returned no row"))?
+            .try_get("", "records")?;
         let rows: Vec<convert::RecordRow> =
             serde_json::from_str(&packed).map_err(|e| crate::error::corrupt("records", e))?;
         rows.into_iter().map(convert::RecordRow::into_record).collect()
