@@ -646,12 +646,17 @@ impl Centring {
 /// How much a record's best sentence vector weighs in its dense score, in `[0, 1]`: 0 ranks
 /// by the record's own vector alone. A record's own vector is pooled over all its tokens (and
 /// its context), so the one sentence of a long turn that answers says little in it.
+/// A record without sentence vectors scores by its own vector.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SentenceWeight(f32);
 
 impl SentenceWeight {
     /// The record's own vector alone.
     pub const NONE: SentenceWeight = SentenceWeight(0.0);
+
+    /// Each record by its best sentence alone (by its own vector when it has none: one short
+    /// sentence is its own best): the retriever's sentence list (`retrieval.fusion.sentences`).
+    pub const BEST: SentenceWeight = SentenceWeight(1.0);
 
     /// A weight in `[0, 1]`.
     pub fn new(weight: f32) -> Result<Self> {
@@ -708,6 +713,19 @@ pub trait VectorIndex: Send + Sync {
         centring: Centring,
         sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>>;
+    /// As `search_with`, once for each weight in `sentences`, in one pass over the rows: the
+    /// `i`-th list is what `search_with` with `sentences[i]` returns. (The retriever's record
+    /// and sentence lists; this default runs one search a weight.)
+    fn search_lists(
+        &self,
+        query: &[f32],
+        eligible: &[RecordKey],
+        k: usize,
+        centring: Centring,
+        sentences: &[SentenceWeight],
+    ) -> Result<Vec<Vec<VectorHit>>> {
+        sentences.iter().map(|w| self.search_with(query, eligible, k, centring, *w)).collect()
+    }
     /// Do now what a `search_with` over `eligible` with these settings needs before its
     /// query (which rows, the means it centres on), so that a search soon after, the index
     /// unchanged, finds it done: the retriever calls it while the query is embedded. The

@@ -40,6 +40,8 @@ named_enum! {
         Dense => "dense",
         Lexical => "lexical",
         Entity => "entity",
+        /// The dense channel's second list: records ranked by their best sentence vector.
+        Sentences => "sentences",
     }
 }
 

@@ -116,6 +116,9 @@ pub(crate) struct ChannelMatchDto {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct MatchesDto {
     pub(crate) dense: Option<ChannelMatchDto>,
+    /// The dense channel's sentence list (`retrieval.fusion.sentences`): rank by the record's
+    /// best sentence; score, the record's own cosine.
+    pub(crate) sentence: Option<ChannelMatchDto>,
     pub(crate) lexical: Option<ChannelMatchDto>,
     pub(crate) entity: Option<ChannelMatchDto>,
 }

@@ -85,6 +85,8 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             dense: r.fusion.dense,
             lexical: r.fusion.lexical,
             entity: r.fusion.entity,
+            sentences: r.fusion.sentences,
+            identifiers: r.fusion.identifiers,
         },
         per_generator_k: r.per_generator_k,
         lexical_stemming: match r.lexical_stemming {

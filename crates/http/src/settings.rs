@@ -473,6 +473,12 @@ pub struct FusionSettings {
     pub lexical: f64,
     #[validate(range(min = 0.0, max = 100.0))]
     pub entity: f64,
+    /// The dense channel's second list, records ranked by their best sentence vector (0: none).
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub sentences: f64,
+    /// The lexical matches of the query's identifiers, fused again as a list (0: none).
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub identifiers: f64,
 }
 
 /// `retrieval.gate.*`
@@ -764,6 +770,13 @@ impl Settings {
                 "storage.url: the postgres backend needs a postgres:// URL (set RETOLD__STORAGE__URL)"
                     .to_owned(),
             );
+        }
+        if self.retrieval.fusion.sentences > 0.0 && self.embedding.sentence_vectors == 0 {
+            problems.push(format!(
+                "retrieval.fusion.sentences: {} ranks records by their sentence vectors, but embedding.sentence_vectors \
+                 is 0 so records get none; set the weight to 0 or give records sentence vectors",
+                self.retrieval.fusion.sentences
+            ));
         }
         if self.retrieval.dense_sentence_weight > 0.0 && self.embedding.sentence_vectors == 0 {
             problems.push(format!(

@@ -309,6 +309,17 @@ impl ExactIndex {
     }
 }
 
+/// `1 − w` of a record's own cosine and `w` of its best sentence's: its best alone at 1, its
+/// own alone when it has no sentences (or the list weighs none).
+#[inline]
+fn mix(weight: f32, own: f32, best: Option<f32>) -> f32 {
+    match best {
+        Some(best) if weight >= 1.0 => best,
+        Some(best) => own + weight * (best - own),
+        None => own,
+    }
+}
+
 /// L2-normalise in place; a zero vector stays zero (it then scores 0 against everything).
 pub(crate) fn normalise(vector: &mut [f32]) {
     let norm = dot(vector, vector).sqrt();
@@ -388,25 +399,47 @@ impl VectorIndex for ExactIndex {
         centring: Centring,
         sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>> {
+        let mut lists = self.search_lists(query, eligible, k, centring, &[sentences])?;
+        Ok(lists.pop().unwrap_or_default())
+    }
+
+    fn search_lists(
+        &self,
+        query: &[f32],
+        eligible: &[RecordKey],
+        k: usize,
+        centring: Centring,
+        weights: &[SentenceWeight],
+    ) -> Result<Vec<Vec<VectorHit>>> {
         self.check_dims("query", query)?;
-        if k == 0 || eligible.is_empty() {
-            return Ok(Vec::new());
+        if k == 0 || eligible.is_empty() || weights.is_empty() {
+            return Ok(vec![Vec::new(); weights.len()]);
         }
         let mut query = query.to_vec();
         normalise(&mut query);
         let dims = self.dims;
         // The mask is built (or found built at this generation) while holding the lock, so a
-        // concurrent write cannot shift rows between building it and scanning.
+        // concurrent write cannot shift rows between building it and scanning. One prepared
+        // set serves every list: the one of the heaviest weight (sentences weighed if any
+        // list weighs them).
         let inner = self.read();
-        let prepared = self.prepared_for(&inner, eligible, centring, sentences);
+        let heaviest = weights.iter().copied().max_by(|a, b| a.weight().total_cmp(&b.weight()));
+        let prepared =
+            self.prepared_for(&inner, eligible, centring, heaviest.unwrap_or(SentenceWeight::NONE));
         let (rows, weighed) = (prepared.rows.as_slice(), prepared.weighed);
+        // Each list's sentence weight, and whether it weighs sentences at all (with none
+        // stored, no list does).
+        let lists: Vec<(f32, bool)> =
+            weights.iter().map(|w| (w.weight(), weighed && w.weight() > 0.0)).collect();
+        // Whether a row with sentences needs its own cosine in the scan: a list that does not
+        // rank by its best sentence alone reads it.
+        let own_beside_sentences = lists.iter().any(|&(weight, weighs)| !weighs || weight < 1.0);
         let row_of = |row: u32| inner.unit(row as usize, dims);
         // A row's sentence vectors: each one's `i8`s and scale.
         let sentences_of = |row: u32| {
             let (start, len) = inner.spans[row as usize];
             (start as usize..(start + len) as usize).map(|at| inner.sentences.row(at, dims))
         };
-        let weight = sentences.weight();
         let centre = prepared.mean.as_ref().map(|mean| Centre::new(&query, centring.share(), mean.clone()));
         // A centred search over more rows than it keeps scans the rows' `i8` copies for its
         // pool, then scores what that found exactly (below); other searches scan the exact
@@ -429,9 +462,6 @@ impl VectorIndex for ExactIndex {
                 dot(&query, row_of(row))
             }
         };
-        // `1 − w` of the record's own cosine and `w` of its best sentence's (its own alone
-        // when it has none).
-        let mix = |own: f32, best: Option<f32>| best.map_or(own, |best| own + weight * (best - own));
         let best_of = |row: u32, score: &dyn Fn(&[i8], f32) -> f32| {
             sentences_of(row).map(|(s, scale)| score(s, scale)).reduce(f32::max)
         };
@@ -447,38 +477,39 @@ impl VectorIndex for ExactIndex {
         // A centred search reorders the plain cosine's first `CENTRING_POOL × k`: scoring
         // every row centred would make the scan compute-bound (two dot products a row).
         let scanned = if prefilter { pool.saturating_mul(PREFILTER_MARGIN) } else { pool };
+        // One pass over the rows for every list: each row's cosines are computed once and
+        // offered to each list's top k.
         let scan = |rows: &[u32]| {
-            let mut top = TopK::new(scanned);
-            if weighed {
-                for &row in rows {
-                    let own = own_cosine(row);
-                    let mut best: Option<f32> = None;
-                    for (sentence, scale) in sentences_of(row) {
-                        let score = sentence_cosine(sentence, scale);
-                        best = Some(best.map_or(score, |b: f32| b.max(score)));
-                    }
-                    top.offer(mix(own, best), row, &inner.ids);
-                }
-            } else {
-                for &row in rows {
-                    top.offer(own_cosine(row), row, &inner.ids);
+            let mut tops: Vec<TopK> = lists.iter().map(|_| TopK::new(scanned)).collect();
+            for &row in rows {
+                let best = if weighed { best_of(row, &sentence_cosine) } else { None };
+                // Every list ranks a row with sentences by its best alone: its own vector is
+                // not read (and the value below is never used).
+                let own = match best {
+                    Some(_) if !own_beside_sentences => 0.0,
+                    _ => own_cosine(row),
+                };
+                for (top, &(weight, weighs)) in tops.iter_mut().zip(&lists) {
+                    top.offer(mix(weight, own, best.filter(|_| weighs)), row, &inner.ids);
                 }
             }
-            top
+            tops
         };
         // Large scans are split in two halves on two threads (memory bandwidth, not the
         // arithmetic, is the bound; one core does not saturate it). Both halves' top k merge
         // into the same exact answer.
-        let top = if rows.len() >= PARALLEL_ROWS {
+        let tops = if rows.len() >= PARALLEL_ROWS {
             let (left, right) = rows.split_at(rows.len() / 2);
-            let (mut top, other) = std::thread::scope(|s| {
+            let (mut tops, others) = std::thread::scope(|s| {
                 let handle = s.spawn(|| scan(right));
                 (scan(left), handle.join().expect("the scan thread does not panic"))
             });
-            for worst in other.heap {
-                top.offer_worst(worst);
+            for (top, other) in tops.iter_mut().zip(others) {
+                for worst in other.heap {
+                    top.offer_worst(worst);
+                }
             }
-            top
+            tops
         } else {
             scan(rows)
         };
@@ -489,59 +520,63 @@ impl VectorIndex for ExactIndex {
             centred,
             sentence,
         };
-        let plain = top.into_sorted();
-        let Some(centre) = centre else {
-            return Ok(plain
-                .into_iter()
-                .map(|(row, score)| match weighed {
-                    true => hit(row, dot(&query, row_of(row)), None, best_of(row, &sentence_cosine)),
-                    false => hit(row, score, None, None),
-                })
-                .collect());
-        };
-        // The pool: the scanned rows' best `pool` by their exact plain score.
-        let plain = if prefilter {
-            let mut exact: Vec<(u32, f32)> = plain
+        // One list's top k from what the scan kept for it.
+        let finish = |top: TopK, (weight, weighs): (f32, bool)| -> Vec<VectorHit> {
+            let plain = top.into_sorted();
+            let Some(centre) = &centre else {
+                return plain
+                    .into_iter()
+                    .map(|(row, score)| match weighs {
+                        true => hit(row, dot(&query, row_of(row)), None, best_of(row, &sentence_cosine)),
+                        false => hit(row, score, None, None),
+                    })
+                    .collect();
+            };
+            // The pool: the scanned rows' best `pool` by their exact plain score.
+            let plain = if prefilter {
+                let mut exact: Vec<(u32, f32)> = plain
+                    .into_iter()
+                    .map(|(row, _)| {
+                        let best = if weighs { best_of(row, &sentence_cosine) } else { None };
+                        (row, mix(weight, dot(&query, row_of(row)), best))
+                    })
+                    .collect();
+                exact.sort_by(|a, b| {
+                    b.1.total_cmp(&a.1).then_with(|| inner.ids[a.0 as usize].cmp(&inner.ids[b.0 as usize]))
+                });
+                exact.truncate(pool);
+                exact
+            } else {
+                plain
+            };
+            let mut centred: Vec<(f32, f32, Option<f32>, u32)> = plain
                 .into_iter()
                 .map(|(row, _)| {
-                    let best = if weighed { best_of(row, &sentence_cosine) } else { None };
-                    (row, mix(dot(&query, row_of(row)), best))
+                    let row_vector = row_of(row);
+                    let own = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
+                    let best = match (&sentence_centre, weighs) {
+                        (Some((c, query, mean)), true) => best_of(row, &|s, scale| {
+                            c.cosine(query.dot(s, scale, dot_i8), mean.dot(s, scale, dot_i8))
+                        }),
+                        (None, true) => best_of(row, &sentence_cosine),
+                        (_, false) => None,
+                    };
+                    (own, dot(&query, row_vector), best, row)
                 })
                 .collect();
-            exact.sort_by(|a, b| {
-                b.1.total_cmp(&a.1).then_with(|| inner.ids[a.0 as usize].cmp(&inner.ids[b.0 as usize]))
+            let ranked = |c: &(f32, f32, Option<f32>, u32)| mix(weight, c.0, c.2);
+            centred.sort_by(|a, b| {
+                ranked(b)
+                    .total_cmp(&ranked(a))
+                    .then_with(|| inner.ids[a.3 as usize].cmp(&inner.ids[b.3 as usize]))
             });
-            exact.truncate(pool);
-            exact
-        } else {
-            plain
+            centred
+                .into_iter()
+                .take(k)
+                .map(|(own, score, best, row)| hit(row, score, Some(own), best))
+                .collect()
         };
-        let mut centred: Vec<(f32, f32, Option<f32>, u32)> = plain
-            .into_iter()
-            .map(|(row, _)| {
-                let row_vector = row_of(row);
-                let own = centre.cosine(dot(&centre.query, row_vector), dot(&centre.mean, row_vector));
-                let best = match (&sentence_centre, weighed) {
-                    (Some((c, query, mean)), _) => best_of(row, &|s, scale| {
-                        c.cosine(query.dot(s, scale, dot_i8), mean.dot(s, scale, dot_i8))
-                    }),
-                    (None, true) => best_of(row, &sentence_cosine),
-                    (None, false) => None,
-                };
-                (own, dot(&query, row_vector), best, row)
-            })
-            .collect();
-        let ranked = |c: &(f32, f32, Option<f32>, u32)| mix(c.0, c.2);
-        centred.sort_by(|a, b| {
-            ranked(b)
-                .total_cmp(&ranked(a))
-                .then_with(|| inner.ids[a.3 as usize].cmp(&inner.ids[b.3 as usize]))
-        });
-        Ok(centred
-            .into_iter()
-            .take(k)
-            .map(|(own, score, best, row)| hit(row, score, Some(own), best))
-            .collect())
+        Ok(tops.into_iter().zip(lists.iter().copied()).map(|(top, list)| finish(top, list)).collect())
     }
 
     fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {

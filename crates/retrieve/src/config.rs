@@ -135,12 +135,17 @@ impl Default for RetrieveConfig {
     fn default() -> Self {
         Self {
             rrf_k: 5,
-            fusion_weights: FusionWeights { entity: 2.0, ..FusionWeights::default() },
+            fusion_weights: FusionWeights {
+                entity: 2.0,
+                sentences: 1.0,
+                identifiers: 1.0,
+                ..FusionWeights::default()
+            },
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
             dense_name_weight: 0.3,
-            dense_sentence_weight: retold_domain::SentenceWeight::new(0.5).expect("0.5 is a weight"),
+            dense_sentence_weight: retold_domain::SentenceWeight::NONE,
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,
@@ -172,11 +177,17 @@ pub struct FusionWeights {
     pub dense: f64,
     pub lexical: f64,
     pub entity: f64,
+    /// The dense channel's second list, records ranked by their best sentence vector; 0
+    /// (the seed's plain RRF) runs no such list.
+    pub sentences: f64,
+    /// The lexical channel's matches of the query's identifiers, fused again as a list of
+    /// their own; 0 (the seed's plain RRF) fuses no such list.
+    pub identifiers: f64,
 }
 
 impl Default for FusionWeights {
     fn default() -> Self {
-        Self { dense: 1.0, lexical: 1.0, entity: 1.0 }
+        Self { dense: 1.0, lexical: 1.0, entity: 1.0, sentences: 0.0, identifiers: 0.0 }
     }
 }
 
@@ -186,6 +197,7 @@ impl FusionWeights {
             retold_domain::Channel::Dense => self.dense,
             retold_domain::Channel::Lexical => self.lexical,
             retold_domain::Channel::Entity => self.entity,
+            retold_domain::Channel::Sentences => self.sentences,
         }
     }
 }

@@ -93,6 +93,9 @@ pub struct SearchHit {
     pub score: f64,
     pub fused_rank: u32,
     pub dense: Option<DenseMatch>,
+    /// The dense channel's sentence list (`retrieval.fusion.sentences`): the record's rank
+    /// there by its best sentence, and its own vector's cosine.
+    pub sentence: Option<DenseMatch>,
     pub lexical: Option<LexicalMatch>,
     pub entity: Option<EntityMatch>,
     pub explanation: String,

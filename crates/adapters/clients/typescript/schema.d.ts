@@ -1158,6 +1158,7 @@ export interface components {
             dense?: components["schemas"]["ChannelMatchDto"] | null;
             entity?: components["schemas"]["ChannelMatchDto"] | null;
             lexical?: components["schemas"]["ChannelMatchDto"] | null;
+            sentence?: components["schemas"]["ChannelMatchDto"] | null;
         };
         /** @description Entities to merge. */
         MergeBody: {

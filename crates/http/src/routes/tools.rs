@@ -8,7 +8,7 @@ use retold_domain::{
     SourceKind, SourceRef, Tag,
 };
 use retold_ingest::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
-use retold_retrieve::{Channels, SearchHit, SearchRequest};
+use retold_retrieve::{Channels, DenseMatch, SearchHit, SearchRequest};
 
 use crate::auth::HostKey;
 use crate::dto::{
@@ -21,6 +21,10 @@ use crate::idempotency::{Fingerprinted, IdempotencyHeader, idempotent};
 use crate::routes::Valid;
 use crate::state::AppState;
 
+fn dense_dto(d: &DenseMatch) -> ChannelMatchDto {
+    ChannelMatchDto { rank: d.rank, score: f64::from(d.cosine), terms: vec![], entity_id: None, role: None }
+}
+
 fn hit_dto(hit: &SearchHit) -> SearchResultDto {
     SearchResultDto {
         rank: hit.rank,
@@ -28,13 +32,8 @@ fn hit_dto(hit: &SearchHit) -> SearchResultDto {
         fused_rank: hit.fused_rank,
         explanation: hit.explanation.clone(),
         matched: MatchesDto {
-            dense: hit.dense.as_ref().map(|d| ChannelMatchDto {
-                rank: d.rank,
-                score: f64::from(d.cosine),
-                terms: vec![],
-                entity_id: None,
-                role: None,
-            }),
+            dense: hit.dense.as_ref().map(dense_dto),
+            sentence: hit.sentence.as_ref().map(dense_dto),
             lexical: hit.lexical.as_ref().map(|l| ChannelMatchDto {
                 rank: l.rank,
                 score: l.bm25,

@@ -272,7 +272,7 @@ fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let before = dir.path().join("before.yaml");
-    std::fs::write(&before, "embedding:\n  sentence_vectors: 0\nretrieval:\n  dense_sentence_weight: 0.0\n")
+    std::fs::write(&before, "embedding:\n  sentence_vectors: 0\nretrieval:\n  fusion:\n    sentences: 0.0\n")
         .unwrap();
     let shipped = dir.path().join("shipped.yaml");
     std::fs::write(

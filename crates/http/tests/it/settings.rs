@@ -112,17 +112,29 @@ fn cross_field_rules_are_checked() {
     ));
     assert!(text.contains("retrieval.default_limit"), "{text}");
     let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__AUTH__ADMIN_KEY_SHA256", "abc")])));
-    assert!(text.contains("auth.admin_key_sha256"), "{text}"); // Weighing sentence vectors that no record gets would do nothing: refused, not ignored.
+    assert!(text.contains("auth.admin_key_sha256"), "{text}");
+    // Ranking or weighing by sentence vectors that no record gets would do nothing: refused,
+    // not ignored.
     let text =
         error_text(Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0")])));
+    assert!(
+        text.contains("retrieval.fusion.sentences") && text.contains("embedding.sentence_vectors"),
+        "{text}"
+    );
+    let text = error_text(Settings::load_with_env(
+        None,
+        env(&[
+            ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"),
+            ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
+            ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0.5"),
+        ]),
+    ));
     assert!(
         text.contains("retrieval.dense_sentence_weight") && text.contains("embedding.sentence_vectors"),
         "{text}"
     );
-    let off = env(&[
-        ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"),
-        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0"),
-    ]);
+    let off =
+        env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"), ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0")]);
     assert_eq!(Settings::load_with_env(None, off).unwrap().embedding.sentence_vectors, 0);
     let text = error_text(Settings::load_with_env(
         None,
@@ -375,8 +387,13 @@ fn the_dense_name_weight_is_shipped_at_0_3_reaches_the_pipeline_and_is_a_share()
 fn sentence_vectors_are_shipped_on_and_reach_the_write_path_and_the_pipeline() {
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars)).unwrap();
     let weight = |s: &Settings| retold_http::retrieve_config(s).dense_sentence_weight.weight();
+    let list = |s: &Settings| retold_http::retrieve_config(s).fusion_weights.sentences;
     let shipped = load(&[]);
-    assert_eq!((weight(&shipped), retold_http::ingest_config(&shipped).sentence_vectors), (0.5, 16));
+    // Shipped: the sentence list in the fusion, the record list by the record's own vector.
+    assert_eq!(
+        (list(&shipped), weight(&shipped), retold_http::ingest_config(&shipped).sentence_vectors),
+        (1.0, 0.0, 16)
+    );
     let tuned = load(&[
         ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0.7"),
         ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "4"),
@@ -423,7 +440,13 @@ fn the_entity_weight_and_pronouns_are_shipped_on_and_reach_the_pipeline() {
     let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
     assert_eq!(shipped.fusion_weights.entity, 2.0, "the measured weight");
     assert!(shipped.pronouns, "a first-person question names the user");
-    let off = load(&[("RETOLD__RETRIEVAL__PRONOUNS", "false"), ("RETOLD__RETRIEVAL__FUSION__ENTITY", "1.0")]);
+    assert_eq!((shipped.fusion_weights.sentences, shipped.fusion_weights.identifiers), (1.0, 1.0));
+    let off = load(&[
+        ("RETOLD__RETRIEVAL__PRONOUNS", "false"),
+        ("RETOLD__RETRIEVAL__FUSION__ENTITY", "1.0"),
+        ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
+        ("RETOLD__RETRIEVAL__FUSION__IDENTIFIERS", "0"),
+    ]);
     let off = retold_http::retrieve_config(&off.unwrap());
     assert!(!off.pronouns);
     assert_eq!(off.fusion_weights, retold_retrieve::FusionWeights::default(), "the seed's plain RRF");

@@ -564,3 +564,67 @@ proptest! {
         }
     }
 }
+
+/// The retriever's lists from one pass: each is the search with its weight alone.
+fn lists_equal_searches_alone(
+    index: &ExactIndex,
+    query: &[f32],
+    eligible: &[RecordKey],
+    k: usize,
+    centring: Centring,
+) {
+    for weights in [[0.0, 1.0], [0.5, 1.0], [1.0, 0.0], [0.3, 0.7]] {
+        let weights = weights.map(|w| SentenceWeight::new(w).unwrap());
+        let lists = index.search_lists(query, eligible, k, centring, &weights).unwrap();
+        assert_eq!(lists.len(), weights.len());
+        for (list, weight) in lists.iter().zip(weights) {
+            assert_eq!(list, &index.search_with(query, eligible, k, centring, weight).unwrap(), "{weight:?}");
+        }
+    }
+    assert_eq!(index.search_lists(query, eligible, k, centring, &[]).unwrap(), Vec::<Vec<_>>::new());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+    /// `search_lists` ranks every list in one pass over the rows, the way `search_with`
+    /// ranks it alone: centred or not, with the `i8` prefilter (a small k over many rows) or
+    /// without, rows with and without sentence vectors.
+    #[test]
+    fn lists_from_one_pass_are_the_searches_alone(
+        rows in prop::collection::vec((vector_strategy(8), prop::collection::vec(vector_strategy(8), 0..4)), 1..150),
+        query in vector_strategy(8),
+        centred in any::<bool>(),
+        k in 1usize..12,
+    ) {
+        let index = ExactIndex::new(8);
+        let keys: Vec<RecordKey> = (1..=rows.len() as u64).map(RecordKey).collect();
+        for (key, (own, sentences)) in keys.iter().zip(&rows) {
+            index.upsert_with(*key, &id(key.0), own, &sentences.concat()).unwrap();
+        }
+        let centring = if centred { Centring::new(1.0).unwrap() } else { Centring::NONE };
+        lists_equal_searches_alone(&index, &query, &keys, k, centring);
+    }
+}
+
+/// The same over enough rows that the scan runs in two halves on two threads.
+#[test]
+fn lists_from_one_parallel_pass_are_the_searches_alone() {
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % 2001) as f32 / 1000.0 - 1.0
+    };
+    let index = ExactIndex::new(8);
+    let keys: Vec<RecordKey> = (1..=17_000u64).map(RecordKey).collect();
+    for key in &keys {
+        let own: Vec<f32> = (0..8).map(|_| next()).collect();
+        let sentences: Vec<f32> = (0..(key.0 % 4) * 8).map(|_| next()).collect();
+        index.upsert_with(*key, &id(key.0), &own, &sentences).unwrap();
+    }
+    let query: Vec<f32> = (0..8).map(|_| next()).collect();
+    for centring in [Centring::NONE, Centring::new(1.0).unwrap()] {
+        lists_equal_searches_alone(&index, &query, &keys, 50, centring);
+    }
+}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use retold_domain::{
     Channel, Entity, EntityId, EntityKind, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result,
-    TraceCandidate, TraceNote,
+    SentenceWeight, TraceCandidate, TraceNote,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -33,23 +33,26 @@ type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
 /// A channel's ranked list, trace and matches, and each record's key.
 type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 
-/// What `dense_and_entity` found, each with how long it took: the dense channel's list, the
-/// entity channel's with its broad entities' links; and the people's words taken out of the
+/// What `dense_and_entity` found, each with how long it took: the dense channel's record list
+/// (and its sentence list, when `fusion.sentences` runs one), the entity channel's with its broad entities' links; and the people's words taken out of the
 /// dense query, and what was left.
 type DenseAndEntity = (
-    Option<(Found<DenseMatch>, Duration)>,
+    Option<((Found<DenseMatch>, Option<Found<DenseMatch>>), Duration)>,
     Option<((Found<EntityMatch>, Broad), Duration)>,
     Vec<String>,
     Option<String>,
 );
 
-/// What the channels found: one ranked list per channel that ran (dense, lexical, entity, in
-/// that order), each record's match per channel, the key of every candidate, and the trace.
+/// What the channels found: one ranked list per channel that ran (dense, its sentence list,
+/// lexical, entity, in that order), each record's match per channel, the key of every candidate, and the trace.
 #[derive(Default)]
 pub(crate) struct ChannelHits {
     pub(crate) lists: Vec<Vec<RecordId>>,
     pub(crate) trace: Vec<(Channel, Vec<TraceCandidate>)>,
     pub(crate) dense: HashMap<RecordId, DenseMatch>,
+    /// The dense channel's sentence list (`fusion.sentences`): each record's rank there, and
+    /// its own vector's cosine (what the gate reads).
+    pub(crate) sentences: HashMap<RecordId, DenseMatch>,
     pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
     pub(crate) entity: HashMap<RecordId, EntityMatch>,
     pub(crate) keys: HashMap<RecordId, RecordKey>,
@@ -107,10 +110,15 @@ impl Retriever {
                 ),
             });
         }
-        if let Some((((list, trace, matches), keys), took)) = dense {
+        if let Some(((((list, trace, matches), keys), sentences), took)) = dense {
             hits.dense = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Dense, list, trace);
+            if let Some(((list, trace, matches), keys)) = sentences {
+                hits.sentences = matches;
+                hits.keys.extend(keys);
+                hits.push(Channel::Sentences, list, trace);
+            }
             timings.0.push((PipelineStage::Dense, micros(took)));
         }
         if let Some((((list, trace, matches), keys), took)) = lexical? {
@@ -168,14 +176,22 @@ impl Retriever {
                 false => Ok(None),
             }
         };
+        // The dense channel's lists: the records with `dense_sentence_weight` of their best
+        // sentence, and (`fusion.sentences`) the records by their best sentence, in one scan.
+        let mut lists = vec![self.config.dense_sentence_weight];
+        if self.config.fusion_weights.sentences > 0.0 {
+            lists.push(SentenceWeight::BEST);
+        }
         // What the scan needs before the query (its rows, the means it centres on) is done
         // meanwhile, on another thread. Only a head start: should it not finish, the scan
         // does the same work itself.
         let prepare = async {
             if which.dense {
                 let index = self.ports.index.clone();
-                let (keys, centring, sentences) =
-                    (eligible.keys.clone(), self.config.dense_centring, self.config.dense_sentence_weight);
+                // The scan prepares for the heaviest weight of its lists.
+                let heaviest = lists.iter().copied().max_by(|a, b| a.weight().total_cmp(&b.weight()));
+                let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
+                let sentences = heaviest.unwrap_or(SentenceWeight::NONE);
                 let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, sentences)).await;
             }
         };
@@ -194,7 +210,11 @@ impl Retriever {
                     (Some(rest), _) => blend(&vector, &self.embed_with(rest, None).await?.0, weight),
                     (None, _) => vector,
                 };
-                self.dense(vector, eligible, k).await
+                let mut found = self.dense(vector, eligible, k, &lists).await?.into_iter();
+                let records = found.next().ok_or_else(|| {
+                    retold_domain::DomainError::backend("vector scan", "returned no list for the records")
+                })?;
+                Ok::<_, retold_domain::DomainError>((records, found.next()))
             })
             .await?;
             Ok::<_, retold_domain::DomainError>(Some((found, embedded + took)))
@@ -229,30 +249,23 @@ impl Retriever {
     }
 
     /// Dense: the masked exact scan for the query's vector over the eligible keys, on a
-    /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not).
-    async fn dense(&self, vector: Vec<f32>, eligible: &Eligible, k: usize) -> Result<Found<DenseMatch>> {
+    /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not): one
+    /// ranked list per sentence weight in `lists` (how much of each record's best sentence is
+    /// in its score), from one pass over the rows.
+    async fn dense(
+        &self,
+        vector: Vec<f32>,
+        eligible: &Eligible,
+        k: usize,
+        lists: &[SentenceWeight],
+    ) -> Result<Vec<Found<DenseMatch>>> {
         let index = self.ports.index.clone();
-        let (keys, centring, sentences) =
-            (eligible.keys.clone(), self.config.dense_centring, self.config.dense_sentence_weight);
+        let (keys, centring, weights) = (eligible.keys.clone(), self.config.dense_centring, lists.to_vec());
         let found =
-            tokio::task::spawn_blocking(move || index.search_with(&vector, &keys, k, centring, sentences))
+            tokio::task::spawn_blocking(move || index.search_lists(&vector, &keys, k, centring, &weights))
                 .await
                 .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
-        let (mut list, mut trace, mut matches, mut key_of) =
-            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
-        for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
-            let rank = list.len() as u32 + 1;
-            trace.push(TraceCandidate {
-                record_id: hit.record_id.clone(),
-                rank,
-                score: f64::from(hit.score),
-                detail: dense_detail(&hit),
-            });
-            matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
-            key_of.insert(hit.record_id.clone(), hit.record_key);
-            list.push(hit.record_id);
-        }
-        Ok(((list, trace, matches), key_of))
+        Ok(found.into_iter().map(|hits| ranked_dense(hits, eligible)).collect())
     }
 
     /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys, with
@@ -483,6 +496,25 @@ fn corroborate(
 
 fn micros(took: Duration) -> u64 {
     u64::try_from(took.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// One dense list as the fusion takes it: its eligible hits in order, with their matches.
+fn ranked_dense(found: Vec<retold_domain::VectorHit>, eligible: &Eligible) -> Found<DenseMatch> {
+    let (mut list, mut trace, mut matches, mut key_of) =
+        (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+    for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
+        let rank = list.len() as u32 + 1;
+        trace.push(TraceCandidate {
+            record_id: hit.record_id.clone(),
+            rank,
+            score: f64::from(hit.score),
+            detail: dense_detail(&hit),
+        });
+        matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
+        key_of.insert(hit.record_id.clone(), hit.record_key);
+        list.push(hit.record_id);
+    }
+    ((list, trace, matches), key_of)
 }
 
 /// What a dense candidate's trace says besides its plain cosine: its centred cosine and its

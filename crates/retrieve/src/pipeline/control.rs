@@ -31,6 +31,8 @@ pub(crate) struct Candidate {
     pub(crate) gate: String,
     pub(crate) record: MemoryRecord,
     pub(crate) dense: Option<DenseMatch>,
+    /// Its rank in the dense channel's sentence list, with its own vector's cosine.
+    pub(crate) sentence: Option<DenseMatch>,
     pub(crate) lexical: Option<LexicalMatch>,
     pub(crate) entity: Option<EntityMatch>,
     /// For a provisional record on the lower-trust side of a conflict (returned only when the
@@ -278,8 +280,9 @@ pub(crate) fn newer_first(
 /// one channel's match dated inside the query's window pass; otherwise a dense-only match
 /// needs the dense floor, a lexical-only match the term share.
 pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
-    let channels =
-        [c.dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
+    // The sentence list is the dense channel's second list: with the record list, one channel.
+    let dense = c.dense.as_ref().or(c.sentence.as_ref());
+    let channels = [dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
     if c.reranked.is_some() {
         // The gate runs after the reranker only when it stands in place of the gate.
         Ok("in place of the gate: reranked".to_owned())
@@ -290,7 +293,7 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
     } else if channels == 1 && c.in_window.is_some() {
         // The time the query names corroborates a single channel's match.
         Ok("passed: one channel, in the query's window".to_owned())
-    } else if let Some(d) = &c.dense {
+    } else if let Some(d) = dense {
         if f64::from(d.cosine) >= config.dense_floor {
             Ok("passed dense threshold".to_owned())
         } else {

@@ -13,6 +13,7 @@ pub(super) fn hit(c: Candidate, index: usize) -> SearchHit {
         score: c.score,
         fused_rank: c.fused_rank,
         dense: c.dense,
+        sentence: c.sentence,
         lexical: c.lexical,
         entity: c.entity,
         explanation,
@@ -63,8 +64,13 @@ pub(super) fn describe(
 /// `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed dense threshold`
 pub(super) fn explain(c: &Candidate) -> String {
     let mut matched = Vec::new();
-    if let Some(d) = &c.dense {
-        matched.push(format!("dense {:.2} (rank {})", d.cosine, d.rank));
+    match (&c.dense, &c.sentence) {
+        (Some(d), Some(s)) => {
+            matched.push(format!("dense {:.2} (rank {}; best sentence rank {})", d.cosine, d.rank, s.rank));
+        }
+        (Some(d), None) => matched.push(format!("dense {:.2} (rank {})", d.cosine, d.rank)),
+        (None, Some(s)) => matched.push(format!("dense {:.2} (best sentence rank {})", s.cosine, s.rank)),
+        (None, None) => {}
     }
     if let Some(l) = &c.lexical {
         let identifiers = l.matched.iter().filter(|m| m.identifier).count();

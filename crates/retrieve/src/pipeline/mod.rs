@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
-    EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
-    SearchTrace, TraceDrop, TraceNote, TraceResult,
+    Channel, EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus,
+    SearchId, SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -76,7 +76,7 @@ impl Eligible {
 /// 1/61; the identifier match must not lose that tie.)
 pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &ChannelHits) {
     let evidence = |id: &RecordId| {
-        let channels = usize::from(hits.dense.contains_key(id))
+        let channels = usize::from(hits.dense.contains_key(id) || hits.sentences.contains_key(id))
             + usize::from(hits.lexical.contains_key(id))
             + usize::from(hits.entity.contains_key(id));
         let (identifiers, terms) = hits
@@ -87,6 +87,21 @@ pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &Chann
     };
     // Stable: within equal score and equal evidence the RRF order is kept.
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| evidence(&b.0).cmp(&evidence(&a.0))));
+}
+
+/// The lexical channel's records whose match holds one of the query's identifiers, in its
+/// order: the identifier list (`fusion.identifiers`). The dense channel speaks in two lists
+/// (records, sentences) and sees no identifier; an exact identifier match is what the lexical
+/// channel is for (seed section 10), and with this list it speaks twice too.
+pub(crate) fn identifier_matches(hits: &ChannelHits) -> Vec<RecordId> {
+    let Some(at) = hits.trace.iter().position(|(channel, _)| *channel == Channel::Lexical) else {
+        return Vec::new();
+    };
+    hits.lists[at]
+        .iter()
+        .filter(|id| hits.lexical.get(*id).is_some_and(|l| l.matched.iter().any(|m| m.identifier)))
+        .cloned()
+        .collect()
 }
 
 /// The query the channels run, and what the rewriter did.
@@ -119,20 +134,32 @@ impl Retriever {
         let mut hits = self
             .channels(&access, &rewritten.query, pointed.as_ref(), &eligible, request.channels, &mut timings)
             .await?;
+        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
 
         let t = Instant::now();
-        let weighted: Vec<(f64, &[RecordId])> = hits
+        let mut weighted: Vec<(f64, &[RecordId])> = hits
             .trace
             .iter()
             .zip(&hits.lists)
             .map(|((channel, _), list)| (self.config.fusion_weights.of(*channel), list.as_slice()))
             .collect();
+        let identifiers = identifier_matches(&hits);
+        let identifier_weight = self.config.fusion_weights.identifiers;
+        if identifier_weight > 0.0 && !identifiers.is_empty() {
+            weighted.push((identifier_weight, identifiers.as_slice()));
+            notes.push(TraceNote {
+                stage: PipelineStage::Fusion,
+                note: format!(
+                    "{} lexical match(es) of the query's identifiers fused again as a list, at weight {identifier_weight}",
+                    identifiers.len()
+                ),
+            });
+        }
         let mut fused = weighted_rrf(&weighted, self.config.rrf_k);
         break_ties_by_evidence(&mut fused, &hits);
         timings.record(PipelineStage::Fusion, t);
 
         let mut drops: Vec<TraceDrop> = Vec::new();
-        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
@@ -369,6 +396,7 @@ impl Retriever {
                 gate: String::new(),
                 record,
                 dense: hits.dense.remove(id),
+                sentence: hits.sentences.remove(id),
                 lexical: hits.lexical.remove(id),
                 entity: hits.entity.remove(id),
                 conflict_with: None,

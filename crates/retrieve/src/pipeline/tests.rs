@@ -47,6 +47,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         gate: String::new(),
         record,
         dense: None,
+        sentence: None,
         lexical: None,
         entity: None,
         conflict_with: None,

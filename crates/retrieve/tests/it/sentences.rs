@@ -1,6 +1,7 @@
 //! A long turn whose one sentence answers is found by that sentence: the write path stores a
-//! vector per sentence beside the record's own, and the dense channel weighs the best one in
-//! (`retrieval.dense_sentence_weight`).
+//! vector per sentence beside the record's own, and the dense channel ranks records by their
+//! best sentence in a list of its own (`retrieval.fusion.sentences`) or weighs it into the
+//! record's score (`retrieval.dense_sentence_weight`).
 
 use retold_domain::{Embedder as _, EmbeddingSource as _, RecordReader as _, SentenceWeight};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
@@ -22,10 +23,17 @@ const OTHERS: &[&str] = &[
 ];
 
 /// The answering turn among the others, and the contents in the order a dense-only search
-/// ranks them with each record's best sentence weighed `weight`.
+/// ranks them with each record's best sentence weighed `weight` (and no sentence list).
 async fn dense_rank(weight: f32) -> (Vec<String>, retold_test_kit::World, retold_domain::RecordId) {
-    let config =
+    let mut config =
         RetrieveConfig { dense_sentence_weight: SentenceWeight::new(weight).unwrap(), ..Default::default() };
+    config.fusion_weights.sentences = 0.0;
+    ranked(config).await
+}
+
+/// The answering turn among the others, and the contents in the order a dense-only search
+/// with `config` ranks them.
+async fn ranked(config: RetrieveConfig) -> (Vec<String>, retold_test_kit::World, retold_domain::RecordId) {
     let w = super::world(config).await;
     w.grant("s-agent", SCOPE, true, true).await;
     let p = principal("s-agent", "u");
@@ -92,4 +100,48 @@ async fn a_one_sentence_record_without_a_context_has_no_sentence_vectors() {
     // Seven one-sentence turns and the answer's four sentences.
     assert_eq!(scan.sentence_counts.iter().filter(|&&c| c == 0).count(), OTHERS.len());
     assert_eq!(scan.sentences.len(), 4 * info.dims as usize);
+}
+
+#[tokio::test]
+async fn the_sentence_list_ranks_the_turn_that_answers_above_turns_that_only_mention_the_subject() {
+    let (alone, _, _) = dense_rank(0.0).await;
+    // The shipped configuration: the record list by each record's own vector, the sentence
+    // list beside it.
+    let shipped = RetrieveConfig::default();
+    assert_eq!(shipped.dense_sentence_weight, SentenceWeight::NONE);
+    assert!(shipped.fusion_weights.sentences > 0.0);
+    let (listed, w, answer) = ranked(shipped).await;
+    for question in [OTHERS[1], OTHERS[6]] {
+        assert!(rank(&alone, ANSWER) > rank(&alone, question), "alone: {alone:#?}");
+        assert!(rank(&listed, ANSWER) < rank(&listed, question), "with the sentence list: {listed:#?}");
+    }
+
+    // The trace holds the list: the answer first by its best sentence, then the one-sentence
+    // turns (no sentence vectors: their sentence is the record) in the record list's order.
+    let p = principal("s-agent", "u");
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let trace = w.trace(&response.search_id).await;
+    let order = |channel: &str| -> Vec<String> {
+        let listed =
+            trace["channels"][channel].as_array().unwrap_or_else(|| panic!("no {channel} list: {trace}"));
+        listed.iter().map(|c| c["record_id"].as_str().unwrap().to_owned()).collect()
+    };
+    let (records, sentences) = (order("dense"), order("sentences"));
+    assert_eq!(sentences.len(), OTHERS.len() + 1, "{trace}");
+    assert_eq!(sentences[0], answer.as_str(), "{trace}");
+    let others =
+        |list: &[String]| list.iter().filter(|id| **id != answer.as_str()).cloned().collect::<Vec<_>>();
+    assert_eq!(others(&sentences), others(&records), "{trace}");
+    // Its result says where each list ranked it.
+    let hit = response.hits.iter().find(|h| h.record.id == answer).expect("the answer is a result");
+    assert_eq!(hit.sentence.as_ref().map(|s| s.rank), Some(1));
+    assert!(hit.explanation.contains("best sentence rank 1"), "{}", hit.explanation);
+
+    // Without it (weight 0), no such list runs.
+    let mut off = RetrieveConfig::default();
+    off.fusion_weights.sentences = 0.0;
+    let (_, w, _) = ranked(off).await;
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let trace = w.trace(&response.search_id).await;
+    assert!(trace["channels"].get("sentences").is_none(), "{trace}");
 }

@@ -381,6 +381,7 @@ class MatchesDto(BaseModel):
     dense: ChannelMatchDto | None = None
     entity: ChannelMatchDto | None = None
     lexical: ChannelMatchDto | None = None
+    sentence: ChannelMatchDto | None = None
 
 
 class MergeBody(BaseModel):

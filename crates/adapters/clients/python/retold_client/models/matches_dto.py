@@ -30,11 +30,13 @@ class MatchesDto:
             dense (ChannelMatchDto | None | Unset):
             entity (ChannelMatchDto | None | Unset):
             lexical (ChannelMatchDto | None | Unset):
+            sentence (ChannelMatchDto | None | Unset):
      """
 
     dense: ChannelMatchDto | None | Unset = UNSET
     entity: ChannelMatchDto | None | Unset = UNSET
     lexical: ChannelMatchDto | None | Unset = UNSET
+    sentence: ChannelMatchDto | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -67,6 +69,14 @@ class MatchesDto:
         else:
             lexical = self.lexical
 
+        sentence: dict[str, Any] | None | Unset
+        if isinstance(self.sentence, Unset):
+            sentence = UNSET
+        elif isinstance(self.sentence, ChannelMatchDto):
+            sentence = self.sentence.to_dict()
+        else:
+            sentence = self.sentence
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -78,6 +88,8 @@ class MatchesDto:
             field_dict["entity"] = entity
         if lexical is not UNSET:
             field_dict["lexical"] = lexical
+        if sentence is not UNSET:
+            field_dict["sentence"] = sentence
 
         return field_dict
 
@@ -147,10 +159,31 @@ class MatchesDto:
         lexical = _parse_lexical(d.pop("lexical", UNSET))
 
 
+        def _parse_sentence(data: object) -> ChannelMatchDto | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                sentence_type_0 = ChannelMatchDto.from_dict(data)
+
+
+
+                return sentence_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChannelMatchDto | None | Unset, data)
+
+        sentence = _parse_sentence(d.pop("sentence", UNSET))
+
+
         matches_dto = cls(
             dense=dense,
             entity=entity,
             lexical=lexical,
+            sentence=sentence,
         )
 
 
