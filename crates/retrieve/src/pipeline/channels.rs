@@ -15,6 +15,7 @@ use tracing::{Instrument, info_span};
 
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
+use crate::fusion::weighted_rrf;
 use crate::query::{add_forms, lexical_terms, name_phrases, person, pronoun_words, without_names};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
@@ -129,7 +130,14 @@ impl Retriever {
         }
         if let Some(((((mut list, mut trace, mut matches), keys), broad), took)) = entity {
             if self.config.entity_broad_corroborates && !broad.is_empty() {
-                corroborate(&hits.lists, &broad, k, &mut list, &mut trace, &mut matches);
+                let others: Vec<(f64, &[RecordId])> = hits
+                    .trace
+                    .iter()
+                    .zip(&hits.lists)
+                    .map(|((channel, _), list)| (self.config.fusion_weights.of(*channel), list.as_slice()))
+                    .collect();
+                let order = weighted_rrf(&others, self.config.rrf_k);
+                corroborate(&order, &broad, k, &mut list, &mut trace, &mut matches);
             }
             hits.entity = matches;
             hits.keys.extend(keys);
@@ -458,39 +466,37 @@ fn blend(written: &[f32], rest: &[f32], weight: f32) -> Vec<f32> {
 }
 
 /// A broad entity's links: record -> (best role, key, entity).
-type Broad = HashMap<RecordId, (LinkRole, RecordKey, EntityId)>;
+pub(super) type Broad = HashMap<RecordId, (LinkRole, RecordKey, EntityId)>;
 
 /// Append to the entity channel's list the broad entities' records that another channel
-/// found, in the order of their best rank there (dense and lexical interleaved), up to `k`.
-fn corroborate(
-    others: &[Vec<RecordId>],
+/// found, in the order the other channels' lists fuse in (`order`: weighted RRF, as the
+/// fusion stage weighs them, so a record several lists rank well leads one a single list
+/// ranks first), up to `k`.
+pub(super) fn corroborate(
+    order: &[(RecordId, f64)],
     broad: &Broad,
     k: usize,
     list: &mut Vec<RecordId>,
     trace: &mut Vec<TraceCandidate>,
     matches: &mut HashMap<RecordId, EntityMatch>,
 ) {
-    let deepest = others.iter().map(Vec::len).max().unwrap_or(0);
-    for i in 0..deepest {
-        for found in others {
-            if list.len() >= k {
-                return;
-            }
-            let Some(id) = found.get(i) else { continue };
-            let Some((role, _, entity_id)) = broad.get(id) else { continue };
-            if matches.contains_key(id) {
-                continue;
-            }
-            let rank = list.len() as u32 + 1;
-            trace.push(TraceCandidate {
-                record_id: id.clone(),
-                rank,
-                score: 0.0,
-                detail: format!("{} {entity_id} (broad: corroborates rank {})", role.as_str(), i + 1),
-            });
-            matches.insert(id.clone(), EntityMatch { rank, entity_id: entity_id.clone(), role: *role });
-            list.push(id.clone());
+    for (at, (id, _)) in order.iter().enumerate() {
+        if list.len() >= k {
+            return;
         }
+        let Some((role, _, entity_id)) = broad.get(id) else { continue };
+        if matches.contains_key(id) {
+            continue;
+        }
+        let rank = list.len() as u32 + 1;
+        trace.push(TraceCandidate {
+            record_id: id.clone(),
+            rank,
+            score: 0.0,
+            detail: format!("{} {entity_id} (broad: corroborates fused rank {})", role.as_str(), at + 1),
+        });
+        matches.insert(id.clone(), EntityMatch { rank, entity_id: entity_id.clone(), role: *role });
+        list.push(id.clone());
     }
 }
 

@@ -412,3 +412,33 @@ fn an_episode_that_says_little_ranks_lower_and_a_statement_keeps_its_score() {
     assert_eq!(notes.len(), 1);
     assert!(notes[0].note.contains("1 episodes with fewer than 20 content words"), "{}", notes[0].note);
 }
+
+/// A broad entity (a conversation's speaker) lists its records that the other channels found
+/// in the order those lists fuse in: a record three lists rank second leads one a single
+/// list ranks first (interleaving the lists by rank put the single list's first ahead).
+#[test]
+fn a_broad_entity_lists_its_records_in_the_other_lists_fused_order() {
+    use std::collections::HashMap;
+
+    use retold_domain::{EntityId, LinkRole};
+
+    use super::channels::{Broad, corroborate};
+    let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
+    let speaker = EntityId::new("ent_mel").unwrap();
+    // mem_0001: the lexical list's first only. mem_0002: second in all three lists.
+    let (dense, sentences, lexical) = ([id(3), id(2)], [id(4), id(2)], [id(1), id(2)]);
+    let broad: Broad = [1, 2]
+        .into_iter()
+        .map(|n| (id(n), (LinkRole::About, RecordKey(u64::from(n)), speaker.clone())))
+        .collect();
+    let order = crate::fusion::weighted_rrf(&[(1.0, &dense), (1.0, &sentences), (1.0, &lexical)], 5);
+    let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
+    corroborate(&order, &broad, 50, &mut list, &mut trace, &mut matches);
+    assert_eq!(list, [id(2), id(1)]);
+    assert_eq!(matches[&id(2)].rank, 1);
+    assert!(trace[0].detail.contains("broad: corroborates fused rank 1"), "{:?}", trace[0]);
+    // At most k.
+    let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
+    corroborate(&order, &broad, 1, &mut list, &mut trace, &mut matches);
+    assert_eq!(list, [id(2)]);
+}
