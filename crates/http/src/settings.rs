@@ -785,6 +785,14 @@ impl Settings {
                 self.retrieval.dense_sentence_weight
             ));
         }
+        if self.retrieval.fusion.sentences > 0.0 && self.retrieval.dense_sentence_weight >= 1.0 {
+            problems.push(
+                "retrieval.dense_sentence_weight: 1 ranks the record list by each record's best sentence, which is \
+                 what retrieval.fusion.sentences ranks its list by: the two lists would be one list counted twice; \
+                 set the weight below 1 (shipped: 0) or retrieval.fusion.sentences to 0"
+                    .to_owned(),
+            );
+        }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());
         if !key.is_empty() && !is_sha256 {

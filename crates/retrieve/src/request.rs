@@ -105,6 +105,12 @@ pub struct SearchHit {
 }
 
 impl SearchHit {
+    /// The record's own vector's cosine with the query when either dense list (records or
+    /// sentences) found it: what the relevance gate reads.
+    pub fn dense_cosine(&self) -> Option<f32> {
+        self.dense.as_ref().or(self.sentence.as_ref()).map(|d| d.cosine)
+    }
+
     /// What the result shows of its record: the passage, or the whole content.
     pub fn shown(&self) -> &str {
         crate::passage::shown(self.passage.as_ref(), self.record.content.as_str())

@@ -372,7 +372,7 @@ impl DecisionPipeline {
             .zip(&hit_vectors)
             .map(|(hit, vector)| AdmissionCandidate {
                 record: &hit.record,
-                dense_cosine: hit.dense.as_ref().map(|d| d.cosine),
+                dense_cosine: hit.dense_cosine(),
                 lexical_matched: hit.lexical.as_ref().map_or(0, |l| l.matched.len()),
                 stated_similarity: stated_vectors.iter().map(|s| cosine(s, vector)).fold(0.0, f32::max),
                 stated_verbatim: contains_tokens(&said, &unicode61_tokens(hit.record.content.as_str()))

@@ -133,6 +133,15 @@ fn cross_field_rules_are_checked() {
         text.contains("retrieval.dense_sentence_weight") && text.contains("embedding.sentence_vectors"),
         "{text}"
     );
+    // The record list by the best sentence alone beside the sentence list: one list twice.
+    let text =
+        error_text(Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1")])));
+    assert!(text.contains("retrieval.dense_sentence_weight") && text.contains("counted twice"), "{text}");
+    let one_list = env(&[
+        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1"),
+        ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
+    ]);
+    assert!(Settings::load_with_env(None, one_list).is_ok());
     let off =
         env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"), ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0")]);
     assert_eq!(Settings::load_with_env(None, off).unwrap().embedding.sentence_vectors, 0);

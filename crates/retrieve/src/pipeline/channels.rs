@@ -62,7 +62,21 @@ pub(crate) struct ChannelHits {
 }
 
 impl ChannelHits {
-    fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
+    /// Each list so far with its fusion weight.
+    pub(crate) fn weighted(&self, weights: &crate::config::FusionWeights) -> Vec<(f64, &[RecordId])> {
+        self.trace
+            .iter()
+            .zip(&self.lists)
+            .map(|((channel, _), list)| (weights.of(*channel), list.as_slice()))
+            .collect()
+    }
+
+    /// The lists so far fused by weighted RRF: the order a broad entity takes its records in.
+    pub(crate) fn fused(&self, weights: &crate::config::FusionWeights, rrf_k: u32) -> Vec<(RecordId, f64)> {
+        weighted_rrf(&self.weighted(weights), rrf_k)
+    }
+
+    pub(crate) fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
         self.lists.push(list);
         self.trace.push((channel, trace));
     }
@@ -130,13 +144,7 @@ impl Retriever {
         }
         if let Some(((((mut list, mut trace, mut matches), keys), broad), took)) = entity {
             if self.config.entity_broad_corroborates && !broad.is_empty() {
-                let others: Vec<(f64, &[RecordId])> = hits
-                    .trace
-                    .iter()
-                    .zip(&hits.lists)
-                    .map(|((channel, _), list)| (self.config.fusion_weights.of(*channel), list.as_slice()))
-                    .collect();
-                let order = weighted_rrf(&others, self.config.rrf_k);
+                let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
                 corroborate(&order, &broad, k, &mut list, &mut trace, &mut matches);
             }
             hits.entity = matches;
@@ -469,9 +477,9 @@ fn blend(written: &[f32], rest: &[f32], weight: f32) -> Vec<f32> {
 pub(super) type Broad = HashMap<RecordId, (LinkRole, RecordKey, EntityId)>;
 
 /// Append to the entity channel's list the broad entities' records that another channel
-/// found, in the order the other channels' lists fuse in (`order`: weighted RRF, as the
-/// fusion stage weighs them, so a record several lists rank well leads one a single list
-/// ranks first), up to `k`.
+/// found, in the order the other channels' lists fuse in (`order`, [`ChannelHits::fused`]:
+/// weighted RRF at the fusion's weights, so a record several lists rank well leads one a
+/// single list ranks first), up to `k`.
 pub(super) fn corroborate(
     order: &[(RecordId, f64)],
     broad: &Broad,
@@ -493,7 +501,11 @@ pub(super) fn corroborate(
             record_id: id.clone(),
             rank,
             score: 0.0,
-            detail: format!("{} {entity_id} (broad: corroborates fused rank {})", role.as_str(), at + 1),
+            detail: format!(
+                "{} {entity_id} (broad: corroborates rank {} of the other lists fused)",
+                role.as_str(),
+                at + 1
+            ),
         });
         matches.insert(id.clone(), EntityMatch { rank, entity_id: entity_id.clone(), role: *role });
         list.push(id.clone());

@@ -137,12 +137,7 @@ impl Retriever {
         let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
 
         let t = Instant::now();
-        let mut weighted: Vec<(f64, &[RecordId])> = hits
-            .trace
-            .iter()
-            .zip(&hits.lists)
-            .map(|((channel, _), list)| (self.config.fusion_weights.of(*channel), list.as_slice()))
-            .collect();
+        let mut weighted = hits.weighted(&self.config.fusion_weights);
         let identifiers = identifier_matches(&hits);
         let identifier_weight = self.config.fusion_weights.identifiers;
         if identifier_weight > 0.0 && !identifiers.is_empty() {

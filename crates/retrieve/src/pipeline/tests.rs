@@ -422,21 +422,32 @@ fn a_broad_entity_lists_its_records_in_the_other_lists_fused_order() {
 
     use retold_domain::{EntityId, LinkRole};
 
+    use retold_domain::Channel;
+
+    use super::ChannelHits;
     use super::channels::{Broad, corroborate};
     let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
     let speaker = EntityId::new("ent_mel").unwrap();
     // mem_0001: the lexical list's first only. mem_0002: second in all three lists.
-    let (dense, sentences, lexical) = ([id(3), id(2)], [id(4), id(2)], [id(1), id(2)]);
+    let mut hits = ChannelHits::default();
+    hits.push(Channel::Dense, vec![id(3), id(2)], vec![]);
+    hits.push(Channel::Sentences, vec![id(4), id(2)], vec![]);
+    hits.push(Channel::Lexical, vec![id(1), id(2)], vec![]);
     let broad: Broad = [1, 2]
         .into_iter()
         .map(|n| (id(n), (LinkRole::About, RecordKey(u64::from(n)), speaker.clone())))
         .collect();
-    let order = crate::fusion::weighted_rrf(&[(1.0, &dense), (1.0, &sentences), (1.0, &lexical)], 5);
+    let config = RetrieveConfig::default();
+    let order = hits.fused(&config.fusion_weights, config.rrf_k);
     let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
     corroborate(&order, &broad, 50, &mut list, &mut trace, &mut matches);
     assert_eq!(list, [id(2), id(1)]);
     assert_eq!(matches[&id(2)].rank, 1);
-    assert!(trace[0].detail.contains("broad: corroborates fused rank 1"), "{:?}", trace[0]);
+    assert!(
+        trace[0].detail.contains("broad: corroborates rank 1 of the other lists fused"),
+        "{:?}",
+        trace[0]
+    );
     // At most k.
     let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
     corroborate(&order, &broad, 1, &mut list, &mut trace, &mut matches);
