@@ -400,7 +400,11 @@ async fn the_enabled_reranker_reorders_real_searches_and_says_so() {
     let (_, trace) =
         app.call("GET", &format!("/v1/admin/search-log/{search_id}"), Some(crate::ADMIN_KEY), None).await;
     assert!(trace["timings_us"].to_string().contains("reranker"), "{trace}");
-    assert!(trace["notes"].as_array().is_none_or(|n| n.is_empty()), "no fallback: {trace}");
+    let fallback = |n: &&serde_json::Value| n["stage"] == "reranker";
+    assert!(
+        trace["notes"].as_array().is_none_or(|n| !n.iter().any(|n| fallback(&n))),
+        "no fallback: {trace}"
+    );
 }
 
 #[tokio::test]

@@ -129,10 +129,20 @@ impl Retriever {
             hits.dense = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Dense, list, trace);
-            if let Some(((list, trace, matches), keys)) = sentences {
-                hits.sentences = matches;
-                hits.keys.extend(keys);
-                hits.push(Channel::Sentences, list, trace);
+            match sentences {
+                Some(((list, trace, matches), keys)) => {
+                    hits.sentences = matches;
+                    hits.keys.extend(keys);
+                    hits.push(Channel::Sentences, list, trace);
+                }
+                None if self.config.fusion_weights.sentences > 0.0 => hits.notes.push(TraceNote {
+                    stage: PipelineStage::Dense,
+                    note: "no record the sentence list found has sentence vectors: it is the record list \
+                           again, and not fused (`retold ops reembed --refresh` gives records written \
+                           before sentence vectors theirs)"
+                        .to_owned(),
+                }),
+                None => {}
             }
             timings.0.push((PipelineStage::Dense, micros(took)));
         }
@@ -227,10 +237,13 @@ impl Retriever {
                     (None, _) => vector,
                 };
                 let mut found = self.dense(vector, eligible, k, &lists).await?.into_iter();
-                let records = found.next().ok_or_else(|| {
+                let (records, _) = found.next().ok_or_else(|| {
                     retold_domain::DomainError::backend("vector scan", "returned no list for the records")
                 })?;
-                Ok::<_, retold_domain::DomainError>((records, found.next()))
+                // A sentence list in which no record has sentence vectors (a store written
+                // before them) is the record list again: it is not fused twice.
+                let sentences = found.next().filter(|(_, sentenced)| *sentenced).map(|(list, _)| list);
+                Ok::<_, retold_domain::DomainError>((records, sentences))
             })
             .await?;
             Ok::<_, retold_domain::DomainError>(Some((found, embedded + took)))
@@ -267,21 +280,28 @@ impl Retriever {
     /// Dense: the masked exact scan for the query's vector over the eligible keys, on a
     /// blocking thread (it takes milliseconds at 50k records; a runtime worker must not): one
     /// ranked list per sentence weight in `lists` (how much of each record's best sentence is
-    /// in its score), from one pass over the rows.
+    /// in its score), from one pass over the rows, each with whether any record in it was
+    /// scored with a sentence vector.
     async fn dense(
         &self,
         vector: Vec<f32>,
         eligible: &Eligible,
         k: usize,
         lists: &[SentenceWeight],
-    ) -> Result<Vec<Found<DenseMatch>>> {
+    ) -> Result<Vec<(Found<DenseMatch>, bool)>> {
         let index = self.ports.index.clone();
         let (keys, centring, weights) = (eligible.keys.clone(), self.config.dense_centring, lists.to_vec());
         let found =
             tokio::task::spawn_blocking(move || index.search_lists(&vector, &keys, k, centring, &weights))
                 .await
                 .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
-        Ok(found.into_iter().map(|hits| ranked_dense(hits, eligible)).collect())
+        Ok(found
+            .into_iter()
+            .map(|hits| {
+                let sentenced = hits.iter().any(|h| h.sentence.is_some());
+                (ranked_dense(hits, eligible), sentenced)
+            })
+            .collect())
     }
 
     /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys, with

@@ -145,3 +145,37 @@ async fn the_sentence_list_ranks_the_turn_that_answers_above_turns_that_only_men
     let trace = w.trace(&response.search_id).await;
     assert!(trace["channels"].get("sentences").is_none(), "{trace}");
 }
+
+/// A store whose records have no sentence vectors (one-sentence lines, or a store written
+/// before them) gets no sentence list: it would be the record list again, fused twice. The
+/// trace says so.
+#[tokio::test]
+async fn without_sentence_vectors_the_record_list_is_not_fused_twice() {
+    let w = super::world(RetrieveConfig::default()).await;
+    w.grant("s-agent", SCOPE, true, true).await;
+    let p = principal("s-agent", "u");
+    for other in OTHERS {
+        w.write(&p, episode(SCOPE, other)).await;
+    }
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let trace = w.trace(&response.search_id).await;
+    assert!(trace["channels"]["dense"].as_array().is_some_and(|l| l.len() == OTHERS.len()), "{trace}");
+    assert!(trace["channels"].get("sentences").is_none(), "{trace}");
+    let notes = trace["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("no record the sentence list found has sentence vectors")),
+        "{trace}"
+    );
+    assert!(response.hits.iter().all(|h| h.sentence.is_none()));
+    // One record with sentence vectors brings the list back.
+    w.write(&p, episode(SCOPE, ANSWER)).await;
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let trace = w.trace(&response.search_id).await;
+    assert!(
+        trace["channels"]["sentences"].as_array().is_some_and(|l| l.len() == OTHERS.len() + 1),
+        "{trace}"
+    );
+}
