@@ -86,7 +86,6 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             lexical: r.fusion.lexical,
             entity: r.fusion.entity,
             sentences: r.fusion.sentences,
-            identifiers: r.fusion.identifiers,
         },
         per_generator_k: r.per_generator_k,
         lexical_stemming: match r.lexical_stemming {

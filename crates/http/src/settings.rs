@@ -476,9 +476,6 @@ pub struct FusionSettings {
     /// The dense channel's second list, records ranked by their best sentence vector (0: none).
     #[validate(range(min = 0.0, max = 100.0))]
     pub sentences: f64,
-    /// The lexical matches of the query's identifiers, fused again as a list (0: none).
-    #[validate(range(min = 0.0, max = 100.0))]
-    pub identifiers: f64,
 }
 
 /// `retrieval.gate.*`

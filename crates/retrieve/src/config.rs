@@ -135,12 +135,7 @@ impl Default for RetrieveConfig {
     fn default() -> Self {
         Self {
             rrf_k: 5,
-            fusion_weights: FusionWeights {
-                entity: 2.0,
-                sentences: 1.0,
-                identifiers: 1.0,
-                ..FusionWeights::default()
-            },
+            fusion_weights: FusionWeights { entity: 2.0, sentences: 1.0, ..FusionWeights::default() },
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
@@ -180,14 +175,11 @@ pub struct FusionWeights {
     /// The dense channel's second list, records ranked by their best sentence vector; 0
     /// (the seed's plain RRF) runs no such list.
     pub sentences: f64,
-    /// The lexical channel's matches of the query's identifiers, fused again as a list of
-    /// their own; 0 (the seed's plain RRF) fuses no such list.
-    pub identifiers: f64,
 }
 
 impl Default for FusionWeights {
     fn default() -> Self {
-        Self { dense: 1.0, lexical: 1.0, entity: 1.0, sentences: 0.0, identifiers: 0.0 }
+        Self { dense: 1.0, lexical: 1.0, entity: 1.0, sentences: 0.0 }
     }
 }
 

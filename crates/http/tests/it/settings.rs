@@ -449,12 +449,11 @@ fn the_entity_weight_and_pronouns_are_shipped_on_and_reach_the_pipeline() {
     let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
     assert_eq!(shipped.fusion_weights.entity, 2.0, "the measured weight");
     assert!(shipped.pronouns, "a first-person question names the user");
-    assert_eq!((shipped.fusion_weights.sentences, shipped.fusion_weights.identifiers), (1.0, 1.0));
+    assert_eq!(shipped.fusion_weights.sentences, 1.0);
     let off = load(&[
         ("RETOLD__RETRIEVAL__PRONOUNS", "false"),
         ("RETOLD__RETRIEVAL__FUSION__ENTITY", "1.0"),
         ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
-        ("RETOLD__RETRIEVAL__FUSION__IDENTIFIERS", "0"),
     ]);
     let off = retold_http::retrieve_config(&off.unwrap());
     assert!(!off.pronouns);

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use retold_domain::{
-    Channel, EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus,
-    SearchId, SearchTrace, TraceDrop, TraceNote, TraceResult,
+    EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
+    SearchTrace, TraceDrop, TraceNote, TraceResult,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -89,21 +89,6 @@ pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &Chann
     fused.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| evidence(&b.0).cmp(&evidence(&a.0))));
 }
 
-/// The lexical channel's records whose match holds one of the query's identifiers, in its
-/// order: the identifier list (`fusion.identifiers`). The dense channel speaks in two lists
-/// (records, sentences) and sees no identifier; an exact identifier match is what the lexical
-/// channel is for (seed section 10), and with this list it speaks twice too.
-pub(crate) fn identifier_matches(hits: &ChannelHits) -> Vec<RecordId> {
-    let Some(at) = hits.trace.iter().position(|(channel, _)| *channel == Channel::Lexical) else {
-        return Vec::new();
-    };
-    hits.lists[at]
-        .iter()
-        .filter(|id| hits.lexical.get(*id).is_some_and(|l| l.matched.iter().any(|m| m.identifier)))
-        .cloned()
-        .collect()
-}
-
 /// The query the channels run, and what the rewriter did.
 struct RewrittenQuery {
     query: String,
@@ -137,19 +122,7 @@ impl Retriever {
         let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
 
         let t = Instant::now();
-        let mut weighted = hits.weighted(&self.config.fusion_weights);
-        let identifiers = identifier_matches(&hits);
-        let identifier_weight = self.config.fusion_weights.identifiers;
-        if identifier_weight > 0.0 && !identifiers.is_empty() {
-            weighted.push((identifier_weight, identifiers.as_slice()));
-            notes.push(TraceNote {
-                stage: PipelineStage::Fusion,
-                note: format!(
-                    "{} lexical match(es) of the query's identifiers fused again as a list, at weight {identifier_weight}",
-                    identifiers.len()
-                ),
-            });
-        }
+        let weighted = hits.weighted(&self.config.fusion_weights);
         let mut fused = weighted_rrf(&weighted, self.config.rrf_k);
         break_ties_by_evidence(&mut fused, &hits);
         timings.record(PipelineStage::Fusion, t);

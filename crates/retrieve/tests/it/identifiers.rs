@@ -38,24 +38,4 @@ async fn a_search_for_an_identifier_finds_its_own_record_first() {
         "{} of 100 identifier searches did not rank their record first: {misses:?}",
         misses.len()
     );
-    // The trace says the identifier's one match was fused again as a list of its own
-    // (`fusion.identifiers`); a query without an identifier gets no such list.
-    let notes = |query: String| async {
-        let response = w.search(&p, SearchRequest::new(query)).await;
-        let trace = w.trace(&response.search_id).await;
-        trace["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|n| n["stage"] == "fusion")
-            .cloned()
-            .collect::<Vec<_>>()
-    };
-    let fused = notes(token(7)).await;
-    assert_eq!(fused.len(), 1, "{fused:?}");
-    assert!(
-        fused[0]["note"].as_str().unwrap().starts_with("1 lexical match(es) of the query's identifiers"),
-        "{fused:?}"
-    );
-    assert_eq!(notes("the build cache".to_owned()).await, Vec::<serde_json::Value>::new());
 }
