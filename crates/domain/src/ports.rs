@@ -712,10 +712,13 @@ pub trait VectorIndex: Send + Sync {
         k: usize,
         centring: Centring,
         sentences: SentenceWeight,
-    ) -> Result<Vec<VectorHit>>;
+    ) -> Result<Vec<VectorHit>> {
+        let mut lists = self.search_lists(query, eligible, k, centring, &[sentences])?;
+        Ok(lists.pop().unwrap_or_default())
+    }
     /// As `search_with`, once for each weight in `sentences`, in one pass over the rows: the
-    /// `i`-th list is what `search_with` with `sentences[i]` returns. (The retriever's record
-    /// and sentence lists; this default runs one search a weight.)
+    /// `i`-th list is what `search_with` with `sentences[i]` returns (the retriever's record
+    /// and sentence lists).
     fn search_lists(
         &self,
         query: &[f32],
@@ -723,14 +726,12 @@ pub trait VectorIndex: Send + Sync {
         k: usize,
         centring: Centring,
         sentences: &[SentenceWeight],
-    ) -> Result<Vec<Vec<VectorHit>>> {
-        sentences.iter().map(|w| self.search_with(query, eligible, k, centring, *w)).collect()
-    }
-    /// Do now what a `search_with` over `eligible` with these settings needs before its
+    ) -> Result<Vec<Vec<VectorHit>>>;
+    /// Do now what a `search_lists` over `eligible` with these settings needs before its
     /// query (which rows, the means it centres on), so that a search soon after, the index
     /// unchanged, finds it done: the retriever calls it while the query is embedded. The
     /// search's result is the same whether or not this ran.
-    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {
+    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: &[SentenceWeight]) {
         let _ = (eligible, centring, sentences);
     }
     /// The vector stored for a record, when live.

@@ -228,17 +228,18 @@ impl ExactIndex {
         inner
     }
 
-    /// The [`Prepared`] of a search over `eligible` (`inner` read-locked by the caller):
-    /// kept from an earlier call at this generation, or computed and kept.
+    /// The [`Prepared`] of a search over `eligible` for lists of these sentence weights
+    /// (`inner` read-locked by the caller): kept from an earlier call at this generation, or
+    /// computed and kept. Sentences are weighed when any list weighs them.
     fn prepared_for(
         &self,
         inner: &Inner,
         eligible: &[RecordKey],
         centring: Centring,
-        sentences: SentenceWeight,
+        sentences: &[SentenceWeight],
     ) -> Arc<Prepared> {
         let centred = centring.share() > 0.0;
-        let weighed = sentences.weight() > 0.0 && inner.sentences.len() > 0;
+        let weighed = sentences.iter().any(|w| w.weight() > 0.0) && inner.sentences.len() > 0;
         let generation = self.generation.load(AtomicOrdering::Acquire);
         let kept = |p: &Prepared| {
             p.generation == generation
@@ -391,18 +392,6 @@ impl VectorIndex for ExactIndex {
         }
     }
 
-    fn search_with(
-        &self,
-        query: &[f32],
-        eligible: &[RecordKey],
-        k: usize,
-        centring: Centring,
-        sentences: SentenceWeight,
-    ) -> Result<Vec<VectorHit>> {
-        let mut lists = self.search_lists(query, eligible, k, centring, &[sentences])?;
-        Ok(lists.pop().unwrap_or_default())
-    }
-
     fn search_lists(
         &self,
         query: &[f32],
@@ -420,12 +409,9 @@ impl VectorIndex for ExactIndex {
         let dims = self.dims;
         // The mask is built (or found built at this generation) while holding the lock, so a
         // concurrent write cannot shift rows between building it and scanning. One prepared
-        // set serves every list: the one of the heaviest weight (sentences weighed if any
-        // list weighs them).
+        // set serves every list.
         let inner = self.read();
-        let heaviest = weights.iter().copied().max_by(|a, b| a.weight().total_cmp(&b.weight()));
-        let prepared =
-            self.prepared_for(&inner, eligible, centring, heaviest.unwrap_or(SentenceWeight::NONE));
+        let prepared = self.prepared_for(&inner, eligible, centring, weights);
         let (rows, weighed) = (prepared.rows.as_slice(), prepared.weighed);
         // Each list's sentence weight, and whether it weighs sentences at all (with none
         // stored, no list does).
@@ -579,7 +565,7 @@ impl VectorIndex for ExactIndex {
         Ok(tops.into_iter().zip(lists.iter().copied()).map(|(top, list)| finish(top, list)).collect())
     }
 
-    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: SentenceWeight) {
+    fn prepare(&self, eligible: &[RecordKey], centring: Centring, sentences: &[SentenceWeight]) {
         if eligible.is_empty() {
             return;
         }

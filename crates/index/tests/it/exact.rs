@@ -535,13 +535,13 @@ proptest! {
         for (change, centred, whole) in changes {
             let centring = if centred { Centring::new(0.8).unwrap() } else { Centring::NONE };
             let keys = if whole { &keys } else { &half };
-            prepared.prepare(keys, centring, weight);
+            prepared.prepare(keys, centring, &[weight]);
             // Searched as prepared, nothing changed since: then prepared again.
             prop_assert_eq!(
                 prepared.search_with(&query, keys, k, centring, weight).unwrap(),
                 fresh(&writes).search_with(&query, keys, k, centring, weight).unwrap()
             );
-            prepared.prepare(keys, centring, weight);
+            prepared.prepare(keys, centring, &[weight]);
             match &change {
                 Change::None => {}
                 Change::Replace(at, own, sentence) => {

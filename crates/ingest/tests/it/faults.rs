@@ -62,15 +62,15 @@ impl VectorIndex for FailingUpserts {
     fn mark_dead(&self, key: RecordKey) {
         self.inner.mark_dead(key);
     }
-    fn search_with(
+    fn search_lists(
         &self,
         query: &[f32],
         eligible: &[RecordKey],
         k: usize,
         centring: Centring,
-        sentences: SentenceWeight,
-    ) -> Result<Vec<VectorHit>> {
-        self.inner.search_with(query, eligible, k, centring, sentences)
+        sentences: &[SentenceWeight],
+    ) -> Result<Vec<Vec<VectorHit>>> {
+        self.inner.search_lists(query, eligible, k, centring, sentences)
     }
     fn vector(&self, key: RecordKey) -> Option<Vec<f32>> {
         self.inner.vector(key)

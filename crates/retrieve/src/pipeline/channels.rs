@@ -35,8 +35,9 @@ type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
 type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 
 /// What `dense_and_entity` found, each with how long it took: the dense channel's record list
-/// (and its sentence list, when `fusion.sentences` runs one), the entity channel's with its broad entities' links; and the people's words taken out of the
-/// dense query, and what was left.
+/// (and its sentence list, when `fusion.sentences` runs one), the entity channel's with its
+/// broad entities' links; and the people's words taken out of the dense query, and what was
+/// left.
 type DenseAndEntity = (
     Option<((Found<DenseMatch>, Option<Found<DenseMatch>>), Duration)>,
     Option<((Found<EntityMatch>, Broad), Duration)>,
@@ -45,7 +46,8 @@ type DenseAndEntity = (
 );
 
 /// What the channels found: one ranked list per channel that ran (dense, its sentence list,
-/// lexical, entity, in that order), each record's match per channel, the key of every candidate, and the trace.
+/// lexical, entity, in that order), each record's match per channel, the key of every
+/// candidate, and the trace.
 #[derive(Default)]
 pub(crate) struct ChannelHits {
     pub(crate) lists: Vec<Vec<RecordId>>,
@@ -62,18 +64,16 @@ pub(crate) struct ChannelHits {
 }
 
 impl ChannelHits {
-    /// Each list so far with its fusion weight.
-    pub(crate) fn weighted(&self, weights: &crate::config::FusionWeights) -> Vec<(f64, &[RecordId])> {
-        self.trace
+    /// The lists so far fused by weighted RRF, each at its channel's weight: the fusion
+    /// stage's order, and the order a broad entity takes its records in.
+    pub(crate) fn fused(&self, weights: &crate::config::FusionWeights, rrf_k: u32) -> Vec<(RecordId, f64)> {
+        let weighted: Vec<(f64, &[RecordId])> = self
+            .trace
             .iter()
             .zip(&self.lists)
             .map(|((channel, _), list)| (weights.of(*channel), list.as_slice()))
-            .collect()
-    }
-
-    /// The lists so far fused by weighted RRF: the order a broad entity takes its records in.
-    pub(crate) fn fused(&self, weights: &crate::config::FusionWeights, rrf_k: u32) -> Vec<(RecordId, f64)> {
-        weighted_rrf(&self.weighted(weights), rrf_k)
+            .collect();
+        weighted_rrf(&weighted, rrf_k)
     }
 
     pub(crate) fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
@@ -214,11 +214,9 @@ impl Retriever {
         let prepare = async {
             if which.dense {
                 let index = self.ports.index.clone();
-                // The scan prepares for the heaviest weight of its lists.
-                let heaviest = lists.iter().copied().max_by(|a, b| a.weight().total_cmp(&b.weight()));
-                let (keys, centring) = (eligible.keys.clone(), self.config.dense_centring);
-                let sentences = heaviest.unwrap_or(SentenceWeight::NONE);
-                let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, sentences)).await;
+                let (keys, centring, lists) =
+                    (eligible.keys.clone(), self.config.dense_centring, lists.clone());
+                let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, &lists)).await;
             }
         };
         let (named, written, ()) = tokio::join!(lookup, written, prepare);

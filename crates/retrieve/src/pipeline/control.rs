@@ -52,6 +52,14 @@ pub(crate) struct Candidate {
     pub(crate) passage: Option<Passage>,
 }
 
+impl Candidate {
+    /// Its dense channel match from either list (records or sentences): one channel to the
+    /// gate, which reads the record's own cosine.
+    pub(crate) fn dense_match(&self) -> Option<&DenseMatch> {
+        self.dense.as_ref().or(self.sentence.as_ref())
+    }
+}
+
 /// Characters per estimated token.
 pub(crate) const CHARS_PER_TOKEN: usize = 4;
 
@@ -280,8 +288,7 @@ pub(crate) fn newer_first(
 /// one channel's match dated inside the query's window pass; otherwise a dense-only match
 /// needs the dense floor, a lexical-only match the term share.
 pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
-    // The sentence list is the dense channel's second list: with the record list, one channel.
-    let dense = c.dense.as_ref().or(c.sentence.as_ref());
+    let dense = c.dense_match();
     let channels = [dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
     if c.reranked.is_some() {
         // The gate runs after the reranker only when it stands in place of the gate.

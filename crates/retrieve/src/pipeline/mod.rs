@@ -27,7 +27,6 @@ pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, NewerFirst, ResultBudget};
 pub use self::control::{shown_tokens, text_tokens};
 use crate::config::RerankerPlacement;
-use crate::fusion::weighted_rrf;
 use crate::request::{SearchHit, SearchRequest, SearchResponse};
 use crate::retriever::Retriever;
 use crate::rewrite::Rewrite;
@@ -119,15 +118,14 @@ impl Retriever {
         let mut hits = self
             .channels(&access, &rewritten.query, pointed.as_ref(), &eligible, request.channels, &mut timings)
             .await?;
-        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
 
         let t = Instant::now();
-        let weighted = hits.weighted(&self.config.fusion_weights);
-        let mut fused = weighted_rrf(&weighted, self.config.rrf_k);
+        let mut fused = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
         break_ties_by_evidence(&mut fused, &hits);
         timings.record(PipelineStage::Fusion, t);
 
         let mut drops: Vec<TraceDrop> = Vec::new();
+        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
