@@ -189,10 +189,21 @@ impl CachedEmbedder {
 
     /// Embed every text not cached yet, in large batches (the model's best throughput).
     pub(crate) fn warm(&self, texts: &[String]) -> Result<()> {
-        let missing: Vec<String> = {
+        let mut missing: Vec<String> = {
             let mut seen = HashSet::new();
             texts.iter().filter(|t| seen.insert(t.as_str()) && self.load(t).is_none()).cloned().collect()
         };
+        // Alike lengths in one batch: the embedder pads a batch to its longest text, so a
+        // sentence batched with 256-token turns costs as much as they do. A row's vector does
+        // not depend on its batch, so the order changes only the time a cold cache takes.
+        missing.sort_by_key(String::len);
+        if !missing.is_empty() {
+            eprintln!(
+                "embedding {} texts not cached yet ({} are)",
+                missing.len(),
+                texts.len() - missing.len()
+            );
+        }
         let started = Instant::now();
         for (i, chunk) in missing.chunks(256).enumerate() {
             // Two halves on two threads: the embedder has one session per worker.
