@@ -1016,8 +1016,9 @@ fn distinct_sessions(
 
 /// Standard binary nDCG@k over a ranking of distinct sessions (not LongMemEval's turn-level
 /// nDCG, which scores every turn of an answer session as relevant).
-fn ndcg(ranked_sessions: &[String], relevant: &HashSet<String>, k: usize) -> f64 {
-    let dcg: f64 = ranked_sessions
+/// Binary-relevance nDCG@k of a ranked list (sessions, or turns) against the relevant set.
+fn ndcg<T: Eq + std::hash::Hash>(ranked: &[T], relevant: &HashSet<T>, k: usize) -> f64 {
+    let dcg: f64 = ranked
         .iter()
         .take(k)
         .enumerate()
@@ -1160,6 +1161,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                         f64::from(u8::from(hit == answer_sessions.len())),
                     );
                     sums.add(format!("session_ndcg@{k}"), ndcg(&ranked_sessions, &answer_sessions, k));
+                    // The turns themselves, as a reader sees them: a session metric does not
+                    // see an evidence turn pushed down by other turns of its own session.
+                    sums.add(format!("turn_ndcg@{k}"), ndcg(&retrieved, &evidence, k));
                     let top_turns: HashSet<&RecordId> = retrieved.iter().take(k).collect();
                     let all = evidence.iter().all(|e| top_turns.contains(e));
                     sums.add(format!("turn_recall_all@{k}"), f64::from(u8::from(all)));
@@ -1232,6 +1236,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         "session_ndcg@5",
         "session_recall_any@10",
         "session_ndcg@10",
+        "turn_ndcg@5",
         "turn_recall_all@10",
         "ku_newer_above_older",
         "tokens@10",
