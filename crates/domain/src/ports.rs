@@ -7,7 +7,7 @@ use async_trait::async_trait;
 
 use crate::audit::{AuditEvent, EventKind};
 use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
-use crate::error::Result;
+use crate::error::{DomainError, Result};
 use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
 use crate::principal::{ApiKeyInfo, Grant};
 use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
@@ -714,7 +714,9 @@ pub trait VectorIndex: Send + Sync {
         sentences: SentenceWeight,
     ) -> Result<Vec<VectorHit>> {
         let mut lists = self.search_lists(query, eligible, k, centring, &[sentences])?;
-        Ok(lists.pop().unwrap_or_default())
+        lists.pop().ok_or_else(|| {
+            DomainError::backend("vector index", "search_lists returned no list for one weight")
+        })
     }
     /// As `search_with`, once for each weight in `sentences`, in one pass over the rows: the
     /// `i`-th list is what `search_with` with `sentences[i]` returns (the retriever's record

@@ -1014,9 +1014,9 @@ fn distinct_sessions(
         .collect()
 }
 
-/// Standard binary nDCG@k over a ranking of distinct sessions (not LongMemEval's turn-level
-/// nDCG, which scores every turn of an answer session as relevant).
-/// Binary-relevance nDCG@k of a ranked list (sessions, or turns) against the relevant set.
+/// Standard binary nDCG@k of a ranking (distinct sessions, or turns) against the relevant
+/// set. Over sessions it is not LongMemEval's turn-level nDCG, which scores every turn of an
+/// answer session as relevant; over turns only the evidence turns are relevant.
 fn ndcg<T: Eq + std::hash::Hash>(ranked: &[T], relevant: &HashSet<T>, k: usize) -> f64 {
     let dcg: f64 = ranked
         .iter()

@@ -104,11 +104,20 @@ pub struct SearchHit {
     pub passage: Option<Passage>,
 }
 
+/// A record's dense channel match from either of its lists (records, or sentences): one
+/// channel, read with the record's own cosine (the gate, the orchestrator's admission).
+pub(crate) fn either_dense_list<'a>(
+    dense: &'a Option<DenseMatch>,
+    sentence: &'a Option<DenseMatch>,
+) -> Option<&'a DenseMatch> {
+    dense.as_ref().or(sentence.as_ref())
+}
+
 impl SearchHit {
     /// The record's own vector's cosine with the query when either dense list (records or
     /// sentences) found it: what the relevance gate reads.
     pub fn dense_cosine(&self) -> Option<f32> {
-        self.dense.as_ref().or(self.sentence.as_ref()).map(|d| d.cosine)
+        either_dense_list(&self.dense, &self.sentence).map(|d| d.cosine)
     }
 
     /// What the result shows of its record: the passage, or the whole content.

@@ -56,7 +56,7 @@ impl Candidate {
     /// Its dense channel match from either list (records or sentences): one channel to the
     /// gate, which reads the record's own cosine.
     pub(crate) fn dense_match(&self) -> Option<&DenseMatch> {
-        self.dense.as_ref().or(self.sentence.as_ref())
+        crate::request::either_dense_list(&self.dense, &self.sentence)
     }
 }
 

@@ -420,9 +420,7 @@ fn an_episode_that_says_little_ranks_lower_and_a_statement_keeps_its_score() {
 fn a_broad_entity_lists_its_records_in_the_other_lists_fused_order() {
     use std::collections::HashMap;
 
-    use retold_domain::{EntityId, LinkRole};
-
-    use retold_domain::Channel;
+    use retold_domain::{Channel, EntityId, LinkRole};
 
     use super::ChannelHits;
     use super::channels::{Broad, corroborate};
