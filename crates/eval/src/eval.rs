@@ -13,7 +13,7 @@ use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use retold_domain::{
     AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, EventKind, Grant,
-    GrantId, MemoryType, Name, Principal, RecordId, Scope, SourceKind, UserId,
+    GrantId, MemoryType, Name, Principal, RecordId, Scope, SessionId, SourceKind, SourceRef, UserId,
 };
 use retold_index::{ExactIndex, OnnxEmbedder};
 use retold_ingest::{EntityRef, Ingestor, WriteOutcome, WriteRequest};
@@ -400,6 +400,26 @@ pub(crate) async fn write_turn(
     write_turn_by(world, &principal(), scope, content, speaker, context, at).await
 }
 
+/// One transcript turn citing where it was said (`session:<id><turn:N>`), as the service's
+/// own sessions write their turns: `conversation` and `session` name the session, `turn`
+/// counts from 1.
+pub(crate) async fn write_session_turn(
+    world: &World,
+    scope: &Scope,
+    turn: (&str, Option<&str>, Option<&str>, DateTime<Utc>),
+    (conversation, session, n): (&str, &str, usize),
+) -> Result<RecordId> {
+    let (content, speaker, context, at) = turn;
+    let body: String = format!("{conversation}_{session}")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let session = SessionId::new(format!("sess_{body}"))?;
+    let mut request = turn_request(scope, content, speaker, context, at)?;
+    request.source_ref = Some(SourceRef::session_turn_ref(&session, u32::try_from(n)?));
+    write_request(world, &principal(), &request).await
+}
+
 /// One episodic record written by `who`.
 pub(crate) async fn write_turn_as(
     world: &World,
@@ -475,7 +495,11 @@ async fn write_turn_by(
     context: Option<&str>,
     at: DateTime<Utc>,
 ) -> Result<RecordId> {
-    match world.ingestor.write(who, &turn_request(scope, content, speaker, context, at)?).await? {
+    write_request(world, who, &turn_request(scope, content, speaker, context, at)?).await
+}
+
+async fn write_request(world: &World, who: &Principal, request: &WriteRequest) -> Result<RecordId> {
+    match world.ingestor.write(who, request).await? {
         WriteOutcome::Created { id, .. } => Ok(id),
         other => bail!("an episodic turn must be created, got {other:?}"),
     }
@@ -825,7 +849,11 @@ async fn locomo(args: &Args) -> Result<Value> {
         let mut by_dia: HashMap<String, RecordId> = HashMap::new();
         let mut id_order: Vec<RecordId> = Vec::new();
         for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
-            let id = write_turn(&w, &scope, content, Some(speaker), contexts[i], *at).await?;
+            // "D3:7" is session 3's seventh turn.
+            let (session, n) =
+                dia.split_once(':').and_then(|(s, n)| Some((s, n.parse().ok()?))).unwrap_or((dia, i + 1));
+            let turn = (content.as_str(), Some(speaker.as_str()), contexts[i], *at);
+            let id = write_session_turn(&w, &scope, turn, (&sample, session, n)).await?;
             by_dia.insert(dia.clone(), id.clone());
             id_order.push(id);
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
@@ -962,9 +990,10 @@ async fn locomo(args: &Args) -> Result<Value> {
 // ---------------------------------------------------------------------------------------------
 // LongMemEval_S.
 
-/// One stored LongMemEval turn: session, content, has_answer, at, its context (the kept
-/// turn before it in its session), and whether the user said it (else the assistant).
-type LmeTurn = (String, String, bool, DateTime<Utc>, Option<String>, bool);
+/// One stored LongMemEval turn: session and the turn's number in it (from 1), content,
+/// has_answer, at, its context (the kept turn before it in its session), and whether the
+/// user said it (else the assistant).
+type LmeTurn = ((String, usize), String, bool, DateTime<Utc>, Option<String>, bool);
 
 /// A LongMemEval session's stored turns, in order: those `turns` keeps, with their content.
 fn lme_kept_turns(session: &Value, turns: Turns) -> Vec<(&Value, &str)> {
@@ -1092,7 +1121,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             for (i, (turn, content)) in kept.iter().enumerate() {
                 let context = i.checked_sub(1).filter(|_| args.context).map(|j| kept[j].1.to_owned());
                 turns.push((
-                    sid.clone(),
+                    (sid.clone(), i + 1),
                     (*content).to_owned(),
                     turn["has_answer"].as_bool().unwrap_or(false),
                     *at,
@@ -1117,11 +1146,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let mut evidence: HashSet<RecordId> = HashSet::new();
         let mut opening_of: HashMap<RecordId, String> = HashMap::new();
         let asker = principal();
-        for (sid, content, has_answer, at, context, from_user) in &turns {
+        for ((sid, n), content, has_answer, at, context, from_user) in &turns {
             // As a host writes a transcript: each turn about its speaker, the user or the agent
             // (a question in the first person then names the user's turns, `retrieval.pronouns`).
             let speaker = if *from_user { asker.user_id.as_str() } else { asker.agent_id.as_str() };
-            let id = write_turn(&w, &scope, content, Some(speaker), context.as_deref(), *at).await?;
+            let turn = (content.as_str(), Some(speaker), context.as_deref(), *at);
+            let id = write_session_turn(&w, &scope, turn, (qid, sid, *n)).await?;
             opening_of.insert(id.clone(), content.chars().take(120).collect());
             if *has_answer {
                 evidence.insert(id.clone());

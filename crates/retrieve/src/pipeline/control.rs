@@ -5,11 +5,12 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
+use retold_domain::chrono::NaiveDate;
 use retold_domain::text;
 
 use retold_domain::{
-    DropStage, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker, Timestamp, TraceDrop,
-    TraceNote, WordStemmer,
+    DropStage, LinkRole, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker, SessionId,
+    Timestamp, TraceDrop, TraceNote, WordStemmer,
 };
 
 use crate::config::RetrieveConfig;
@@ -200,6 +201,17 @@ pub struct NewerFirst {
     pub similarity: f64,
     pub score_share: f64,
     pub head: usize,
+    /// Two statements of one person (both about the entity the query names or points at):
+    /// the newer need hold only one of the query terms the older matches, when it is the
+    /// first result of its conversation (the session its source cites, else its day).
+    pub person_update: bool,
+}
+
+/// What a statement was said in: the session its source cites, else the day of its time.
+#[derive(PartialEq)]
+enum Conversation {
+    Session(SessionId),
+    Day(NaiveDate),
 }
 
 /// Of two results about the same thing (the newer holds every query term the older matches,
@@ -247,7 +259,30 @@ pub(crate) fn newer_first(
             .filter(|t| !newer.matched.contains(t))
             .all(|t| newer.stems.contains(&stemmer.stem(t)))
     };
+    // A person updating what they said ("four times a week now") need not repeat the words
+    // of the older statement ("I go to the gym on Tuesdays…"): one shared query term will do.
+    let shares = |newer: &Seen, older: &Seen| {
+        older.matched.iter().any(|t| newer.matched.contains(t) || newer.stems.contains(&stemmer.stem(t)))
+    };
     let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
+    let about_one_person = |a: &Candidate, b: &Candidate| {
+        matches!((&a.entity, &b.entity), (Some(x), Some(y))
+            if x.entity_id == y.entity_id && x.role == LinkRole::About && y.role == LinkRole::About)
+    };
+    // A person's update is said once: of their later statements in one conversation, only
+    // the one ranked first may pass the older on one shared term; that conversation's
+    // follow-ups ("can you also remind me…") do not each pass it.
+    let conversation = |c: &Candidate| match c.record.source_ref.as_ref().and_then(|r| r.session()) {
+        Some(session) => Conversation::Session(session),
+        None => Conversation::Day(at(c).date_naive()),
+    };
+    let person_update = |candidates: &[Candidate], j: usize, i: usize, info: &[Seen]| {
+        let (older, newer) = (&candidates[i], &candidates[j]);
+        rule.person_update
+            && about_one_person(older, newer)
+            && candidates[..j].iter().all(|above| conversation(above) != conversation(newer))
+            && shares(&info[j], &info[i])
+    };
     let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
     let mut moved = 0;
     for j in 1..head {
@@ -256,7 +291,7 @@ pub(crate) fn newer_first(
                 let (older, newer) = (&candidates[i], &candidates[j]);
                 if at(older) >= at(newer)
                     || newer.score < rule.score_share * older.score
-                    || !covers(&info[j], &info[i])
+                    || !(covers(&info[j], &info[i]) || person_update(&candidates[..], j, i, &info))
                 {
                     return None;
                 }
