@@ -400,24 +400,12 @@ pub(crate) async fn write_turn(
     write_turn_by(world, &principal(), scope, content, speaker, context, at).await
 }
 
-/// One transcript turn citing where it was said (`session:<id><turn:N>`), as the service's
-/// own sessions write their turns: `conversation` and `session` name the session, `turn`
-/// counts from 1.
-pub(crate) async fn write_session_turn(
-    world: &World,
-    scope: &Scope,
-    turn: (&str, Option<&str>, Option<&str>, DateTime<Utc>),
-    (conversation, session, n): (&str, &str, usize),
-) -> Result<RecordId> {
-    let (content, speaker, context, at) = turn;
-    let body: String = format!("{conversation}_{session}")
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    let session = SessionId::new(format!("sess_{body}"))?;
-    let mut request = turn_request(scope, content, speaker, context, at)?;
-    request.source_ref = Some(SourceRef::session_turn_ref(&session, u32::try_from(n)?));
-    write_request(world, &principal(), &request).await
+/// How a transcript turn cites where it was said, as the service's own sessions write
+/// their turns: `session:sess_<session><turn:N>`. A dataset's session id that is not a
+/// valid session id body is an error, not a silent rename.
+pub(crate) fn cites(session: &str, turn: usize) -> Result<SourceRef> {
+    let id = SessionId::new(format!("sess_{session}")).with_context(|| format!("session {session:?}"))?;
+    Ok(SourceRef::session_turn_ref(&id, u32::try_from(turn)?))
 }
 
 /// One episodic record written by `who`.
@@ -498,7 +486,12 @@ async fn write_turn_by(
     write_request(world, who, &turn_request(scope, content, speaker, context, at)?).await
 }
 
-async fn write_request(world: &World, who: &Principal, request: &WriteRequest) -> Result<RecordId> {
+/// Write `request` as `who`; it must create a record.
+pub(crate) async fn write_request(
+    world: &World,
+    who: &Principal,
+    request: &WriteRequest,
+) -> Result<RecordId> {
     match world.ingestor.write(who, request).await? {
         WriteOutcome::Created { id, .. } => Ok(id),
         other => bail!("an episodic turn must be created, got {other:?}"),
@@ -778,6 +771,12 @@ fn locomo_date(text: &str) -> Option<DateTime<Utc>> {
     Some(Utc.from_utc_datetime(&parsed))
 }
 
+/// A LoCoMo dialog id's session and turn: "D3:7" is session 3's seventh turn, ("D3", 7).
+fn dia_session_turn(dia: &str) -> Option<(&str, usize)> {
+    let (session, turn) = dia.split_once(':')?;
+    Some((session, turn.parse().ok()?))
+}
+
 /// One LoCoMo turn: (dia_id, speaker, content, at).
 pub(crate) type LocomoTurn = (String, String, String, DateTime<Utc>);
 
@@ -829,8 +828,8 @@ async fn locomo(args: &Args) -> Result<Value> {
         let contexts: Vec<Option<&str>> = (0..turns.len())
             .map(|i| {
                 let previous = i.checked_sub(1).map(|j| &turns[j]);
-                // The turn before, in the same session ("D3:7" is session 3's seventh turn).
-                let session = |dia: &str| dia.split(':').next().map(str::to_owned);
+                // The turn before, in the same session.
+                let session = |dia: &String| dia_session_turn(dia).map(|(s, _)| s.to_owned());
                 previous
                     .filter(|p| args.context && session(&p.0) == session(&turns[i].0))
                     .map(|p| p.2.as_str())
@@ -849,11 +848,12 @@ async fn locomo(args: &Args) -> Result<Value> {
         let mut by_dia: HashMap<String, RecordId> = HashMap::new();
         let mut id_order: Vec<RecordId> = Vec::new();
         for (i, (dia, speaker, content, at)) in turns.iter().enumerate() {
-            // "D3:7" is session 3's seventh turn.
-            let (session, n) =
-                dia.split_once(':').and_then(|(s, n)| Some((s, n.parse().ok()?))).unwrap_or((dia, i + 1));
-            let turn = (content.as_str(), Some(speaker.as_str()), contexts[i], *at);
-            let id = write_session_turn(&w, &scope, turn, (&sample, session, n)).await?;
+            let (session, n) = dia_session_turn(dia).with_context(|| {
+                format!("{sample}: dialog id {dia:?} is not of the form D<session>:<turn>")
+            })?;
+            let mut request = turn_request(&scope, content, Some(speaker), contexts[i], *at)?;
+            request.source_ref = Some(cites(session, n)?);
+            let id = write_request(&w, &principal(), &request).await?;
             by_dia.insert(dia.clone(), id.clone());
             id_order.push(id);
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
@@ -1150,8 +1150,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             // As a host writes a transcript: each turn about its speaker, the user or the agent
             // (a question in the first person then names the user's turns, `retrieval.pronouns`).
             let speaker = if *from_user { asker.user_id.as_str() } else { asker.agent_id.as_str() };
-            let turn = (content.as_str(), Some(speaker), context.as_deref(), *at);
-            let id = write_session_turn(&w, &scope, turn, (qid, sid, *n)).await?;
+            let mut request = turn_request(&scope, content, Some(speaker), context.as_deref(), *at)?;
+            request.source_ref = Some(cites(sid, *n)?);
+            let id = write_request(&w, &asker, &request).await?;
             opening_of.insert(id.clone(), content.chars().take(120).collect());
             if *has_answer {
                 evidence.insert(id.clone());

@@ -217,9 +217,11 @@ enum Conversation {
 /// Of two results about the same thing (the newer holds every query term the older matches,
 /// up to inflection, and their stored vectors are at least `similarity` alike) at a close
 /// score (the newer's at least `score_share` of the older's), the newer ranks just above the
-/// older: an update ("four times a week now") comes before what it updates. It reorders the
-/// first `head` results (at most `limit`) and never changes which records they are. Time is
-/// the record's event time, else when it was written.
+/// older: an update ("four times a week now") comes before what it updates. With
+/// `person_update`, two statements about the one entity the query names (`About` both)
+/// need share only one of those terms, when the newer is the first result of its
+/// conversation. It reorders the first `head` results (at most `limit`) and never changes
+/// which records they are. Time is the record's event time, else when it was written.
 pub(crate) fn newer_first(
     candidates: &mut [Candidate],
     vector_of: impl Fn(RecordKey) -> Option<Vec<f32>>,
@@ -227,13 +229,15 @@ pub(crate) fn newer_first(
     notes: &mut Vec<TraceNote>,
 ) {
     let head = rule.head.min(limit).min(candidates.len());
+    let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
     // Per head result, computed once and moved with it: its stored vector, the query terms
-    // it matched, and what the lexical index holds of it (content, then context) as stems:
-    // "follower count" holds the older record's "followers".
+    // it matched, what the lexical index holds of it (content, then context) as stems
+    // ("follower count" holds the older record's "followers"), and its conversation.
     struct Seen {
         vector: Option<Vec<f32>>,
         matched: Vec<String>,
         stems: HashSet<String>,
+        conversation: Conversation,
     }
     let seen = |c: &Candidate| {
         let context = c.record.context.as_ref().map_or("", |x| x.as_str());
@@ -250,48 +254,43 @@ pub(crate) fn newer_first(
                 .filter(|w| !w.is_empty())
                 .map(|w| stemmer.stem(&w.to_lowercase()))
                 .collect(),
+            conversation: match c.record.source_ref.as_ref().and_then(|r| r.session()) {
+                Some(session) => Conversation::Session(session),
+                None => Conversation::Day(at(c).date_naive()),
+            },
         }
     };
-    let covers = |newer: &Seen, older: &Seen| {
-        older
-            .matched
-            .iter()
-            .filter(|t| !newer.matched.contains(t))
-            .all(|t| newer.stems.contains(&stemmer.stem(t)))
+    let holds = |newer: &Seen, term: &String| {
+        newer.matched.contains(term) || newer.stems.contains(&stemmer.stem(term))
     };
+    let covers = |newer: &Seen, older: &Seen| older.matched.iter().all(|t| holds(newer, t));
     // A person updating what they said ("four times a week now") need not repeat the words
     // of the older statement ("I go to the gym on Tuesdays…"): one shared query term will do.
-    let shares = |newer: &Seen, older: &Seen| {
-        older.matched.iter().any(|t| newer.matched.contains(t) || newer.stems.contains(&stemmer.stem(t)))
-    };
-    let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
-    let about_one_person = |a: &Candidate, b: &Candidate| {
+    let shares = |newer: &Seen, older: &Seen| older.matched.iter().any(|t| holds(newer, t));
+    let about_one_entity = |a: &Candidate, b: &Candidate| {
         matches!((&a.entity, &b.entity), (Some(x), Some(y))
             if x.entity_id == y.entity_id && x.role == LinkRole::About && y.role == LinkRole::About)
-    };
-    // A person's update is said once: of their later statements in one conversation, only
-    // the one ranked first may pass the older on one shared term; that conversation's
-    // follow-ups ("can you also remind me…") do not each pass it.
-    let conversation = |c: &Candidate| match c.record.source_ref.as_ref().and_then(|r| r.session()) {
-        Some(session) => Conversation::Session(session),
-        None => Conversation::Day(at(c).date_naive()),
-    };
-    let person_update = |candidates: &[Candidate], j: usize, i: usize, info: &[Seen]| {
-        let (older, newer) = (&candidates[i], &candidates[j]);
-        rule.person_update
-            && about_one_person(older, newer)
-            && candidates[..j].iter().all(|above| conversation(above) != conversation(newer))
-            && shares(&info[j], &info[i])
     };
     let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
     let mut moved = 0;
     for j in 1..head {
+        // An update is said once: only the first result of its conversation may pass an
+        // older one on one shared term; the follow-ups ranked under it ("can you also
+        // remind me…") do not each pass it, and neither does a correction within the
+        // conversation the older was said in.
+        let first_of_conversation = info[..j].iter().all(|above| above.conversation != info[j].conversation);
         let older_alike = info[j].vector.as_ref().and_then(|vj| {
             (0..j).find_map(|i| {
                 let (older, newer) = (&candidates[i], &candidates[j]);
+                let person_update = || {
+                    rule.person_update
+                        && first_of_conversation
+                        && shares(&info[j], &info[i])
+                        && about_one_entity(older, newer)
+                };
                 if at(older) >= at(newer)
                     || newer.score < rule.score_share * older.score
-                    || !(covers(&info[j], &info[i]) || person_update(&candidates[..], j, i, &info))
+                    || !(covers(&info[j], &info[i]) || person_update())
                 {
                     return None;
                 }

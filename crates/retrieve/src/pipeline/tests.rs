@@ -421,6 +421,14 @@ fn one_persons_newer_statement_needs_only_one_of_the_query_terms_the_older_match
         vec![two_sessions[0].clone(), two_sessions[1].clone(), cite(user(dated(3, 29, 1)), "sess_a")];
     // 3 is of 4's session (a day earlier): the update was said, and 3 stays under the older.
     assert_eq!(run(one_session, true), [newer.clone(), older.clone(), "mem_0003".to_owned()]);
+    // Any result of the newer's session ranked above it counts, moved or not (2 is
+    // orthogonal to both and stays put), and a correction within the older's own session
+    // needs the full cover.
+    let session_first =
+        vec![two_sessions[0].clone(), cite(user(dated(2, 30, 1)), "sess_a"), two_sessions[1].clone()];
+    assert_eq!(run(session_first.clone(), true), order(&session_first));
+    let one_session_both = vec![cite(user(dated(1, 0, 2)), "sess_a"), two_sessions[1].clone()];
+    assert_eq!(run(one_session_both, true), [older.clone(), newer.clone()]);
     // One person, but the newer holds none of the query terms the older matched.
     let unrelated = vec![user(dated(1, 0, 2)), user(dated(4, 30, 0))];
     assert_eq!(run(unrelated, true), [older, newer]);
