@@ -42,6 +42,8 @@ named_enum! {
         Entity => "entity",
         /// The dense channel's second list: records ranked by their best sentence vector.
         Sentences => "sentences",
+        /// The dense channel over the records inside the time the query names.
+        Window => "window",
     }
 }
 

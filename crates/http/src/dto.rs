@@ -119,6 +119,9 @@ pub(crate) struct MatchesDto {
     /// The dense channel's sentence list (`retrieval.fusion.sentences`): rank by the record's
     /// best sentence; score, the record's own cosine.
     pub(crate) sentence: Option<ChannelMatchDto>,
+    /// The dense channel's list of the records inside the time the query names
+    /// (`retrieval.fusion.window`): rank there; score, the record's own cosine.
+    pub(crate) window: Option<ChannelMatchDto>,
     pub(crate) lexical: Option<ChannelMatchDto>,
     pub(crate) entity: Option<ChannelMatchDto>,
 }

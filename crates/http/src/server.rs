@@ -86,6 +86,7 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             lexical: r.fusion.lexical,
             entity: r.fusion.entity,
             sentences: r.fusion.sentences,
+            window: r.fusion.window,
         },
         per_generator_k: r.per_generator_k,
         lexical_stemming: match r.lexical_stemming {

@@ -476,6 +476,9 @@ pub struct FusionSettings {
     /// The dense channel's second list, records ranked by their best sentence vector (0: none).
     #[validate(range(min = 0.0, max = 100.0))]
     pub sentences: f64,
+    /// The dense channel over the records inside the time the query names (0: none).
+    #[validate(range(min = 0.0, max = 100.0))]
+    pub window: f64,
 }
 
 /// `retrieval.gate.*`
@@ -793,6 +796,14 @@ impl Settings {
                  set the weight below 1 (shipped: 0) or retrieval.fusion.sentences to 0"
                     .to_owned(),
             );
+        }
+        if self.retrieval.fusion.window > 0.0 && !self.retrieval.query_time.enabled {
+            problems.push(format!(
+                "retrieval.fusion.window: {} lists the records inside the time a query names, but \
+                 retrieval.query_time.enabled is false so no query names one; set the weight to 0 or turn \
+                 query_time on",
+                self.retrieval.fusion.window
+            ));
         }
         let key = &self.auth.admin_key_sha256;
         let is_sha256 = key.len() == 64 && key.bytes().all(|b| b.is_ascii_hexdigit());

@@ -135,7 +135,12 @@ impl Default for RetrieveConfig {
     fn default() -> Self {
         Self {
             rrf_k: 5,
-            fusion_weights: FusionWeights { entity: 2.0, sentences: 1.0, ..FusionWeights::default() },
+            fusion_weights: FusionWeights {
+                entity: 2.0,
+                sentences: 1.0,
+                window: 0.75,
+                ..FusionWeights::default()
+            },
             per_generator_k: 50,
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
@@ -180,11 +185,14 @@ pub struct FusionWeights {
     /// The dense channel's second list, records ranked by their best sentence vector; 0
     /// (the seed's plain RRF) runs no such list.
     pub sentences: f64,
+    /// The dense channel over the records inside the time the query names; 0 runs no such
+    /// list.
+    pub window: f64,
 }
 
 impl Default for FusionWeights {
     fn default() -> Self {
-        Self { dense: 1.0, lexical: 1.0, entity: 1.0, sentences: 0.0 }
+        Self { dense: 1.0, lexical: 1.0, entity: 1.0, sentences: 0.0, window: 0.0 }
     }
 }
 
@@ -195,6 +203,7 @@ impl FusionWeights {
             retold_domain::Channel::Lexical => self.lexical,
             retold_domain::Channel::Entity => self.entity,
             retold_domain::Channel::Sentences => self.sentences,
+            retold_domain::Channel::Window => self.window,
         }
     }
 }

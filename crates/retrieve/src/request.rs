@@ -96,6 +96,9 @@ pub struct SearchHit {
     /// The dense channel's sentence list (`retrieval.fusion.sentences`): the record's rank
     /// there by its best sentence, and its own vector's cosine.
     pub sentence: Option<DenseMatch>,
+    /// The dense channel's list of the records inside the time the query names
+    /// (`retrieval.fusion.window`): the record's rank there, and its own cosine.
+    pub window: Option<DenseMatch>,
     pub lexical: Option<LexicalMatch>,
     pub entity: Option<EntityMatch>,
     pub explanation: String,
@@ -104,20 +107,18 @@ pub struct SearchHit {
     pub passage: Option<Passage>,
 }
 
-/// A record's dense channel match from either of its lists (records, or sentences): one
-/// channel, read with the record's own cosine (the gate, the orchestrator's admission).
-pub(crate) fn either_dense_list<'a>(
-    dense: &'a Option<DenseMatch>,
-    sentence: &'a Option<DenseMatch>,
-) -> Option<&'a DenseMatch> {
-    dense.as_ref().or(sentence.as_ref())
+/// A record's dense channel match from any of its lists (records, sentences, the query's
+/// time), the first that found it: one channel, read with the record's own cosine (the
+/// gate, the orchestrator's admission).
+pub(crate) fn any_dense_list(lists: [&Option<DenseMatch>; 3]) -> Option<&DenseMatch> {
+    lists.into_iter().find_map(Option::as_ref)
 }
 
 impl SearchHit {
     /// The record's own vector's cosine with the query when either dense list (records or
     /// sentences) found it: what the relevance gate reads.
     pub fn dense_cosine(&self) -> Option<f32> {
-        either_dense_list(&self.dense, &self.sentence).map(|d| d.cosine)
+        any_dense_list([&self.dense, &self.sentence, &self.window]).map(|d| d.cosine)
     }
 
     /// What the result shows of its record: the passage, or the whole content.

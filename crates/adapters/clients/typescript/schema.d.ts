@@ -1159,6 +1159,7 @@ export interface components {
             entity?: components["schemas"]["ChannelMatchDto"] | null;
             lexical?: components["schemas"]["ChannelMatchDto"] | null;
             sentence?: components["schemas"]["ChannelMatchDto"] | null;
+            window?: components["schemas"]["ChannelMatchDto"] | null;
         };
         /** @description Entities to merge. */
         MergeBody: {

@@ -34,6 +34,7 @@ fn hit_dto(hit: &SearchHit) -> SearchResultDto {
         matched: MatchesDto {
             dense: hit.dense.as_ref().map(dense_dto),
             sentence: hit.sentence.as_ref().map(dense_dto),
+            window: hit.window.as_ref().map(dense_dto),
             lexical: hit.lexical.as_ref().map(|l| ChannelMatchDto {
                 rank: l.rank,
                 score: l.bm25,

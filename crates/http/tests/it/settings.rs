@@ -145,6 +145,17 @@ fn cross_field_rules_are_checked() {
     let off =
         env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"), ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0")]);
     assert_eq!(Settings::load_with_env(None, off).unwrap().embedding.sentence_vectors, 0);
+    // A list of the records inside the time a query names, with no time read from queries.
+    let text = error_text(Settings::load_with_env(
+        None,
+        env(&[("RETOLD__RETRIEVAL__QUERY_TIME__ENABLED", "false")]),
+    ));
+    assert!(text.contains("retrieval.fusion.window") && text.contains("query_time"), "{text}");
+    let no_time = env(&[
+        ("RETOLD__RETRIEVAL__QUERY_TIME__ENABLED", "false"),
+        ("RETOLD__RETRIEVAL__FUSION__WINDOW", "0"),
+    ]);
+    assert!(Settings::load_with_env(None, no_time).is_ok());
     let text = error_text(Settings::load_with_env(
         None,
         env(&[("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1.5")]),
@@ -307,7 +318,11 @@ fn query_time_reaches_the_pipeline_and_a_boost_that_does_not_raise_is_refused() 
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars));
     let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
     assert_eq!(shipped.query_time_boost, Some(2.0));
-    let off = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__ENABLED", "false")]).unwrap();
+    let off = load(&[
+        ("RETOLD__RETRIEVAL__QUERY_TIME__ENABLED", "false"),
+        ("RETOLD__RETRIEVAL__FUSION__WINDOW", "0"),
+    ])
+    .unwrap();
     assert_eq!(retold_http::retrieve_config(&off).query_time_boost, None, "off reads no time from queries");
     let three = load(&[("RETOLD__RETRIEVAL__QUERY_TIME__BOOST", "3.5")]).unwrap();
     assert_eq!(retold_http::retrieve_config(&three).query_time_boost, Some(3.5));
@@ -452,10 +467,12 @@ fn the_entity_weight_and_pronouns_are_shipped_on_and_reach_the_pipeline() {
     assert_eq!(shipped.fusion_weights.entity, 2.0, "the measured weight");
     assert!(shipped.pronouns, "a first-person question names the user");
     assert_eq!(shipped.fusion_weights.sentences, 1.0);
+    assert_eq!(shipped.fusion_weights.window, 0.75);
     let off = load(&[
         ("RETOLD__RETRIEVAL__PRONOUNS", "false"),
         ("RETOLD__RETRIEVAL__FUSION__ENTITY", "1.0"),
         ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
+        ("RETOLD__RETRIEVAL__FUSION__WINDOW", "0"),
     ]);
     let off = retold_http::retrieve_config(&off.unwrap());
     assert!(!off.pronouns);

@@ -35,18 +35,19 @@ type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
 type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 
 /// What `dense_and_entity` found, each with how long it took: the dense channel's record list
-/// (and its sentence list, when `fusion.sentences` runs one), the entity channel's with its
+/// (and its sentence list, when `fusion.sentences` runs one, and its list of the records
+/// inside the time the query names, when `fusion.window` runs one), the entity channel's with its
 /// broad entities' links; and the people's words taken out of the dense query, and what was
 /// left.
 type DenseAndEntity = (
-    Option<((Found<DenseMatch>, Option<Found<DenseMatch>>), Duration)>,
+    Option<((Found<DenseMatch>, Option<Found<DenseMatch>>, Option<Found<DenseMatch>>), Duration)>,
     Option<((Found<EntityMatch>, Broad), Duration)>,
     Vec<String>,
     Option<String>,
 );
 
 /// What the channels found: one ranked list per channel that ran (dense, its sentence list,
-/// lexical, entity, in that order), each record's match per channel, the key of every
+/// its list of the query's time, lexical, entity, in that order), each record's match per channel, the key of every
 /// candidate, and the trace.
 #[derive(Default)]
 pub(crate) struct ChannelHits {
@@ -56,6 +57,8 @@ pub(crate) struct ChannelHits {
     /// The dense channel's sentence list (`fusion.sentences`): each record's rank there, and
     /// its own vector's cosine (what the gate reads).
     pub(crate) sentences: HashMap<RecordId, DenseMatch>,
+    /// The dense channel over the records inside the query's windows (`fusion.window`).
+    pub(crate) window: HashMap<RecordId, DenseMatch>,
     pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
     pub(crate) entity: HashMap<RecordId, EntityMatch>,
     pub(crate) keys: HashMap<RecordId, RecordKey>,
@@ -95,7 +98,7 @@ impl Retriever {
         access: &ScopeAccess,
         query: &str,
         pointed: Option<&Name>,
-        eligible: &Eligible,
+        (eligible, in_windows): (&Eligible, Option<&Eligible>),
         which: Channels,
         timings: &mut Timings,
     ) -> Result<ChannelHits> {
@@ -112,8 +115,10 @@ impl Retriever {
                 false => Ok(None),
             }
         };
-        let (dense_and_entity, lexical) =
-            tokio::join!(self.dense_and_entity(access, query, pointed, eligible, which), lexical);
+        let (dense_and_entity, lexical) = tokio::join!(
+            self.dense_and_entity(access, query, pointed, (eligible, in_windows), which),
+            lexical
+        );
         let (dense, entity, people, without) = dense_and_entity?;
         if let Some(rest) = without {
             hits.notes.push(TraceNote {
@@ -125,7 +130,7 @@ impl Retriever {
                 ),
             });
         }
-        if let Some(((((list, trace, matches), keys), sentences), took)) = dense {
+        if let Some(((((list, trace, matches), keys), sentences, window), took)) = dense {
             hits.dense = matches;
             hits.keys.extend(keys);
             hits.push(Channel::Dense, list, trace);
@@ -143,6 +148,11 @@ impl Retriever {
                         .to_owned(),
                 }),
                 None => {}
+            }
+            if let Some(((list, trace, matches), keys)) = window {
+                hits.window = matches;
+                hits.keys.extend(keys);
+                hits.push(Channel::Window, list, trace);
             }
             timings.0.push((PipelineStage::Dense, micros(took)));
         }
@@ -179,7 +189,7 @@ impl Retriever {
         access: &ScopeAccess,
         query: &str,
         pointed: Option<&Name>,
-        eligible: &Eligible,
+        (eligible, in_windows): (&Eligible, Option<&Eligible>),
         which: Channels,
     ) -> Result<DenseAndEntity> {
         let k = self.config.per_generator_k;
@@ -234,14 +244,29 @@ impl Retriever {
                     (Some(rest), _) => blend(&vector, &self.embed_with(rest, None).await?.0, weight),
                     (None, _) => vector,
                 };
-                let mut found = self.dense(vector, eligible, k, &lists).await?.into_iter();
+                // The records inside the time the query names (`fusion.window`), by the same
+                // vector, beside the scan of every eligible record.
+                let window = async {
+                    let Some(keys) = in_windows.filter(|keys| keys.len() > 0) else { return Ok(None) };
+                    let mut lists =
+                        self.dense(vector.clone(), keys, k, &[self.config.dense_sentence_weight]).await?;
+                    let (list, _) = lists.pop().ok_or_else(|| {
+                        retold_domain::DomainError::backend(
+                            "vector scan",
+                            "returned no list for the query's time",
+                        )
+                    })?;
+                    Ok::<_, retold_domain::DomainError>(Some(list))
+                };
+                let (window, found) = tokio::join!(window, self.dense(vector.clone(), eligible, k, &lists));
+                let (window, mut found) = (window?, found?.into_iter());
                 let (records, _) = found.next().ok_or_else(|| {
                     retold_domain::DomainError::backend("vector scan", "returned no list for the records")
                 })?;
                 // A sentence list in which no record has sentence vectors (a store written
                 // before them) is the record list again: it is not fused twice.
                 let sentences = found.next().filter(|(_, sentenced)| *sentenced).map(|(list, _)| list);
-                Ok::<_, retold_domain::DomainError>((records, sentences))
+                Ok::<_, retold_domain::DomainError>((records, sentences, window))
             })
             .await?;
             Ok::<_, retold_domain::DomainError>(Some((found, embedded + took)))

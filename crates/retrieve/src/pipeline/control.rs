@@ -34,6 +34,8 @@ pub(crate) struct Candidate {
     pub(crate) dense: Option<DenseMatch>,
     /// Its rank in the dense channel's sentence list, with its own vector's cosine.
     pub(crate) sentence: Option<DenseMatch>,
+    /// Its rank in the dense channel's list of the records inside the query's time.
+    pub(crate) window: Option<DenseMatch>,
     pub(crate) lexical: Option<LexicalMatch>,
     pub(crate) entity: Option<EntityMatch>,
     /// For a provisional record on the lower-trust side of a conflict (returned only when the
@@ -54,10 +56,10 @@ pub(crate) struct Candidate {
 }
 
 impl Candidate {
-    /// Its dense channel match from either list (records or sentences): one channel to the
-    /// gate, which reads the record's own cosine.
+    /// Its dense channel match from any of its lists (records, sentences, the query's
+    /// time): one channel to the gate, which reads the record's own cosine.
     pub(crate) fn dense_match(&self) -> Option<&DenseMatch> {
-        crate::request::either_dense_list(&self.dense, &self.sentence)
+        crate::request::any_dense_list([&self.dense, &self.sentence, &self.window])
     }
 }
 

@@ -14,6 +14,7 @@ pub(super) fn hit(c: Candidate, index: usize) -> SearchHit {
         fused_rank: c.fused_rank,
         dense: c.dense,
         sentence: c.sentence,
+        window: c.window,
         lexical: c.lexical,
         entity: c.entity,
         explanation,
@@ -64,13 +65,16 @@ pub(super) fn describe(
 /// `matched: dense 0.71 (rank 2), lexical 3/3 terms (rank 1); fused rank: 1; gate: passed dense threshold`
 pub(super) fn explain(c: &Candidate) -> String {
     let mut matched = Vec::new();
-    match (&c.dense, &c.sentence) {
-        (Some(d), Some(s)) => {
-            matched.push(format!("dense {:.2} (rank {}; best sentence rank {})", d.cosine, d.rank, s.rank));
-        }
-        (Some(d), None) => matched.push(format!("dense {:.2} (rank {})", d.cosine, d.rank)),
-        (None, Some(s)) => matched.push(format!("dense {:.2} (best sentence rank {})", s.cosine, s.rank)),
-        (None, None) => {}
+    if let Some(d) = c.dense_match() {
+        let ranks: Vec<String> = [
+            c.dense.as_ref().map(|d| format!("rank {}", d.rank)),
+            c.sentence.as_ref().map(|s| format!("best sentence rank {}", s.rank)),
+            c.window.as_ref().map(|w| format!("rank {} in the query's time", w.rank)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        matched.push(format!("dense {:.2} ({})", d.cosine, ranks.join("; ")));
     }
     if let Some(l) = &c.lexical {
         let identifiers = l.matched.iter().filter(|m| m.identifier).count();

@@ -115,8 +115,30 @@ impl Retriever {
         let rewritten = self.rewrite(request).await;
         timings.record(PipelineStage::Rewrite, t);
 
+        // A query that names its time ("last month", "in March") is time-bounded: the records
+        // inside its windows get a list of their own, and rank up under result control.
+        let explicit = request.event_from.is_some() || request.event_to.is_some();
+        let windows = match self.config.query_time_boost {
+            Some(_) if !explicit && request.channels.result_control => {
+                crate::when::time_windows(&request.query, now)
+            }
+            _ => Vec::new(),
+        };
+        let in_windows = match self.config.fusion_weights.window > 0.0 && request.channels.dense {
+            true if !windows.is_empty() => {
+                Some(self.window_eligible(&eligible, &access, request, now, &windows).await?)
+            }
+            _ => None,
+        };
         let mut hits = self
-            .channels(&access, &rewritten.query, pointed.as_ref(), &eligible, request.channels, &mut timings)
+            .channels(
+                &access,
+                &rewritten.query,
+                pointed.as_ref(),
+                (&eligible, in_windows.as_ref()),
+                request.channels,
+                &mut timings,
+            )
             .await?;
 
         let t = Instant::now();
@@ -135,14 +157,9 @@ impl Retriever {
         timings.record(PipelineStage::Fetch, t);
 
         if request.channels.result_control {
-            let explicit = request.event_from.is_some() || request.event_to.is_some();
             let t = Instant::now();
-            // A query that names its time ("last month", "in March") is time-bounded: no
-            // freshness decay, and the episodes inside its windows rank up.
-            let windows = match self.config.query_time_boost {
-                Some(_) if !explicit => crate::when::time_windows(&request.query, now),
-                _ => Vec::new(),
-            };
+            // A time-bounded query: no freshness decay, and the episodes inside its windows
+            // rank up.
             let time_bounded = explicit || (self.config.query_time_boost.is_some() && !windows.is_empty());
             if let (Some(boost), false) = (self.config.query_time_boost, windows.is_empty()) {
                 control::query_time(&mut candidates, &windows, boost, &mut notes);
@@ -278,6 +295,34 @@ impl Retriever {
         Ok((access, Eligible::new(keys)))
     }
 
+    /// The eligible records whose event falls inside one of `windows`.
+    async fn window_eligible(
+        &self,
+        eligible: &Eligible,
+        access: &ScopeAccess,
+        request: &SearchRequest,
+        now: retold_domain::Timestamp,
+        windows: &[crate::when::TimeWindow],
+    ) -> Result<Eligible> {
+        let mut keys = Vec::new();
+        for w in windows {
+            let filter = EligibilityFilter {
+                scopes: access.readable.clone(),
+                statuses: EligibilityFilter::statuses_for(request.include_history),
+                now,
+                types: request.types.clone(),
+                event_from: Some(w.from),
+                event_to: Some(w.to),
+                include_conflicts: request.include_conflicts,
+            };
+            keys.extend(self.ports.eligibility.eligible_keys(&filter).await?);
+        }
+        keys.retain(|k| eligible.contains(*k));
+        keys.sort_unstable();
+        keys.dedup();
+        Ok(Eligible::new(keys))
+    }
+
     /// Stage 2: the query rewriter (off by default); any failure runs the raw query.
     async fn rewrite(&self, request: &SearchRequest) -> RewrittenQuery {
         let raw = || request.query.clone();
@@ -363,6 +408,7 @@ impl Retriever {
                 record,
                 dense: hits.dense.remove(id),
                 sentence: hits.sentences.remove(id),
+                window: hits.window.remove(id),
                 lexical: hits.lexical.remove(id),
                 entity: hits.entity.remove(id),
                 conflict_with: None,

@@ -48,6 +48,7 @@ fn candidate(n: u64, content: &str) -> Candidate {
         record,
         dense: None,
         sentence: None,
+        window: None,
         lexical: None,
         entity: None,
         conflict_with: None,

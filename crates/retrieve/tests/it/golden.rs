@@ -191,6 +191,59 @@ async fn a_query_that_names_its_time_ranks_the_episodes_of_that_time_first() {
     assert!(new_at < old_at, "{order:?}");
 }
 
+/// A record of the day a query names is found in that day's own list, though the whole
+/// store holds closer matches than it (`retrieval.fusion.window`); without that list it is
+/// not a candidate at all.
+#[tokio::test]
+async fn a_record_of_the_time_the_query_names_comes_in_by_that_times_own_list() {
+    let query = "What did I cook two weeks ago?";
+    let run = |window: f64| async move {
+        let mut config = RetrieveConfig { per_generator_k: 2, ..RetrieveConfig::default() };
+        config.fusion_weights.window = window;
+        let w = world(config).await;
+        w.grant("golden-agent", SCOPE, true, true).await;
+        let p = principal("golden-agent", "u");
+        let now = retold_domain::Clock::now(w.clock.as_ref());
+        let dated = |content: &str, days: i64| {
+            let mut e = episode(SCOPE, content);
+            e.event_at = Some(now - TimeDelta::days(days));
+            e
+        };
+        for (filler, days) in [
+            ("I love to cook pasta on weekends.", 60),
+            ("I cooked dinner for my parents.", 90),
+            ("My cookbook collection keeps growing.", 40),
+            ("Cooking classes start at the community centre.", 30),
+        ] {
+            w.write(&p, dated(filler, days)).await;
+        }
+        let soup = w.write(&p, dated("Made a big pot of lentil soup for the neighbours.", 14)).await;
+        let response = w.search(&p, SearchRequest::new(query)).await;
+        let trace = w.trace(&response.search_id).await;
+        (response, trace, soup)
+    };
+    let (response, trace, soup) = run(0.75).await;
+    let hit = response.hits.iter().find(|h| h.record.id == soup).expect("the day's record is found");
+    let window = hit.window.as_ref().expect("found by the list of the query's time");
+    assert_eq!(window.rank, 1);
+    assert!(hit.dense.is_none() && hit.lexical.is_none(), "no other list holds it: {}", hit.explanation);
+    assert!(hit.explanation.contains("(rank 1 in the query's time)"), "{}", hit.explanation);
+    assert!(hit.explanation.contains("time: in the query's window \"two weeks ago\""), "{}", hit.explanation);
+    assert!(
+        hit.explanation.contains("gate: passed: one channel, in the query's window"),
+        "{}",
+        hit.explanation
+    );
+    let window_list =
+        trace["channels"]["window"].as_array().unwrap_or_else(|| panic!("no window list: {trace}"));
+    assert_eq!(window_list.len(), 1, "only the day's record: {trace}");
+
+    // Off, the record is in no list: the query's time cannot rank up what was not found.
+    let (response, trace, soup) = run(0.0).await;
+    assert!(response.hits.iter().all(|h| h.record.id != soup), "{:?}", ids(&response));
+    assert!(trace["channels"].get("window").is_none(), "{trace}");
+}
+
 #[tokio::test]
 async fn a_question_that_asks_when_ranks_the_record_that_names_a_time_first() {
     let query = "When did Maria hike the Blue Ridge trail?";

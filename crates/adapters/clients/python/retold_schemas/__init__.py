@@ -382,6 +382,7 @@ class MatchesDto(BaseModel):
     entity: ChannelMatchDto | None = None
     lexical: ChannelMatchDto | None = None
     sentence: ChannelMatchDto | None = None
+    window: ChannelMatchDto | None = None
 
 
 class MergeBody(BaseModel):

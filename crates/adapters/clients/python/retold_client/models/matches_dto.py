@@ -31,12 +31,14 @@ class MatchesDto:
             entity (ChannelMatchDto | None | Unset):
             lexical (ChannelMatchDto | None | Unset):
             sentence (ChannelMatchDto | None | Unset):
+            window (ChannelMatchDto | None | Unset):
      """
 
     dense: ChannelMatchDto | None | Unset = UNSET
     entity: ChannelMatchDto | None | Unset = UNSET
     lexical: ChannelMatchDto | None | Unset = UNSET
     sentence: ChannelMatchDto | None | Unset = UNSET
+    window: ChannelMatchDto | None | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -77,6 +79,14 @@ class MatchesDto:
         else:
             sentence = self.sentence
 
+        window: dict[str, Any] | None | Unset
+        if isinstance(self.window, Unset):
+            window = UNSET
+        elif isinstance(self.window, ChannelMatchDto):
+            window = self.window.to_dict()
+        else:
+            window = self.window
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -90,6 +100,8 @@ class MatchesDto:
             field_dict["lexical"] = lexical
         if sentence is not UNSET:
             field_dict["sentence"] = sentence
+        if window is not UNSET:
+            field_dict["window"] = window
 
         return field_dict
 
@@ -179,11 +191,32 @@ class MatchesDto:
         sentence = _parse_sentence(d.pop("sentence", UNSET))
 
 
+        def _parse_window(data: object) -> ChannelMatchDto | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                window_type_0 = ChannelMatchDto.from_dict(data)
+
+
+
+                return window_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(ChannelMatchDto | None | Unset, data)
+
+        window = _parse_window(d.pop("window", UNSET))
+
+
         matches_dto = cls(
             dense=dense,
             entity=entity,
             lexical=lexical,
             sentence=sentence,
+            window=window,
         )
 
 
