@@ -75,7 +75,8 @@ impl Eligible {
 /// 1/61; the identifier match must not lose that tie.)
 pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &ChannelHits) {
     let evidence = |id: &RecordId| {
-        let channels = usize::from(hits.dense.contains_key(id) || hits.sentences.contains_key(id))
+        let dense = [&hits.dense, &hits.sentences, &hits.window].iter().any(|list| list.contains_key(id));
+        let channels = usize::from(dense)
             + usize::from(hits.lexical.contains_key(id))
             + usize::from(hits.entity.contains_key(id));
         let (identifiers, terms) = hits
@@ -104,7 +105,7 @@ impl Retriever {
         let limit = request.limit.unwrap_or(self.config.default_limit).clamp(1, self.config.max_limit);
 
         let t = Instant::now();
-        let (access, eligible) = self.eligibility(principal, request, now).await?;
+        let (access, filter, eligible) = self.eligibility(principal, request, now).await?;
         timings.record(PipelineStage::Eligibility, t);
 
         // Whom the question's pronouns name, read from the words as asked (a rewrite may
@@ -124,11 +125,10 @@ impl Retriever {
             }
             _ => Vec::new(),
         };
-        let in_windows = match self.config.fusion_weights.window > 0.0 && request.channels.dense {
-            true if !windows.is_empty() => {
-                Some(self.window_eligible(&eligible, &access, request, now, &windows).await?)
-            }
-            _ => None,
+        let lists_window = self.config.fusion_weights.window > 0.0 && request.channels.dense;
+        let in_windows = match lists_window && !windows.is_empty() && eligible.len() > 0 {
+            true => Some(self.window_eligible((&filter, &eligible), &windows).await?),
+            false => None,
         };
         let mut hits = self
             .channels(
@@ -275,7 +275,7 @@ impl Retriever {
         principal: &Principal,
         request: &SearchRequest,
         now: retold_domain::Timestamp,
-    ) -> Result<(ScopeAccess, Eligible)> {
+    ) -> Result<(ScopeAccess, EligibilityFilter, Eligible)> {
         let access = self.access(principal).await?;
         let filter = EligibilityFilter {
             scopes: access.readable.clone(),
@@ -292,30 +292,28 @@ impl Retriever {
             .eligible_keys(&filter)
             .instrument(info_span!("retrieve.eligibility"))
             .await?;
-        Ok((access, Eligible::new(keys)))
+        Ok((access, filter, Eligible::new(keys)))
     }
 
-    /// The eligible records whose event falls inside one of `windows`.
+    /// The eligible records whose event time falls inside one of `windows`: the search's own
+    /// filter with each window as its event range (a record without an event time is in
+    /// none), cut to the eligible set.
     async fn window_eligible(
         &self,
-        eligible: &Eligible,
-        access: &ScopeAccess,
-        request: &SearchRequest,
-        now: retold_domain::Timestamp,
+        (filter, eligible): (&EligibilityFilter, &Eligible),
         windows: &[crate::when::TimeWindow],
     ) -> Result<Eligible> {
         let mut keys = Vec::new();
         for w in windows {
-            let filter = EligibilityFilter {
-                scopes: access.readable.clone(),
-                statuses: EligibilityFilter::statuses_for(request.include_history),
-                now,
-                types: request.types.clone(),
-                event_from: Some(w.from),
-                event_to: Some(w.to),
-                include_conflicts: request.include_conflicts,
-            };
-            keys.extend(self.ports.eligibility.eligible_keys(&filter).await?);
+            let within =
+                EligibilityFilter { event_from: Some(w.from), event_to: Some(w.to), ..filter.clone() };
+            keys.extend(
+                self.ports
+                    .eligibility
+                    .eligible_keys(&within)
+                    .instrument(info_span!("retrieve.eligibility.window"))
+                    .await?,
+            );
         }
         keys.retain(|k| eligible.contains(*k));
         keys.sort_unstable();

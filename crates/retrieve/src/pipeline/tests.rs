@@ -236,6 +236,19 @@ fn an_rrf_tie_goes_to_the_better_evidenced_record() {
     assert_eq!(fused[0].0, id(1), "plain RRF breaks it by id");
     break_ties_by_evidence(&mut fused, &hits);
     assert_eq!(fused.iter().map(|(i, _)| i.clone()).collect::<Vec<_>>(), [id(2), id(1)]);
+
+    // A match in the list of the query's time counts as the dense channel's: mem_0003,
+    // found there and by the lexical channel, wins a tie with the lexical-only mem_0002.
+    let lexical = |n: u32| (id(n), LexicalMatch { rank: 1, bm25: 3.0, matched: vec![], query_terms: 1 });
+    let two = ChannelHits {
+        window: HashMap::from([(id(3), DenseMatch { rank: 1, cosine: 0.5 })]),
+        lexical: HashMap::from([lexical(2), lexical(3)]),
+        ..ChannelHits::default()
+    };
+    let mut fused = crate::fusion::rrf(&[vec![id(2)], vec![id(3)]], 60);
+    assert_eq!(fused[0].0, id(2), "plain RRF breaks it by id");
+    break_ties_by_evidence(&mut fused, &two);
+    assert_eq!(fused[0].0, id(3));
 }
 
 /// Scores each document by its position: the last first.
