@@ -326,6 +326,10 @@ pub(crate) fn newer_first(
 pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
     let dense = c.dense_match();
     let channels = [dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
+    // Found only by the list of the query's time (its date, not its words or its place among
+    // the store's closest), a record still needs the dense floor to be about the question.
+    let by_date_alone = c.window.is_some() && c.dense.is_none() && c.sentence.is_none();
+    let under_floor = dense.is_some_and(|d| f64::from(d.cosine) < config.dense_floor);
     if c.reranked.is_some() {
         // The gate runs after the reranker only when it stands in place of the gate.
         Ok("in place of the gate: reranked".to_owned())
@@ -333,7 +337,7 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
         Ok("passed: entity match".to_owned())
     } else if channels >= 2 {
         Ok(format!("passed: {channels} channels"))
-    } else if channels == 1 && c.in_window.is_some() {
+    } else if channels == 1 && c.in_window.is_some() && !(by_date_alone && under_floor) {
         // The time the query names corroborates a single channel's match.
         Ok("passed: one channel, in the query's window".to_owned())
     } else if let Some(d) = dense {

@@ -73,6 +73,12 @@ fn lexical(mut c: Candidate, matched: usize, of: usize) -> Candidate {
     c
 }
 
+/// Found only by the dense channel's list of the query's time.
+fn by_date(mut c: Candidate, cosine: f32) -> Candidate {
+    c.window = Some(DenseMatch { rank: 1, cosine });
+    c
+}
+
 fn in_window(mut c: Candidate) -> Candidate {
     c.in_window = Some(("last month".to_owned(), 2.0));
     c
@@ -108,6 +114,9 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
         (in_window(dense(candidate(9, "i"), 0.12)), Ok("passed: one channel, in the query's window")),
         (in_window(lexical(candidate(10, "j"), 1, 5)), Ok("passed: one channel, in the query's window")),
         (in_window(candidate(11, "k")), Err("no channel matched")),
+        // Found only in the list of the query's time, a record needs the dense floor.
+        (in_window(by_date(candidate(12, "l"), 0.31)), Ok("passed: one channel, in the query's window")),
+        (in_window(by_date(candidate(13, "m"), 0.12)), Err("dense-only cosine 0.12 below the floor 0.30")),
     ];
     for (c, expected) in &cases {
         let verdict = control::gate_verdict(c, &config);
@@ -117,9 +126,9 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
     let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &mut drops);
     assert_eq!(
         kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
-        ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008", "mem_0009", "mem_0010"]
+        ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008", "mem_0009", "mem_0010", "mem_0012"]
     );
-    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 4]);
+    assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 5]);
 }
 
 #[test]
