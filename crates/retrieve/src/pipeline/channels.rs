@@ -35,10 +35,10 @@ type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
 type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 
 /// What `dense_and_entity` found, each with how long it took: the dense channel's record list
-/// (and its sentence list, when `fusion.sentences` runs one, and its list of the records
-/// inside the time the query names, when `fusion.window` runs one), the entity channel's with its
-/// broad entities' links; and the people's words taken out of the dense query, and what was
-/// left.
+/// (with its sentence list, when `fusion.sentences` runs one, and its list of the records
+/// inside the time the query names, when `fusion.window` runs one), the entity channel's
+/// with its broad entities' links; and the people's words taken out of the dense query, and
+/// what was left.
 type DenseAndEntity = (
     Option<((Found<DenseMatch>, Option<Found<DenseMatch>>, Option<Found<DenseMatch>>), Duration)>,
     Option<((Found<EntityMatch>, Broad), Duration)>,
@@ -47,8 +47,8 @@ type DenseAndEntity = (
 );
 
 /// What the channels found: one ranked list per channel that ran (dense, its sentence list,
-/// its list of the query's time, lexical, entity, in that order), each record's match per channel, the key of every
-/// candidate, and the trace.
+/// its list of the query's time, lexical, entity, in that order), each record's match per
+/// channel, the key of every candidate, and the trace.
 #[derive(Default)]
 pub(crate) struct ChannelHits {
     pub(crate) lists: Vec<Vec<RecordId>>,
