@@ -245,11 +245,12 @@ impl Retriever {
                     (None, _) => vector,
                 };
                 // The records inside the time the query names (`fusion.window`), by the same
-                // vector, beside the scan of every eligible record.
+                // vector and each record's best sentence (its own vector when it has none: a
+                // day's long turns answer in one sentence), beside the scan of every eligible
+                // record.
                 let window = async {
                     let Some(keys) = in_windows.filter(|keys| keys.len() > 0) else { return Ok(None) };
-                    let mut lists =
-                        self.dense(vector.clone(), keys, k, &[self.config.dense_sentence_weight]).await?;
+                    let mut lists = self.dense(vector.clone(), keys, k, &[SentenceWeight::BEST]).await?;
                     let (list, _) = lists.pop().ok_or_else(|| {
                         retold_domain::DomainError::backend(
                             "vector scan",

@@ -179,3 +179,38 @@ async fn without_sentence_vectors_the_record_list_is_not_fused_twice() {
         "{trace}"
     );
 }
+
+/// The list of the records inside the time a query names ranks them by their best sentence
+/// too: over a day that holds every record, it is the sentence list again, and the long turn
+/// that answers in one sentence ranks above turns it trails by their own vectors.
+#[tokio::test]
+async fn the_list_of_the_querys_time_ranks_that_days_records_by_their_best_sentence() {
+    let w = super::world(RetrieveConfig::default()).await;
+    w.grant("s-agent", SCOPE, true, true).await;
+    let p = principal("s-agent", "u");
+    let now = retold_domain::Clock::now(w.clock.as_ref());
+    let dated = |content: &str| {
+        let mut e = episode(SCOPE, content);
+        e.event_at = Some(now);
+        e
+    };
+    for other in OTHERS {
+        w.write(&p, dated(other)).await;
+    }
+    let answer = w.write(&p, dated(ANSWER)).await;
+    let query = format!("What board games has Nate played on {}?", now.format("%-d %B %Y"));
+    let response = w.search(&p, SearchRequest::new(query)).await;
+    let trace = w.trace(&response.search_id).await;
+    let order = |channel: &str| -> Vec<String> {
+        let listed =
+            trace["channels"][channel].as_array().unwrap_or_else(|| panic!("no {channel} list: {trace}"));
+        listed.iter().map(|c| c["record_id"].as_str().unwrap().to_owned()).collect()
+    };
+    let (records, sentences, window) = (order("dense"), order("sentences"), order("window"));
+    assert_eq!(window.len(), OTHERS.len() + 1, "every record of the day: {trace}");
+    assert_eq!(window, sentences, "{trace}");
+    let at = |list: &[String]| list.iter().position(|id| *id == answer.as_str()).unwrap();
+    assert!(at(&window) < at(&records), "{trace}");
+    let hit = response.hits.iter().find(|h| h.record.id == answer).expect("the answer is a result");
+    assert_eq!(hit.window.as_ref().map(|m| m.rank as usize), Some(at(&window) + 1));
+}
