@@ -79,6 +79,12 @@ impl ChannelHits {
         weighted_rrf(&weighted, rrf_k)
     }
 
+    /// Whether any of the dense channel's lists (records, sentences, the query's time) holds
+    /// `id`: one channel, as the gate counts it.
+    pub(crate) fn in_dense_lists(&self, id: &RecordId) -> bool {
+        [&self.dense, &self.sentences, &self.window].iter().any(|list| list.contains_key(id))
+    }
+
     pub(crate) fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
         self.lists.push(list);
         self.trace.push((channel, trace));
@@ -248,9 +254,10 @@ impl Retriever {
                 // vector and each record's best sentence (its own vector when it has none: a
                 // day's long turns answer in one sentence), beside the scan of every eligible
                 // record.
+                let window_scan = in_windows.filter(|keys| keys.len() > 0).map(|keys| (keys, vector.clone()));
                 let window = async {
-                    let Some(keys) = in_windows.filter(|keys| keys.len() > 0) else { return Ok(None) };
-                    let mut lists = self.dense(vector.clone(), keys, k, &[SentenceWeight::BEST]).await?;
+                    let Some((keys, vector)) = window_scan else { return Ok(None) };
+                    let mut lists = self.dense(vector, keys, k, &[SentenceWeight::BEST]).await?;
                     let (list, _) = lists.pop().ok_or_else(|| {
                         retold_domain::DomainError::backend(
                             "vector scan",
@@ -259,7 +266,7 @@ impl Retriever {
                     })?;
                     Ok::<_, retold_domain::DomainError>(Some(list))
                 };
-                let (window, found) = tokio::join!(window, self.dense(vector.clone(), eligible, k, &lists));
+                let (window, found) = tokio::join!(window, self.dense(vector, eligible, k, &lists));
                 let (window, mut found) = (window?, found?.into_iter());
                 let (records, _) = found.next().ok_or_else(|| {
                     retold_domain::DomainError::backend("vector scan", "returned no list for the records")

@@ -75,8 +75,7 @@ impl Eligible {
 /// 1/61; the identifier match must not lose that tie.)
 pub(crate) fn break_ties_by_evidence(fused: &mut [(RecordId, f64)], hits: &ChannelHits) {
     let evidence = |id: &RecordId| {
-        let dense = [&hits.dense, &hits.sentences, &hits.window].iter().any(|list| list.contains_key(id));
-        let channels = usize::from(dense)
+        let channels = usize::from(hits.in_dense_lists(id))
             + usize::from(hits.lexical.contains_key(id))
             + usize::from(hits.entity.contains_key(id));
         let (identifiers, terms) = hits

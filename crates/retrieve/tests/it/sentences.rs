@@ -50,6 +50,12 @@ async fn ranked(config: RetrieveConfig) -> (Vec<String>, retold_test_kit::World,
     (order, w, answer)
 }
 
+/// The record ids of one channel's list in a search's trace, in its order.
+fn channel_list(trace: &serde_json::Value, channel: &str) -> Vec<String> {
+    let list = trace["channels"][channel].as_array().unwrap_or_else(|| panic!("no {channel} list: {trace}"));
+    list.iter().map(|c| c["record_id"].as_str().unwrap().to_owned()).collect()
+}
+
 /// Where `text` is in `order`.
 fn rank(order: &[String], text: &str) -> usize {
     order.iter().position(|t| t == text).unwrap_or_else(|| panic!("{text:?} is not in {order:?}"))
@@ -121,12 +127,7 @@ async fn the_sentence_list_ranks_the_turn_that_answers_above_turns_that_only_men
     let p = principal("s-agent", "u");
     let response = w.search(&p, SearchRequest::new(QUERY)).await;
     let trace = w.trace(&response.search_id).await;
-    let order = |channel: &str| -> Vec<String> {
-        let listed =
-            trace["channels"][channel].as_array().unwrap_or_else(|| panic!("no {channel} list: {trace}"));
-        listed.iter().map(|c| c["record_id"].as_str().unwrap().to_owned()).collect()
-    };
-    let (records, sentences) = (order("dense"), order("sentences"));
+    let (records, sentences) = (channel_list(&trace, "dense"), channel_list(&trace, "sentences"));
     assert_eq!(sentences.len(), OTHERS.len() + 1, "{trace}");
     assert_eq!(sentences[0], answer.as_str(), "{trace}");
     let others =
@@ -201,12 +202,8 @@ async fn the_list_of_the_querys_time_ranks_that_days_records_by_their_best_sente
     let query = format!("What board games has Nate played on {}?", now.format("%-d %B %Y"));
     let response = w.search(&p, SearchRequest::new(query)).await;
     let trace = w.trace(&response.search_id).await;
-    let order = |channel: &str| -> Vec<String> {
-        let listed =
-            trace["channels"][channel].as_array().unwrap_or_else(|| panic!("no {channel} list: {trace}"));
-        listed.iter().map(|c| c["record_id"].as_str().unwrap().to_owned()).collect()
-    };
-    let (records, sentences, window) = (order("dense"), order("sentences"), order("window"));
+    let (records, sentences, window) =
+        (channel_list(&trace, "dense"), channel_list(&trace, "sentences"), channel_list(&trace, "window"));
     assert_eq!(window.len(), OTHERS.len() + 1, "every record of the day: {trace}");
     assert_eq!(window, sentences, "{trace}");
     let at = |list: &[String]| list.iter().position(|id| *id == answer.as_str()).unwrap();
