@@ -9,8 +9,8 @@ use retold_domain::chrono::NaiveDate;
 use retold_domain::text;
 
 use retold_domain::{
-    DropStage, LinkRole, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker, SessionId,
-    Timestamp, TraceDrop, TraceNote, WordStemmer,
+    DropStage, EntityId, LinkRole, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker,
+    SessionId, Timestamp, TraceDrop, TraceNote, WordStemmer,
 };
 
 use crate::config::RetrieveConfig;
@@ -219,7 +219,8 @@ enum Conversation {
 /// Of two results about the same thing (the newer holds every query term the older matches,
 /// up to inflection, and their stored vectors are at least `similarity` alike) at a close
 /// score (the newer's at least `score_share` of the older's), the newer ranks just above the
-/// older: an update ("four times a week now") comes before what it updates. With
+/// older: an update ("four times a week now") comes before what it updates. A statement of
+/// the entity the query names or points at (`About` it) is updated only by another. With
 /// `person_update`, two statements about the one entity the query names (`About` both)
 /// need share only one of those terms, when the newer is the first result of its
 /// conversation. It reorders the first `head` results (at most `limit`) and never changes
@@ -269,10 +270,11 @@ pub(crate) fn newer_first(
     // A person updating what they said ("four times a week now") need not repeat the words
     // of the older statement ("I go to the gym on Tuesdays…"): one shared query term will do.
     let shares = |newer: &Seen, older: &Seen| older.matched.iter().any(|t| holds(newer, t));
-    let about_one_entity = |a: &Candidate, b: &Candidate| {
-        matches!((&a.entity, &b.entity), (Some(x), Some(y))
-            if x.entity_id == y.entity_id && x.role == LinkRole::About && y.role == LinkRole::About)
-    };
+    // The entity the query names or points at, when a result is about it (its statement).
+    fn about(c: &Candidate) -> Option<&EntityId> {
+        c.entity.as_ref().filter(|e| e.role == LinkRole::About).map(|e| &e.entity_id)
+    }
+    let about_one_entity = |a: &Candidate, b: &Candidate| about(a).is_some() && about(a) == about(b);
     let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
     let mut moved = 0;
     for j in 1..head {
@@ -290,7 +292,10 @@ pub(crate) fn newer_first(
                         && shares(&info[j], &info[i])
                         && about_one_entity(older, newer)
                 };
+                // An update is its speaker's own: a statement of the person the query names
+                // is passed only by another of theirs, not by someone else's words on it.
                 if at(older) >= at(newer)
+                    || (about(older).is_some() && !about_one_entity(older, newer))
                     || newer.score < rule.score_share * older.score
                     || !(covers(&info[j], &info[i]) || person_update())
                 {

@@ -388,17 +388,47 @@ fn an_older_a_different_a_much_weaker_or_a_narrower_result_keeps_its_place() {
     assert_eq!(run(within_limit.clone(), 2), (as_given(&within_limit), 0));
 }
 
+/// `c` as the entity channel found it: linked to the query's `entity` in `role`.
+fn about(mut c: Candidate, entity: &str, role: retold_domain::LinkRole) -> Candidate {
+    c.entity = Some(EntityMatch { rank: 1, entity_id: retold_domain::EntityId::new(entity).unwrap(), role });
+    c
+}
+
+/// An update is its speaker's own: another's newer words on the same thing (the agent's
+/// reply, another speaker's turn) do not pass the statement of the person the query names
+/// or points at, however alike and complete.
+#[test]
+fn another_speakers_newer_words_do_not_pass_the_named_persons_statement() {
+    let run = |mut candidates: Vec<Candidate>| {
+        let mut notes = Vec::new();
+        let rule = super::NewerFirst { person_update: true, ..RULE };
+        control::newer_first(&mut candidates, vector, (rule, 10, &Plural), &mut notes);
+        order(&candidates)
+    };
+    let user = |c| about(c, "ent_user", retold_domain::LinkRole::About);
+    let [older, newer] = ["mem_0001".to_owned(), "mem_0004".to_owned()];
+    // 4 is newer than 1, alike (cosine 0.8), and matches every term 1 matches.
+    let theirs = vec![user(dated(1, 0, 2)), user(dated(4, 30, 3))];
+    assert_eq!(run(theirs), [newer.clone(), older.clone()]);
+    let unlinked = vec![user(dated(1, 0, 2)), dated(4, 30, 3)];
+    assert_eq!(run(unlinked), [older.clone(), newer.clone()]);
+    let agent = |c| about(c, "ent_agent", retold_domain::LinkRole::About);
+    let another = vec![user(dated(1, 0, 2)), agent(dated(4, 30, 3))];
+    assert_eq!(run(another), [older.clone(), newer.clone()]);
+    let mention =
+        vec![user(dated(1, 0, 2)), about(dated(4, 30, 3), "ent_user", retold_domain::LinkRole::Mentions)];
+    assert_eq!(run(mention), [older.clone(), newer.clone()]);
+    // The person's own newer statement still passes someone else's words.
+    let over_another = vec![dated(1, 0, 2), user(dated(4, 30, 3))];
+    assert_eq!(run(over_another), [newer, older]);
+}
+
 /// One person's update need not repeat the words of what it updates: "four times a week
 /// now" ranks above "I go to the gym on Tuesdays…" for "Do I go to the gym more often?"
 /// when both are statements about the person the query names or points at, and the update
 /// is the first of its day in the ranking.
 #[test]
 fn one_persons_newer_statement_needs_only_one_of_the_query_terms_the_older_matched() {
-    let about = |mut c: Candidate, entity: &str, role: retold_domain::LinkRole| {
-        c.entity =
-            Some(EntityMatch { rank: 1, entity_id: retold_domain::EntityId::new(entity).unwrap(), role });
-        c
-    };
     let run = |mut candidates: Vec<Candidate>, person_update: bool| {
         let mut notes = Vec::new();
         let rule = super::NewerFirst { person_update, ..RULE };
