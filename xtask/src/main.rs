@@ -50,7 +50,7 @@ fn print_help() {
          bench   [pipeline|index|store|stores|http|ops] [--large] [--out FILE]: speed and memory figures (release build; stores: SQLite beside PostgreSQL)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          clients regenerate the typed clients from docs/openapi.json into crates/adapters/clients (CI fails when they drift)\n  \
-         eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--store sqlite|postgres]: retrieval quality (release build)"
+         eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--store sqlite|postgres] [--trace DIR] [--question ID]: retrieval quality (release build)"
     );
 }
 

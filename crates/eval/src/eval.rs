@@ -1,6 +1,8 @@
 //! `cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]`: retrieval
 //! quality through the real write path (`Ingestor::write`) and the real search pipeline
-//! (`Retriever::search`), for five channel configurations on the same store.
+//! (`Retriever::search`), for five channel configurations on the same store. `--trace DIR`
+//! writes each question's default search trace, its records labelled by the dataset, and
+//! `--question ID` runs one LongMemEval question.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
@@ -48,6 +50,11 @@ struct Args {
     /// host passes it; with `--turns user`, the user turn before), or nothing (`--context
     /// none`, the ablation).
     context: bool,
+    /// LongMemEval: the one question to run (`--question ID`).
+    question: Option<String>,
+    /// Where to write each question's default search trace, with what each record it names
+    /// is in the dataset (`--trace DIR`).
+    trace: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -66,7 +73,7 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none] [--question ID] [--trace DIR]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -84,6 +91,8 @@ fn parse(args: &[String]) -> Result<Args> {
         record: false,
         store: StoreKind::Sqlite,
         context: true,
+        question: None,
+        trace: None,
     };
     while let Some(flag) = it.next() {
         if flag == "--record" {
@@ -95,6 +104,8 @@ fn parse(args: &[String]) -> Result<Args> {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
             "--bundle" => parsed.bundle = Some(value.clone()),
+            "--question" => parsed.question = Some(value.clone()),
+            "--trace" => parsed.trace = Some(PathBuf::from(value)),
             "--store" => parsed.store = StoreKind::parse(value)?,
             "--context" => {
                 parsed.context = match value.as_str() {
@@ -113,6 +124,12 @@ fn parse(args: &[String]) -> Result<Args> {
             }
             other => bail!("unknown option {other:?}; {usage}"),
         }
+    }
+    if parsed.question.is_some() && parsed.dataset != "longmemeval" {
+        bail!("--question takes a LongMemEval question id; {usage}");
+    }
+    if parsed.trace.is_some() && parsed.dataset == "orchestrator" {
+        bail!("--trace is for locomo and longmemeval; {usage}");
     }
     if !parsed.data.is_file() {
         bail!(
@@ -568,6 +585,43 @@ async fn runs(
     Ok(out)
 }
 
+/// `--trace DIR`: the default search for `query` (to `depth`), its trace as the service
+/// logged it, and what each record the trace names is in the dataset (`labels`, by record
+/// id), written to
+/// `DIR/<name>.json`: why a question's evidence ranks where it does, channel by channel.
+async fn write_trace(
+    dir: &Path,
+    name: &str,
+    world: &World,
+    query: &str,
+    depth: usize,
+    labels: &HashMap<String, Value>,
+) -> Result<()> {
+    let mut request = SearchRequest::new(query);
+    request.limit = Some(depth);
+    let response = world.retriever.search(&principal(), &request).await?;
+    let (_, _, trace) =
+        world.store.stores().search_log.trace(&response.search_id).await?.context("trace written")?;
+    let trace: Value = serde_json::from_str(&trace)?;
+    let records = trace_records(&trace, labels);
+    std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
+    let path = dir.join(format!("{}.json", name.replace(|c: char| !c.is_alphanumeric() && c != '-', "_")));
+    let body = json!({"query": query, "records": records, "trace": trace});
+    std::fs::write(&path, serde_json::to_string_pretty(&body)?).with_context(|| path.display().to_string())
+}
+
+/// The labels of the records a trace names: every candidate of every channel is in its
+/// fused order.
+fn trace_records(trace: &Value, labels: &HashMap<String, Value>) -> serde_json::Map<String, Value> {
+    trace["fused"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["record_id"].as_str())
+        .filter_map(|id| Some((id.to_owned(), labels.get(id)?.clone())))
+        .collect()
+}
+
 /// The service's configured tool-result budget (`retrieval.token_budget`).
 fn token_budget() -> Result<usize> {
     Ok(retold_http::retrieve_config(&retold_http::Settings::load(None)?).token_budget)
@@ -860,6 +914,7 @@ async fn locomo(args: &Args) -> Result<Value> {
         }
         eprintln!();
         let baselines = [("plain BM25", Bm25::new(&texts, false)), ("stemmed BM25", Bm25::new(&texts, true))];
+        let text_of: HashMap<&String, &String> = turns.iter().map(|t| (&t.0, &t.2)).collect();
         let dia_of: HashMap<&RecordId, &str> = by_dia.iter().map(|(d, id)| (id, d.as_str())).collect();
         let qa = conversation["qa"].as_array().context("qa")?;
         for (qi, q) in qa.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
@@ -883,6 +938,17 @@ async fn locomo(args: &Args) -> Result<Value> {
                 5 => "adversarial",
                 _ => "other",
             };
+            if let Some(dir) = &args.trace {
+                let labels: HashMap<String, Value> = by_dia
+                    .iter()
+                    .map(|(dia, id)| {
+                        let label =
+                            json!({"dia": dia, "evidence": evidence.contains(id), "text": text_of.get(dia)});
+                        (id.to_string(), label)
+                    })
+                    .collect();
+                write_trace(dir, &format!("{sample}-q{}", qi + 1), &w, question, 25, &labels).await?;
+            }
             let results = runs(&w, question, 25, budget).await?;
             if category != 5 {
                 // Where each channel ranks each evidence turn (1-based, within 25).
@@ -1060,7 +1126,18 @@ fn ndcg<T: Eq + std::hash::Hash>(ranked: &[T], relevant: &HashSet<T>, k: usize) 
 
 async fn longmemeval(args: &Args) -> Result<Value> {
     let data = read_json(&args.data)?;
-    let items = data.as_array().context("LongMemEval data is a list of questions")?;
+    let items: Vec<&Value> =
+        data.as_array().context("LongMemEval data is a list of questions")?.iter().collect();
+    let items = match &args.question {
+        Some(id) => {
+            let one: Vec<&Value> = items.into_iter().filter(|q| q["question_id"] == id.as_str()).collect();
+            if one.is_empty() {
+                bail!("no question {id:?} in {}", args.data.display());
+            }
+            one
+        }
+        None => items,
+    };
     let embedder = embedder()?;
     let budget = token_budget()?;
     let sentence_vectors = sentence_vectors()?;
@@ -1145,6 +1222,8 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut evidence: HashSet<RecordId> = HashSet::new();
         let mut opening_of: HashMap<RecordId, String> = HashMap::new();
+        // What each record is in the dataset, for `--trace`.
+        let mut label_of: HashMap<String, Value> = HashMap::new();
         let asker = principal();
         for ((sid, n), content, has_answer, at, context, from_user) in &turns {
             // As a host writes a transcript: each turn about its speaker, the user or the agent
@@ -1156,6 +1235,11 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             opening_of.insert(id.clone(), content.chars().take(120).collect());
             if *has_answer {
                 evidence.insert(id.clone());
+            }
+            if args.trace.is_some() {
+                let opening = opening_of.get(&id).cloned();
+                let label = json!({"session": sid, "turn": n, "user": from_user, "evidence": has_answer, "opening": opening});
+                label_of.insert(id.to_string(), label);
             }
             session_of.insert(id, (sid.clone(), *at));
         }
@@ -1174,6 +1258,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .filter(|(s, _)| answer_sessions.contains(*s))
             .map(|(s, d)| (*d, s.clone()))
             .collect();
+        if let Some(dir) = &args.trace {
+            write_trace(dir, qid, &w, question, LME_DEPTH, &label_of).await?;
+        }
         // Deep enough that the first ten distinct sessions are usually in it (LongMemEval's
         // turn-to-session evaluation reads on until it has k distinct sessions).
         for (config, retrieved, tokens) in runs(&w, question, LME_DEPTH, budget).await? {
@@ -1301,7 +1388,32 @@ mod tests {
     use retold_domain::RecordId;
     use retold_domain::chrono::{TimeZone, Utc};
 
-    use super::{distinct_sessions, last_chars, ndcg};
+    use serde_json::json;
+
+    use super::{distinct_sessions, last_chars, ndcg, parse, trace_records};
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| (*w).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_question_or_a_trace_is_refused_where_it_means_nothing() {
+        let err = parse(&args(&["locomo", "--question", "e3038f8c"])).err().expect("refused");
+        assert!(err.to_string().starts_with("--question takes a LongMemEval question id"), "{err}");
+        let err = parse(&args(&["orchestrator", "--trace", "traces"])).err().expect("refused");
+        assert!(err.to_string().starts_with("--trace is for locomo and longmemeval"), "{err}");
+    }
+
+    #[test]
+    fn a_trace_file_labels_exactly_the_records_the_trace_names() {
+        let trace =
+            json!({"fused": [{"record_id": "mem_b", "score": 0.5}, {"record_id": "mem_z", "score": 0.2}]});
+        let labels: HashMap<String, serde_json::Value> =
+            ["mem_a", "mem_b"].into_iter().map(|id| (id.to_owned(), json!({"session": id}))).collect();
+        let records = trace_records(&trace, &labels);
+        assert_eq!(records.len(), 1, "{records:?}");
+        assert_eq!(records["mem_b"], json!({"session": "mem_b"}));
+    }
 
     #[test]
     fn last_chars_keeps_the_end_on_character_boundaries() {
