@@ -600,8 +600,13 @@ async fn write_trace(
     let mut request = SearchRequest::new(query);
     request.limit = Some(depth);
     let response = world.retriever.search(&principal(), &request).await?;
-    let (_, _, trace) =
-        world.store.stores().search_log.trace(&response.search_id).await?.context("trace written")?;
+    let (_, _, trace) = world
+        .store
+        .stores()
+        .search_log
+        .trace(&response.search_id)
+        .await?
+        .with_context(|| format!("search {}: no trace in search_log", response.search_id))?;
     let trace: Value = serde_json::from_str(&trace)?;
     let records = trace_records(&trace, labels);
     std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
@@ -1170,6 +1175,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         progress("question", qi + 1, items.len());
         let qid = item["question_id"].as_str().unwrap_or("");
         if qid.ends_with("_abs") {
+            if args.question.is_some() {
+                bail!("{qid} is an abstention question: it is not searched");
+            }
             abstention += 1;
             continue;
         }
@@ -1209,6 +1217,9 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         }
         let evidence_turns = turns.iter().filter(|t| t.2).count();
         if evidence_turns == 0 {
+            if args.question.is_some() {
+                bail!("{qid}: its evidence is in turns not stored (--turns user): it is not searched");
+            }
             no_evidence += 1;
             continue;
         }
@@ -1237,6 +1248,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
                 evidence.insert(id.clone());
             }
             if args.trace.is_some() {
+                // `turn`: its place among the session's stored turns, as its source_ref cites it.
                 let opening = opening_of.get(&id).cloned();
                 let label = json!({"session": sid, "turn": n, "user": from_user, "evidence": has_answer, "opening": opening});
                 label_of.insert(id.to_string(), label);
@@ -1371,14 +1383,19 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         if args.turns == Turns::All { "all" } else { "user" },
         started.elapsed().as_secs_f64()
     );
-    Ok(envelope(
+    let mut out = envelope(
         args.context,
         "longmemeval",
         questions,
         json!({"abstention": abstention, "evidence_not_stored": no_evidence, "turns": if args.turns == Turns::All { "all" } else { "user" }, "answer_in_evidence_content": answer_in_content, "answer_shown": answer_shown}),
         configs,
         Value::Null,
-    ))
+    );
+    // A run of one question (`--question`) says so: its figures are not the split's.
+    if let Some(id) = &args.question {
+        out["question"] = json!(id);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

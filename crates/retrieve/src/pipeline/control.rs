@@ -220,7 +220,8 @@ enum Conversation {
 /// up to inflection, and their stored vectors are at least `similarity` alike) at a close
 /// score (the newer's at least `score_share` of the older's), the newer ranks just above the
 /// older: an update ("four times a week now") comes before what it updates. A statement of
-/// the entity the query names or points at (`About` it) is updated only by another. With
+/// the entity the query names or points at (`About` it, as the entity channel listed it) is
+/// updated only by another the channel listed so. With
 /// `person_update`, two statements about the one entity the query names (`About` both)
 /// need share only one of those terms, when the newer is the first result of its
 /// conversation. It reorders the first `head` results (at most `limit`) and never changes
@@ -292,8 +293,8 @@ pub(crate) fn newer_first(
                         && shares(&info[j], &info[i])
                         && about_one_entity(older, newer)
                 };
-                // An update is its speaker's own: a statement of the person the query names
-                // is passed only by another of theirs, not by someone else's words on it.
+                // An update is its speaker's own: a statement of the entity (usually a person)
+                // the query names is passed only by another of theirs, not by others' words.
                 if at(older) >= at(newer)
                     || (about(older).is_some() && !about_one_entity(older, newer))
                     || newer.score < rule.score_share * older.score

@@ -482,6 +482,9 @@ fn one_persons_newer_statement_needs_only_one_of_the_query_terms_the_older_match
     assert_eq!(run(session_first.clone(), true), order(&session_first));
     let one_session_both = vec![cite(user(dated(1, 0, 2)), "sess_a"), two_sessions[1].clone()];
     assert_eq!(run(one_session_both, true), [older.clone(), newer.clone()]);
+    // The newer is the person's, the older no one's: one shared term is not enough.
+    let unlinked_older = vec![dated(1, 0, 2), user(dated(4, 30, 1))];
+    assert_eq!(run(unlinked_older, true), [older.clone(), newer.clone()]);
     // One person, but the newer holds none of the query terms the older matched.
     let unrelated = vec![user(dated(1, 0, 2)), user(dated(4, 30, 0))];
     assert_eq!(run(unrelated, true), [older, newer]);
