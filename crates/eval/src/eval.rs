@@ -15,7 +15,8 @@ use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, NaiveDateTime, TimeZone, Utc};
 use retold_domain::{
     AgentId, AuditEvent, Content, Embedder, EmbeddingModelInfo, EntityKind, EventId, EventKind, Grant,
-    GrantId, MemoryType, Name, Principal, RecordId, Scope, SessionId, SourceKind, SourceRef, UserId,
+    GrantId, MemoryType, Name, Principal, RecordId, Scope, SearchId, SessionId, SourceKind, SourceRef,
+    UserId,
 };
 use retold_index::{ExactIndex, OnnxEmbedder};
 use retold_ingest::{EntityRef, Ingestor, WriteOutcome, WriteRequest};
@@ -515,18 +516,24 @@ pub(crate) async fn write_request(
     }
 }
 
-/// The ranked ids of one search, and the estimated tokens of what each shows.
+/// One search: its id (its trace in search_log), the ranked ids, and the estimated tokens of
+/// what each shows.
 async fn ranked(
     world: &World,
     query: &str,
     channels: Channels,
     k: usize,
-) -> Result<(Vec<RecordId>, Vec<usize>)> {
+) -> Result<(SearchId, Vec<RecordId>, Vec<usize>)> {
     let mut request = SearchRequest::new(query);
     request.limit = Some(k);
     request.channels = channels;
-    let hits = world.retriever.search(&principal(), &request).await?.hits;
-    Ok(hits.into_iter().map(|h| (h.record.id.clone(), retold_retrieve::shown_tokens(h.shown()))).unzip())
+    let response = world.retriever.search(&principal(), &request).await?;
+    let (ids, costs) = response
+        .hits
+        .into_iter()
+        .map(|h| (h.record.id.clone(), retold_retrieve::shown_tokens(h.shown())))
+        .unzip();
+    Ok((response.search_id, ids, costs))
 }
 
 /// Of the evidence turns shown as passages among the default's first ten results for
@@ -559,17 +566,22 @@ const ROWS: [&str; 8] =
 /// Every configuration's ranking of `query` to `depth`, with the estimated tokens of its first
 /// ten results (what a search at the default limit returns): the rows of `ROWS`. A budgeted
 /// row is its configuration's ranking cut by the service's own limit-and-budget rule
-/// ([`retold_retrieve::ResultBudget`]) at the configured `token_budget`.
+/// ([`retold_retrieve::ResultBudget`]) at the configured `token_budget`. Also the default
+/// configuration's search id, whose trace `--trace` writes.
 async fn runs(
     world: &World,
     query: &str,
     depth: usize,
     budget: usize,
-) -> Result<Vec<(String, Vec<RecordId>, f64)>> {
+) -> Result<(Vec<(String, Vec<RecordId>, f64)>, SearchId)> {
     let tokens_of = |costs: &[usize]| costs.iter().take(10).sum::<usize>() as f64;
     let mut out = Vec::new();
+    let mut default_search = None;
     for (config, channels) in CONFIGS {
-        let (ids, costs) = ranked(world, query, channels, depth).await?;
+        let (search, ids, costs) = ranked(world, query, channels, depth).await?;
+        if config == "default" {
+            default_search = Some(search);
+        }
         if BUDGETED.contains(&config) {
             let mut rule = retold_retrieve::ResultBudget::new(depth, Some(budget));
             let (cut, cut_costs): (Vec<RecordId>, Vec<usize>) = ids
@@ -582,48 +594,54 @@ async fn runs(
         }
         out.push((config.to_owned(), ids, tokens_of(&costs)));
     }
-    Ok(out)
+    Ok((out, default_search.context("CONFIGS holds the default configuration")?))
 }
 
-/// `--trace DIR`: the default search for `query` (to `depth`), its trace as the service
+/// `--trace DIR`: the trace of the default configuration's search for `query` as the service
 /// logged it, and what each record the trace names is in the dataset (`labels`, by record
-/// id), written to
-/// `DIR/<name>.json`: why a question's evidence ranks where it does, channel by channel.
+/// id, and whether it is `evidence`), written to `DIR/<name>.json`: why a question's
+/// evidence ranks where it does, channel by channel.
 async fn write_trace(
     dir: &Path,
     name: &str,
     world: &World,
-    query: &str,
-    depth: usize,
+    (search, query): (&SearchId, &str),
     labels: &HashMap<String, Value>,
+    evidence: &HashSet<RecordId>,
 ) -> Result<()> {
-    let mut request = SearchRequest::new(query);
-    request.limit = Some(depth);
-    let response = world.retriever.search(&principal(), &request).await?;
     let (_, _, trace) = world
         .store
         .stores()
         .search_log
-        .trace(&response.search_id)
+        .trace(search)
         .await?
-        .with_context(|| format!("search {}: no trace in search_log", response.search_id))?;
+        .with_context(|| format!("search {search}: no trace in search_log"))?;
     let trace: Value = serde_json::from_str(&trace)?;
-    let records = trace_records(&trace, labels);
+    let evidence: HashSet<String> = evidence.iter().map(RecordId::to_string).collect();
+    let records = trace_records(&trace, labels, &evidence);
     std::fs::create_dir_all(dir).with_context(|| dir.display().to_string())?;
     let path = dir.join(format!("{}.json", name.replace(|c: char| !c.is_alphanumeric() && c != '-', "_")));
     let body = json!({"query": query, "records": records, "trace": trace});
     std::fs::write(&path, serde_json::to_string_pretty(&body)?).with_context(|| path.display().to_string())
 }
 
-/// The labels of the records a trace names: every candidate of every channel is in its
-/// fused order.
-fn trace_records(trace: &Value, labels: &HashMap<String, Value>) -> serde_json::Map<String, Value> {
+/// The labels of the records a trace names (every candidate of every channel is in its fused
+/// order), each with whether it is `evidence`.
+fn trace_records(
+    trace: &Value,
+    labels: &HashMap<String, Value>,
+    evidence: &HashSet<String>,
+) -> serde_json::Map<String, Value> {
     trace["fused"]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(|f| f["record_id"].as_str())
-        .filter_map(|id| Some((id.to_owned(), labels.get(id)?.clone())))
+        .filter_map(|id| {
+            let mut label = labels.get(id)?.clone();
+            label["evidence"] = json!(evidence.contains(id));
+            Some((id.to_owned(), label))
+        })
         .collect()
 }
 
@@ -919,7 +937,16 @@ async fn locomo(args: &Args) -> Result<Value> {
         }
         eprintln!();
         let baselines = [("plain BM25", Bm25::new(&texts, false)), ("stemmed BM25", Bm25::new(&texts, true))];
-        let text_of: HashMap<&String, &String> = turns.iter().map(|t| (&t.0, &t.2)).collect();
+        // What each turn is, for `--trace`.
+        let labels: HashMap<String, Value> = match args.trace {
+            Some(_) => turns
+                .iter()
+                .filter_map(|(dia, _, text, _)| {
+                    Some((by_dia.get(dia)?.to_string(), json!({"dia": dia, "text": text})))
+                })
+                .collect(),
+            None => HashMap::new(),
+        };
         let dia_of: HashMap<&RecordId, &str> = by_dia.iter().map(|(d, id)| (id, d.as_str())).collect();
         let qa = conversation["qa"].as_array().context("qa")?;
         for (qi, q) in qa.iter().enumerate().take(args.limit.unwrap_or(usize::MAX)) {
@@ -943,18 +970,11 @@ async fn locomo(args: &Args) -> Result<Value> {
                 5 => "adversarial",
                 _ => "other",
             };
+            let (results, default_search) = runs(&w, question, 25, budget).await?;
             if let Some(dir) = &args.trace {
-                let labels: HashMap<String, Value> = by_dia
-                    .iter()
-                    .map(|(dia, id)| {
-                        let label =
-                            json!({"dia": dia, "evidence": evidence.contains(id), "text": text_of.get(dia)});
-                        (id.to_string(), label)
-                    })
-                    .collect();
-                write_trace(dir, &format!("{sample}-q{}", qi + 1), &w, question, 25, &labels).await?;
+                let file = format!("{sample}-q{}", qi + 1);
+                write_trace(dir, &file, &w, (&default_search, question), &labels, &evidence).await?;
             }
-            let results = runs(&w, question, 25, budget).await?;
             if category != 5 {
                 // Where each channel ranks each evidence turn (1-based, within 25).
                 let ranks: serde_json::Map<String, Value> = results
@@ -1250,7 +1270,7 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             if args.trace.is_some() {
                 // `turn`: its place among the session's stored turns, as its source_ref cites it.
                 let opening = opening_of.get(&id).cloned();
-                let label = json!({"session": sid, "turn": n, "user": from_user, "evidence": has_answer, "opening": opening});
+                let label = json!({"session": sid, "turn": n, "user": from_user, "opening": opening});
                 label_of.insert(id.to_string(), label);
             }
             session_of.insert(id, (sid.clone(), *at));
@@ -1270,12 +1290,13 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             .filter(|(s, _)| answer_sessions.contains(*s))
             .map(|(s, d)| (*d, s.clone()))
             .collect();
-        if let Some(dir) = &args.trace {
-            write_trace(dir, qid, &w, question, LME_DEPTH, &label_of).await?;
-        }
         // Deep enough that the first ten distinct sessions are usually in it (LongMemEval's
         // turn-to-session evaluation reads on until it has k distinct sessions).
-        for (config, retrieved, tokens) in runs(&w, question, LME_DEPTH, budget).await? {
+        let (results, default_search) = runs(&w, question, LME_DEPTH, budget).await?;
+        if let Some(dir) = &args.trace {
+            write_trace(dir, qid, &w, (&default_search, question), &label_of, &evidence).await?;
+        }
+        for (config, retrieved, tokens) in results {
             let ranked_sessions = distinct_sessions(&retrieved, &session_of);
             let by = per_config.entry(config.to_owned()).or_default();
             for bucket in ["overall".to_owned(), kind.clone()] {
@@ -1427,9 +1448,10 @@ mod tests {
             json!({"fused": [{"record_id": "mem_b", "score": 0.5}, {"record_id": "mem_z", "score": 0.2}]});
         let labels: HashMap<String, serde_json::Value> =
             ["mem_a", "mem_b"].into_iter().map(|id| (id.to_owned(), json!({"session": id}))).collect();
-        let records = trace_records(&trace, &labels);
+        let evidence: HashSet<String> = ["mem_b".to_owned()].into();
+        let records = trace_records(&trace, &labels, &evidence);
         assert_eq!(records.len(), 1, "{records:?}");
-        assert_eq!(records["mem_b"], json!({"session": "mem_b"}));
+        assert_eq!(records["mem_b"], json!({"session": "mem_b", "evidence": true}));
     }
 
     #[test]

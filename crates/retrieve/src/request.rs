@@ -115,8 +115,8 @@ pub(crate) fn any_dense_list(lists: [&Option<DenseMatch>; 3]) -> Option<&DenseMa
 }
 
 impl SearchHit {
-    /// The record's own vector's cosine with the query when either dense list (records or
-    /// sentences) found it: what the relevance gate reads.
+    /// The record's own vector's cosine with the query when any of the dense channel's lists
+    /// (records, sentences, the query's time) found it: what the relevance gate reads.
     pub fn dense_cosine(&self) -> Option<f32> {
         any_dense_list([&self.dense, &self.sentence, &self.window]).map(|d| d.cosine)
     }

@@ -296,7 +296,7 @@ pub(crate) fn newer_first(
                 // An update is its speaker's own: a statement of the entity (usually a person)
                 // the query names is passed only by another of theirs, not by others' words.
                 if at(older) >= at(newer)
-                    || (about(older).is_some() && !about_one_entity(older, newer))
+                    || about(older).is_some_and(|theirs| about(newer) != Some(theirs))
                     || newer.score < rule.score_share * older.score
                     || !(covers(&info[j], &info[i]) || person_update())
                 {
