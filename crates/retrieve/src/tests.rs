@@ -88,6 +88,16 @@ fn lexical_terms_follow_the_seed_steps() {
 }
 
 #[test]
+fn how_many_asks_an_amount_and_names_no_topic() {
+    let texts = |q: &str| lexical_terms(q).into_iter().map(|t| t.text).collect::<Vec<_>>();
+    assert_eq!(texts("How many bikes do I ride?"), ["bikes", "ride"]);
+    assert_eq!(texts("And how much did the tickets cost?"), ["tickets", "cost"]);
+    // Only right after "how": elsewhere "many" is a word a record may be matched on.
+    assert_eq!(texts("Which of my many bikes is the oldest?"), ["many", "bikes", "oldest"]);
+    assert_eq!(texts("how, many"), ["many"]);
+}
+
+#[test]
 fn stopwords_are_sorted_for_lookup() {
     // binary_search needs it; a wrongly placed word would silently stop being removed.
     assert!(retold_domain::text::STOPWORDS.windows(2).all(|w| w[0] < w[1]));
