@@ -1263,16 +1263,16 @@ async fn longmemeval(args: &Args) -> Result<Value> {
             let mut request = turn_request(&scope, content, Some(speaker), context.as_deref(), *at)?;
             request.source_ref = Some(cites(sid, *n)?);
             let id = write_request(&w, &asker, &request).await?;
-            opening_of.insert(id.clone(), content.chars().take(120).collect());
+            let opening: String = content.chars().take(120).collect();
             if *has_answer {
                 evidence.insert(id.clone());
             }
             if args.trace.is_some() {
                 // `turn`: its place among the session's stored turns, as its source_ref cites it.
-                let opening = opening_of.get(&id).cloned();
                 let label = json!({"session": sid, "turn": n, "user": from_user, "opening": opening});
                 label_of.insert(id.to_string(), label);
             }
+            opening_of.insert(id.clone(), opening);
             session_of.insert(id, (sid.clone(), *at));
         }
         let question = item["question"].as_str().unwrap_or("");
