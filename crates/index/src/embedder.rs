@@ -171,6 +171,34 @@ impl Pool {
     }
 }
 
+/// The texts of one request grouped for runs: by length, at most `batch_size` rows a group,
+/// a new group whenever padding every row to the group's longest would compute more than
+/// half again the tokens the rows hold. A record's text (with its context) beside its short
+/// sentences is two runs, not one where every sentence is padded to the record's length.
+/// Indices into `lengths` (each text's tokens); each appears once.
+pub(crate) fn length_groups(lengths: &[usize], batch_size: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..lengths.len()).collect();
+    order.sort_by_key(|&i| (lengths[i], i));
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    let mut tokens = 0usize;
+    for i in order {
+        let len = lengths[i];
+        let fits = groups.last().is_some_and(|g| {
+            let rows = g.len() + 1;
+            // Sorted: this row is the group's longest.
+            rows <= batch_size.max(1) && 2 * rows * len <= 3 * (tokens + len)
+        });
+        if fits {
+            groups.last_mut().expect("checked").push(i);
+            tokens += len;
+        } else {
+            groups.push(vec![i]);
+            tokens = len;
+        }
+    }
+    groups
+}
+
 impl OnnxEmbedder {
     /// Load the runtime, the tokenizer and `workers` sessions. Fails with a message naming
     /// the missing or wrong file and the command that fixes it.
@@ -252,15 +280,19 @@ impl Core {
     }
 
     fn embed_blocking(&self, texts: &[String]) -> std::result::Result<Vec<Vec<f32>>, IndexError> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(self.config.batch_size) {
-            let encodings = self
-                .tokenizer
-                .encode_batch(chunk.iter().map(String::as_str).collect::<Vec<_>>(), true)
-                .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
-            out.extend(self.queue_and_run(encodings)?);
+        let encodings = self
+            .tokenizer
+            .encode_batch(texts.iter().map(String::as_str).collect::<Vec<_>>(), true)
+            .map_err(|e| IndexError::Tokenizer(e.to_string()))?;
+        let mut out: Vec<Option<Vec<f32>>> = vec![None; texts.len()];
+        let lengths: Vec<usize> = encodings.iter().map(|e| e.get_ids().len()).collect();
+        for group in length_groups(&lengths, self.config.batch_size) {
+            let rows: Vec<tokenizers::Encoding> = group.iter().map(|&i| encodings[i].clone()).collect();
+            for (i, vector) in group.into_iter().zip(self.queue_and_run(rows)?) {
+                out[i] = Some(vector);
+            }
         }
-        Ok(out)
+        Ok(out.into_iter().map(|v| v.expect("every text is in one group")).collect())
     }
 
     /// Queue one request, then either run a batch (when a session is free) or wait, until
@@ -414,9 +446,11 @@ pub(crate) struct RunOutput {
 }
 
 pub(crate) fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {
+    let threads: usize =
+        std::env::var("RETOLD_EXPERIMENT_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
     Session::builder(env)?
         .with_optimization_level(GraphOptimizationLevel::Level3)?
-        .with_intra_threads(1)?
+        .with_intra_threads(threads)?
         .with_inter_threads(1)?
         .commit_from_file(model)
 }
@@ -488,5 +522,28 @@ impl Embedder for OnnxEmbedder {
             .await
             .map_err(|e| DomainError::backend("embedder", e))?
             .map_err(|e| DomainError::backend("embedder", e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::length_groups;
+
+    #[test]
+    fn a_long_text_beside_short_ones_runs_apart_and_every_text_runs_once() {
+        // A turn with its context (90 tokens) and its three sentences (14-16).
+        assert_eq!(length_groups(&[90, 14, 16, 15], 32), [vec![1, 3, 2], vec![0]]);
+        // Alike lengths share a run, up to the batch size.
+        assert_eq!(length_groups(&[10, 12, 11, 9], 3), [vec![3, 0, 2], vec![1]]);
+        let lengths: Vec<usize> = (0..100).map(|i| (i * 37) % 120 + 3).collect();
+        let mut seen: Vec<usize> = length_groups(&lengths, 32).concat();
+        seen.sort();
+        assert_eq!(seen, (0..100).collect::<Vec<_>>());
+        for group in length_groups(&lengths, 32) {
+            let longest = group.iter().map(|&i| lengths[i]).max().unwrap();
+            let tokens: usize = group.iter().map(|&i| lengths[i]).sum();
+            assert!(group.len() <= 32 && (group.len() == 1 || 2 * group.len() * longest <= 3 * tokens));
+        }
+        assert!(length_groups(&[], 32).is_empty());
     }
 }
