@@ -87,6 +87,7 @@ const POSTGRES_HTTP_TESTS: &[&str] = &[
     "mcp::",
     "cli::",
     "telemetry::",
+    "turns::",
 ];
 
 /// Every test (the PostgreSQL store's own against the server at `url`), then the HTTP
@@ -189,8 +190,8 @@ fn reliability(args: &[String]) -> Result<()> {
 /// `cargo run --release -p retold-eval -- <command> <args>`: evaluations and benchmarks
 /// link the whole service, so they live in their own crate and always build in release.
 fn release_eval(command: &str, args: &[String]) -> Result<()> {
-    if command == "bench" && args.first().is_some_and(|a| a == "http") {
-        // The HTTP benchmark drives the real `retold serve`, the release binary beside it.
+    if command == "bench" && args.first().is_some_and(|a| a == "http" || a == "turns") {
+        // The HTTP benchmarks drive the real `retold serve`, the release binary beside it.
         cargo(&["build", "--release", "-p", "retold-http", "--bin", "retold"])?;
     }
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];

@@ -112,6 +112,9 @@ impl ActivationService {
             event_from: None,
             event_to: None,
             include_conflicts: false,
+            // Never a turn kept verbatim: what becomes ambient is a distilled fact.
+            origins: Some(vec![retold_domain::Origin::Memory]),
+            excluded_session: None,
         };
         let committed = self.eligible_records(&filter).await?;
         // The user's own entity: a person that records of the user's scope are about and whose
@@ -327,6 +330,8 @@ impl ActivationService {
             event_from: None,
             event_to: None,
             include_conflicts: false,
+            origins: None,
+            excluded_session: None,
         };
         let records = self.eligible_records(&filter).await?;
         let mut categories: BTreeMap<usize, u64> = BTreeMap::new();

@@ -29,7 +29,7 @@ pub use crate::operations::{
 };
 pub use crate::orchestrator::OrchestratorService;
 pub use crate::reembed::{Calibration, ReembedOutcome, ReembedService, uncalibrated};
-pub use crate::sessions::{SessionEnd, SessionService, TurnAppended};
+pub use crate::sessions::{SessionEnd, SessionService, SessionsConfig, TurnAppended, TurnInput};
 pub use crate::stores::{AllPorts, Stores};
 
 use retold_ingest::Ingestor;

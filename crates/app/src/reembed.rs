@@ -139,10 +139,9 @@ impl ReembedService {
             let mut texts: Vec<String> = Vec::new();
             let mut counts: Vec<usize> = Vec::with_capacity(items.len());
             for item in &items {
-                let sentences = item.sentence_texts(self.sentence_vectors);
-                counts.push(sentences.len());
-                texts.push(item.embedding_text());
-                texts.extend(sentences);
+                let embedded = item.indexed().embedded_texts(self.sentence_vectors);
+                counts.push(embedded.len() - 1);
+                texts.extend(embedded);
             }
             let vectors = target.embed(&texts).await?;
             if vectors.len() != texts.len() {

@@ -47,16 +47,18 @@ pub use crate::ports::{
     RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport,
     ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, SentenceWeight, Snapshots,
     StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WordStemmer, WriteKey, WriteReceipt,
-    WriteReceipts, WriteUnit,
+    WriteReceipts, WriteUnit, turn_session,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{
-    Attribute, Confidence, Content, Context, Evidence, FactKey, MAX_ATTRIBUTE_LEN, MAX_CONTENT_CHARS,
-    MAX_CONTEXT_CHARS, MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord, MemoryType,
-    SENTENCE_MIN_WORDS, Status, Tag, Timestamp, embedding_text, sentence_texts,
+    Attribute, Confidence, Content, Context, Evidence, FactKey, IndexedText, MAX_ATTRIBUTE_LEN,
+    MAX_CONTENT_CHARS, MAX_CONTEXT_CHARS, MAX_EVIDENCE_CHARS, MAX_TAG_LEN, MAX_TAGS, MemoryRecord,
+    MemoryType, Origin, SENTENCE_MIN_WORDS, Status, Tag, Timestamp,
 };
 pub use crate::scope::{Scope, ScopeKind};
-pub use crate::session::{ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole};
+pub use crate::session::{
+    ClaimTerms, ExtractionClaim, MAX_TURN_CHARS, Session, SessionTurn, TurnRole, turn_parts,
+};
 pub use crate::source::{MAX_SOURCE_REF_LEN, SourceKind, SourceRef};
 pub use crate::trace::{
     Channel, DropStage, PipelineStage, RewriteStatus, SearchTrace, TraceCandidate, TraceDrop, TraceNote,

@@ -10,9 +10,9 @@ use crate::entity::{Entity, LinkRole, Name, RecordEntityLink};
 use crate::error::{DomainError, Result};
 use crate::ids::{AgentId, EntityId, GrantId, RecordId, SearchId, SessionId, UserId};
 use crate::principal::{ApiKeyInfo, Grant};
-use crate::record::{MemoryRecord, MemoryType, Status, Timestamp};
+use crate::record::{MemoryRecord, MemoryType, Origin, Status, Timestamp};
 use crate::scope::Scope;
-use crate::session::{ClaimTerms, ExtractionClaim, Session, SessionTurn, TurnRole};
+use crate::session::{ClaimTerms, ExtractionClaim, Session, SessionTurn};
 use crate::trace::SearchTrace;
 
 /// The current time. Injected so tests control it.
@@ -174,6 +174,10 @@ pub struct WriteUnit {
     /// whole unit with `DomainError::Contention` (a concurrent attempt wrote it; reading again
     /// finds its receipt).
     pub receipt: Option<WriteReceipt>,
+    /// A session turn appended with the records kept from it (turn memory), first: a turn
+    /// number taken meanwhile fails the whole unit with `DomainError::Contention`, an ended
+    /// or missing session as [`TurnBuffer::append_turn`] refuses it.
+    pub turn: Option<SessionTurn>,
 }
 
 /// Which records a search may see (seed section 5, step 3).
@@ -195,6 +199,11 @@ pub struct EligibilityFilter {
     /// conflict link names as `conflicting_id`. Seed section 7: the confirmed record stays the
     /// normal result, the conflicting candidate is for inspection; off by default.
     pub include_conflicts: bool,
+    /// Only records of these origins; `None` means both.
+    pub origins: Option<Vec<Origin>>,
+    /// Turn records of this session are left out: a search made inside a session does not
+    /// get back the conversation its caller is having.
+    pub excluded_session: Option<SessionId>,
 }
 
 impl EligibilityFilter {
@@ -319,6 +328,9 @@ pub struct EligibilityRow {
     pub version: u32,
     /// A conflict link names it as the lower-trust side (links are never removed).
     pub conflict_loser: bool,
+    pub origin: Origin,
+    /// The session a turn record was said in (its `source_ref`); `None` for other records.
+    pub session: Option<SessionId>,
 }
 
 impl EligibilityRow {
@@ -334,7 +346,17 @@ impl EligibilityRow {
             event_at: record.event_at,
             version: record.version,
             conflict_loser: false,
+            origin: record.origin,
+            session: turn_session(record.origin, record.source_ref.as_ref()),
         }
+    }
+}
+
+/// The session a turn record was said in: its `source_ref`'s, for a turn record only.
+pub fn turn_session(origin: Origin, source_ref: Option<&crate::source::SourceRef>) -> Option<SessionId> {
+    match origin {
+        Origin::Turn => source_ref.and_then(|r| r.session_turn()).map(|(session, _)| session),
+        Origin::Memory => None,
     }
 }
 
@@ -406,14 +428,12 @@ pub struct EntityMerge {
 pub trait TurnBuffer: Send + Sync {
     /// Record a new session.
     async fn start_session(&self, session: Session, event: AuditEvent) -> Result<()>;
-    /// Append a turn; the store numbers it (1, 2, …). Refused once the session has ended.
-    async fn append_turn(
-        &self,
-        id: &SessionId,
-        role: TurnRole,
-        content: String,
-        at: Timestamp,
-    ) -> Result<u32>;
+    /// Append a turn under the number it carries, which must be the next (1, 2, …): a number
+    /// taken meanwhile is `DomainError::Contention` (read the last turn again). Refused
+    /// (`Conflict`) once the session has ended, `NotFound` without the session.
+    async fn append_turn(&self, turn: SessionTurn) -> Result<()>;
+    /// The session's last turn, if it has any.
+    async fn last_turn(&self, id: &SessionId) -> Result<Option<SessionTurn>>;
     /// End a session; refused when it has already ended. `extraction_requested` marks it for
     /// the extraction sweep (extraction was on when it ended).
     async fn end_session(
@@ -888,17 +908,20 @@ pub struct ReembedItem {
     pub id: RecordId,
     pub content: String,
     pub context: Option<String>,
+    /// The speaker the host named (a turn record's label).
+    pub speaker: Option<String>,
+    pub origin: Origin,
 }
 
 impl ReembedItem {
-    /// The text to embed, as the write path embedded it.
-    pub fn embedding_text(&self) -> String {
-        crate::record::embedding_text(&self.content, self.context.as_deref())
-    }
-
-    /// The texts of its sentence vectors, as the write path embedded them.
-    pub fn sentence_texts(&self, max: usize) -> Vec<String> {
-        crate::record::sentence_texts(&self.content, self.context.as_deref(), max)
+    /// What it is indexed by, as the write path indexed it.
+    pub fn indexed(&self) -> crate::record::IndexedText<'_> {
+        crate::record::IndexedText {
+            origin: self.origin,
+            speaker: self.speaker.as_deref(),
+            content: &self.content,
+            context: self.context.as_deref(),
+        }
     }
 }
 

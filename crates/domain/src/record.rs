@@ -202,51 +202,123 @@ bounded_text!(
     Context, "context", MAX_CONTEXT_CHARS
 );
 
-/// The text a record is indexed by, in its vector and its lexical row: its content, a line
-/// break, its context; the content alone without a context. Content first, so that when the
-/// embedder truncates a long text it is the context that is cut. The write path, re-embedding
-/// and both stores' lexical rows all use this, so a model switch reproduces what the write
-/// embedded.
-pub fn embedding_text(content: &str, context: Option<&str>) -> String {
-    match context {
-        Some(context) => format!("{content}\n{context}"),
-        None => content.to_owned(),
+/// What a record is indexed by: who said it, its content and what it was said after. The
+/// write path, re-embedding and both stores' lexical rows all build their texts from this,
+/// so a model switch reproduces what the write embedded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IndexedText<'a> {
+    pub origin: Origin,
+    /// The speaker the host named (a turn's).
+    pub speaker: Option<&'a str>,
+    pub content: &'a str,
+    pub context: Option<&'a str>,
+}
+
+impl<'a> IndexedText<'a> {
+    /// Who said the content, as its texts carry it, and the content after any label: the
+    /// speaker the host named (`"Caroline: "`); for a turn without one, nobody (its text is
+    /// exactly what was said, so "ERROR: disk full" or "Note: …" is not a speaker); for a
+    /// memory written without one, the content's own transcript label
+    /// ([`crate::text::speaker_label`]: "Nate: We played chess." has `Nate: `).
+    fn label_and_body(&self) -> (String, &'a str) {
+        match (self.speaker, self.origin) {
+            (Some(speaker), _) => (format!("{speaker}: "), self.content),
+            (None, Origin::Turn) => (String::new(), self.content),
+            (None, Origin::Memory) => {
+                let label = crate::text::speaker_label(self.content);
+                (label.to_owned(), &self.content[label.len()..])
+            }
+        }
+    }
+
+    /// The text a record is indexed by, in its vector and its lexical row: its speaker's
+    /// label (`"Caroline: "`, for a turn whose host named who spoke), its content, a line
+    /// break, its context; the content alone without a speaker or a context. Content first,
+    /// so that when the embedder truncates a long text it is the context that is cut.
+    pub fn embedding_text(&self) -> String {
+        let label = self.speaker.map(|s| format!("{s}: ")).unwrap_or_default();
+        match self.context {
+            Some(context) => format!("{label}{}\n{context}", self.content),
+            None => format!("{label}{}", self.content),
+        }
+    }
+
+    /// The texts of its sentence vectors: each sentence of its content (split as
+    /// [`crate::text::sentence_spans`] splits) of at least [`SENTENCE_MIN_WORDS`] words
+    /// ([`crate::text::word_count`]), carrying who said it (see `label_and_body`), so
+    /// "Nate: That's cool, Joanna! We even played Chess." gives "Nate: That's cool, Joanna!"
+    /// and "Nate: We even played Chess.". At most `max` of them, the first. None when the
+    /// record's own vector already is its one sentence's (one sentence and no context), or
+    /// when `max` is 0. A record's one vector is pooled over all its tokens and its context,
+    /// so one answering sentence among greetings says little in it; its own vector finds it.
+    pub fn sentence_texts(&self, max: usize) -> Vec<String> {
+        let (label, body) = self.label_and_body();
+        let body: Vec<char> = body.chars().collect();
+        let sentences: Vec<String> = crate::text::sentence_spans(&body)
+            .into_iter()
+            .map(|(from, to)| body[from..to].iter().collect::<String>())
+            .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
+            .collect();
+        if sentences.len() == 1 && self.context.is_none() {
+            return Vec::new();
+        }
+        sentences
+            .into_iter()
+            .filter(|sentence| crate::text::word_count(sentence) >= SENTENCE_MIN_WORDS)
+            .take(max)
+            .map(|sentence| format!("{label}{}", sentence.trim()))
+            .collect()
+    }
+
+    /// What the write path embeds, in one model run: the record's text, then its
+    /// sentences' (at most `max`).
+    pub fn embedded_texts(&self, max: usize) -> Vec<String> {
+        let mut texts = vec![self.embedding_text()];
+        texts.extend(self.sentence_texts(max));
+        texts
     }
 }
 
 /// Sentences of fewer words than this get no vector of their own: "Thanks!", "Wow, Mel!" or
 /// "Yes, last week!" name nothing a question could find alone, and the record's own vector
-/// still holds them. LoCoMo dev: about a fifth of the sentences of its multi-sentence turns,
-/// and recall unchanged or up without them (docs/quality.md).
+/// still holds them (docs/quality.md).
 pub const SENTENCE_MIN_WORDS: usize = 4;
 
-/// The texts a record's sentence vectors are embedded from: each sentence of its content
-/// (split as [`crate::text::sentence_spans`] splits) of at least [`SENTENCE_MIN_WORDS`]
-/// words ([`crate::text::word_count`]), carrying the content's speaker label
-/// ([`crate::text::speaker_label`]), so "Nate: That's cool, Joanna! We even played Chess."
-/// gives "Nate: That's cool, Joanna!" and "Nate: We even played Chess.". At most `max` of
-/// them, the first. None when the record's own vector already is its one sentence's (one
-/// sentence and no context), or when `max` is 0. A record's one vector is pooled over all its
-/// tokens and its context, so one answering sentence among greetings says little in it; its
-/// own vector finds it. The write path and re-embedding both use this, so a model switch
-/// reproduces it.
-pub fn sentence_texts(content: &str, context: Option<&str>, max: usize) -> Vec<String> {
-    let label = crate::text::speaker_label(content);
-    let body: Vec<char> = content[label.len()..].chars().collect();
-    let sentences: Vec<String> = crate::text::sentence_spans(&body)
-        .into_iter()
-        .map(|(from, to)| body[from..to].iter().collect::<String>())
-        .filter(|sentence| sentence.chars().any(char::is_alphanumeric))
-        .collect();
-    if sentences.len() == 1 && context.is_none() {
-        return Vec::new();
+/// Where a record came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Origin {
+    /// Written as a memory: `memory_write`, `memory_revise`, extraction, a session summary.
+    Memory,
+    /// A session turn kept verbatim as it was appended (turn memory); its `source_ref` cites
+    /// the turn.
+    Turn,
+}
+
+impl Origin {
+    /// Both origins.
+    pub const ALL: [Origin; 2] = [Self::Memory, Self::Turn];
+
+    /// The stable name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Turn => "turn",
+        }
     }
-    sentences
-        .into_iter()
-        .filter(|sentence| crate::text::word_count(sentence) >= SENTENCE_MIN_WORDS)
-        .take(max)
-        .map(|sentence| format!("{label}{}", sentence.trim()))
-        .collect()
+
+    /// Parse the stable name.
+    pub fn parse(value: &str) -> Result<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|o| o.as_str() == value)
+            .ok_or_else(|| DomainError::invalid("origins", format!("{value:?} is not one of memory, turn")))
+    }
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 fn check_text(field: &'static str, value: &str, max_chars: usize) -> Result<()> {
@@ -367,12 +439,26 @@ pub struct MemoryRecord {
     pub tags: Vec<Tag>,
     /// What the record was said in; embedded with the content, never returned as it.
     pub context: Option<Context>,
+    /// Written as a memory, or kept verbatim from a session turn.
+    pub origin: Origin,
+    /// Who said it, as the host named the speaker of a turn; embedded as its label.
+    pub speaker: Option<crate::entity::Name>,
 }
 
 impl MemoryRecord {
-    /// The text its vector is made from ([`embedding_text`]).
+    /// What it is indexed by.
+    pub fn indexed(&self) -> IndexedText<'_> {
+        IndexedText {
+            origin: self.origin,
+            speaker: self.speaker.as_ref().map(crate::entity::Name::as_str),
+            content: self.content.as_str(),
+            context: self.context.as_ref().map(Context::as_str),
+        }
+    }
+
+    /// The text its vector and lexical row are made from ([`IndexedText::embedding_text`]).
     pub fn embedding_text(&self) -> String {
-        embedding_text(self.content.as_str(), self.context.as_ref().map(Context::as_str))
+        self.indexed().embedding_text()
     }
 
     /// The derived subject `<entity_id>/<attribute>`, when the record has a key.

@@ -133,6 +133,11 @@ impl SourceRef {
         Self(format!("session:{session}<turn:{turn}>"))
     }
 
+    /// What every reference to one of `session`'s turns starts with: `session:<id><turn:`.
+    pub fn session_prefix(session: &SessionId) -> String {
+        format!("session:{session}<turn:")
+    }
+
     /// The reference to a whole session: `session:<id>`.
     pub fn session_ref(session: &SessionId) -> Self {
         Self(format!("session:{session}"))

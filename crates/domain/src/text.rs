@@ -325,16 +325,20 @@ pub fn stem_covered(word: &str, known: &BTreeSet<String>) -> bool {
 }
 
 /// Sentence spans of `chars` as `[start, end)` character ranges covering all of it: a
-/// sentence ends at `.`, `!`, `?` or a line break followed by whitespace (or the end), and
-/// the whitespace after it belongs to it. A passage is grown by these, and a record's
-/// sentence vectors are embedded from them.
+/// sentence ends at `.`, `!` or `?` followed by whitespace (or the end), at a line break (a
+/// log line, a list item, a line of code is a unit of its own), and at CJK `。`, `！`, `？`
+/// (which need no space after them); the whitespace after it belongs to it. A passage is
+/// grown by these, and a record's sentence vectors are embedded from them.
 pub fn sentence_spans(chars: &[char]) -> Vec<(usize, usize)> {
     let mut spans = Vec::new();
     let mut from = 0;
     let mut i = 0;
     while i < chars.len() {
-        let ends =
-            matches!(chars[i], '.' | '!' | '?' | '\n') && chars.get(i + 1).is_none_or(|c| c.is_whitespace());
+        let ends = match chars[i] {
+            '\n' | '。' | '！' | '？' => true,
+            '.' | '!' | '?' => chars.get(i + 1).is_none_or(|c| c.is_whitespace()),
+            _ => false,
+        };
         i += 1;
         if ends {
             while i < chars.len() && chars[i].is_whitespace() {
@@ -366,6 +370,14 @@ pub fn speaker_label(content: &str) -> &str {
     } else {
         ""
     }
+}
+
+/// The last `n` characters of `text` (all of it when shorter): what a turn said after
+/// another keeps of it as its context.
+pub fn last_chars(text: &str, n: usize) -> &str {
+    let Some(last) = n.checked_sub(1) else { return "" };
+    let start = text.char_indices().rev().nth(last).map_or(0, |(at, _)| at);
+    &text[start..]
 }
 
 #[cfg(test)]

@@ -56,11 +56,13 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
             "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
-            "index" | "store" | "stores" | "pipeline" | "http" | "ops" if parsed.what.is_empty() => {
+            "index" | "store" | "stores" | "pipeline" | "http" | "ops" | "turns"
+                if parsed.what.is_empty() =>
+            {
                 parsed.what = arg.clone()
             }
             other => bail!(
-                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|stores|http|ops] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
+                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|stores|http|ops|turns] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
             ),
         }
     }
@@ -83,6 +85,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             let sizes = args.sizes.clone().unwrap_or_else(|| vec![10_000, 50_000]);
             runtime.block_on(crate::bench_pipeline::ops(sizes[0], *sizes.get(1).unwrap_or(&sizes[0])))?
         }
+        "turns" => runtime.block_on(crate::bench_pipeline::turns(
+            args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(300),
+        ))?,
         "http" => runtime.block_on(crate::bench_pipeline::http(
             args.clients,
             args.seconds,
@@ -153,6 +158,8 @@ fn record(n: usize, scope: &Scope, content: String) -> MemoryRecord {
         last_reinforced_at: None,
         tags: vec![],
         context: None,
+        origin: retold_domain::Origin::Memory,
+        speaker: None,
     }
 }
 
@@ -433,9 +440,13 @@ fn bench_embedder() -> Result<Value> {
         let t = Instant::now();
         embedder.embed_blocking(&alone)?;
         record.push(t.elapsed());
-        let all: Vec<String> = std::iter::once(content.clone())
-            .chain(retold_domain::sentence_texts(&content, None, 16))
-            .collect();
+        let all = retold_domain::IndexedText {
+            origin: retold_domain::Origin::Memory,
+            speaker: None,
+            content: &content,
+            context: None,
+        }
+        .embedded_texts(16);
         let t = Instant::now();
         embedder.embed_blocking(&all)?;
         with_sentences.push(t.elapsed());
@@ -498,6 +509,8 @@ async fn bench_store() -> Result<Value> {
             event_from: None,
             event_to: None,
             include_conflicts: false,
+            origins: None,
+            excluded_session: None,
         };
         let mut times = Vec::new();
         for _ in 0..30 {

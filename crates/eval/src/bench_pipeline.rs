@@ -111,7 +111,14 @@ const FILLER: &[&str] = &[
 
 /// The sentence texts the write path embeds for record `n` beside its text.
 fn sentences(n: usize) -> Vec<String> {
-    retold_domain::sentence_texts(&text(n), None, usize::MAX)
+    let content = text(n);
+    let indexed = retold_domain::IndexedText {
+        origin: retold_domain::Origin::Memory,
+        speaker: None,
+        content: &content,
+        context: None,
+    };
+    indexed.sentence_texts(usize::MAX)
 }
 
 /// Fixed vectors for the first `n` records' texts and their sentences: deterministic random
@@ -639,6 +646,132 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
     .await;
     drop(server);
     report?
+}
+
+/// A real `retold serve` (the release binary next to this one) on `data_dir` with `env`, and
+/// its base URL once it answers `/health`.
+fn serve(data_dir: &std::path::Path, key: &str, env: &[(&str, &str)]) -> Result<(Killed, String)> {
+    let binary = std::env::current_exe()?.with_file_name("retold");
+    anyhow::ensure!(
+        binary.is_file(),
+        "{} is missing: build it with `cargo build --release -p retold-http --bin retold`",
+        binary.display()
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let server = Killed(
+        std::process::Command::new(&binary)
+            .args([
+                "serve",
+                "--listen",
+                &format!("127.0.0.1:{port}"),
+                "--data-dir",
+                &data_dir.display().to_string(),
+            ])
+            .env("RETOLD__AUTH__ADMIN_KEY", key)
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?,
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(5)).build()?;
+    let ready = Instant::now();
+    while client.get(format!("{base}/health")).send().is_err() {
+        anyhow::ensure!(ready.elapsed() < Duration::from_secs(60), "the server did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok((server, base))
+}
+
+/// `bench turns`: what a conversation turn costs through the doors a host uses, against a real
+/// `retold serve` on an empty store, one client, every embedding computed by the server (no
+/// cache): the first `n` turns of LoCoMo dev's first conversation, each with its speaker and
+/// time, appended to sessions with turn memory off (the transcript only), with it on (the
+/// turn and its record, embedded, in one transaction), and written with `memory_write` as the
+/// harness wrote turns (speaker subject, the turn before as context, a session citation).
+pub(crate) async fn turns(n: usize) -> Result<Value> {
+    // Building the hosted client installs rustls' ring provider, which the benchmark's own
+    // HTTP clients need too.
+    let _ = retold_http::hosted_stages(&retold_http::Settings::load(None)?)?;
+    let data = crate::workspace_root().join("../shared/data/locomo-dev.json");
+    let conversations: Value = serde_json::from_str(
+        &std::fs::read_to_string(&data).with_context(|| format!("{} (LoCoMo dev)", data.display()))?,
+    )?;
+    let first = conversations.get(0).context("LoCoMo dev holds a conversation")?;
+    let turns: Vec<(String, String, String, String)> =
+        crate::eval::locomo_turns("conv", &first["conversation"])?
+            .into_iter()
+            .take(n)
+            .map(|(dia, speaker, labelled, at)| {
+                let said = labelled.strip_prefix(&format!("{speaker}: ")).unwrap_or(&labelled).to_owned();
+                (dia, speaker, said, at.to_rfc3339())
+            })
+            .collect();
+    let key = "bench-admin-key";
+    let mut rows = Vec::new();
+    println!("\n{} LoCoMo turns, one client over loopback, each embedded by the server:", turns.len());
+    println!("| door | p50 ms | p95 ms | p99 ms | turns |\n|---|---|---|---|---|");
+    for (door, env) in [
+        ("append, turn memory off", vec![("RETOLD__SESSIONS__TURN_MEMORY", "false")]),
+        ("append, turn memory on", vec![]),
+        ("memory_write", vec![]),
+    ] {
+        let dir = tempfile::tempdir()?;
+        let (server, base) = serve(dir.path(), key, &env)?;
+        let turns = turns.clone();
+        let door_name = door.to_owned();
+        let times = tokio::task::spawn_blocking(move || -> Result<Vec<Duration>> {
+            let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build()?;
+            let post = |path: &str, bearer: &str, body: Value| -> Result<Value> {
+                let response = client.post(format!("{base}{path}")).bearer_auth(bearer).json(&body).send()?;
+                let status = response.status();
+                let body: Value = response.json().unwrap_or(Value::Null);
+                anyhow::ensure!(status.is_success(), "{path}: {status} {body}");
+                Ok(body)
+            };
+            let host = post("/v1/admin/host-keys", key, json!({"name": "bench"}))?["key"].as_str().unwrap_or_default().to_owned();
+            post("/v1/admin/grants", key, json!({"agent_id": "bench", "scope": "project:conv", "can_read": true, "can_write": true}))?;
+            let principal = json!({"agent_id": "bench", "user_id": "host"});
+            let mut times = Vec::with_capacity(turns.len());
+            let mut session = String::new();
+            let mut previous: Option<(String, String)> = None;
+            for (dia, speaker, said, at) in &turns {
+                let dataset_session = dia.split(':').next().unwrap_or_default();
+                let fresh = previous.as_ref().is_none_or(|(s, _)| s != dataset_session);
+                let t = if door_name == "memory_write" {
+                    let context = previous
+                        .as_ref()
+                        .filter(|_| !fresh)
+                        .map(|(_, before)| retold_domain::text::last_chars(before, crate::eval::CONTEXT_CHARS).to_owned());
+                    let body = json!({"principal": principal, "type": "episodic", "content": format!("{speaker}: {said}"),
+                        "scope": "project:conv", "source_kind": "system", "event_at": at, "context": context,
+                        "subject": {"name": speaker, "kind": "person"},
+                        "source_ref": format!("session:sess_{}<turn:{}>", dataset_session, dia.split(':').nth(1).unwrap_or("1"))});
+                    let t = Instant::now();
+                    post("/v1/memory/write", &host, body)?;
+                    t.elapsed()
+                } else {
+                    if fresh {
+                        let started = post("/v1/sessions", &host, json!({"principal": principal, "scope": "project:conv"}))?;
+                        session = started["id"].as_str().unwrap_or_default().to_owned();
+                    }
+                    let body = json!({"principal": principal, "role": "user", "content": said, "speaker": speaker, "at": at});
+                    let t = Instant::now();
+                    post(&format!("/v1/sessions/{session}/turns"), &host, body)?;
+                    t.elapsed()
+                };
+                times.push(t);
+                previous = Some((dataset_session.to_owned(), format!("{speaker}: {said}")));
+            }
+            Ok(times)
+        })
+        .await??;
+        drop(server);
+        let (p50, p95, p99) = pct3(times.clone());
+        println!("| {door} | {p50:.1} | {p95:.1} | {p99:.1} | {} |", times.len());
+        rows.push(json!({"door": door, "p50_ms": p50, "p95_ms": p95, "p99_ms": p99, "turns": times.len()}));
+    }
+    Ok(json!({"turns": rows}))
 }
 
 /// The benchmark's server, killed however the benchmark ends (an error or a panicking client

@@ -12,6 +12,7 @@ mod bench;
 mod bench_pipeline;
 mod eval;
 mod orchestrator;
+mod replay;
 
 use std::process::ExitCode;
 

@@ -180,7 +180,7 @@ async function records(params) {
     try {
       const page = await api("GET", `/v1/admin/records${query({ ...filter, limit: PAGE, offset: at })}`);
       if (mine !== latest) return; // a newer keystroke won
-      const rows = page.records.map((r) => [recordLink(r.id), r.content, `${r.scope_kind}:${r.scope_id}`, pill(r.status), r.type, when(r.created_at)]);
+      const rows = page.records.map((r) => [recordLink(r.id), r.content, `${r.scope_kind}:${r.scope_id}`, pill(r.status), kind(r), when(r.created_at)]);
       const last = at + page.records.length;
       const of = `${page.total}${page.more ? "+" : ""}`;
       count.textContent = page.total ? `${at + 1}–${last} of ${of}` : "0 records";
@@ -207,6 +207,11 @@ async function records(params) {
   await load();
 }
 
+/** A record's type, and "turn" for a session turn kept verbatim (turn memory). */
+function kind(r) {
+  return r.origin === "turn" ? `${r.type} (turn)` : r.type;
+}
+
 async function record(id) {
   const [detail, events] = await Promise.all([
     api("GET", `/v1/admin/records/${encodeURIComponent(id)}`),
@@ -214,7 +219,7 @@ async function record(id) {
   ]);
   const r = detail.record;
   show(`Record ${r.id}`,
-    fields([["Content", r.content], ["Status", pill(r.status)], ["Type", r.type], ["Scope", `${r.scope_kind}:${r.scope_id}`],
+    fields([["Content", r.content], ["Status", pill(r.status)], ["Type", kind(r)], ["Said by", r.speaker], ["Scope", `${r.scope_kind}:${r.scope_id}`],
       ["Subject", r.subject], ["Source", `${r.source_kind}${r.source_ref ? ` (${r.source_ref})` : ""}`], ["Evidence", r.evidence],
       ["Confidence", r.confidence], ["Reinforcements", r.reinforcements], ["Version", r.version], ["Creator", r.creator_agent_id],
       ["Created", when(r.created_at)], ["Event time", when(r.event_at)], ["Expires", when(r.expires_at)],
@@ -363,7 +368,7 @@ async function session(id) {
   const extraction = events.events.filter((e) => e.kind.startsWith("extraction."));
   show(`Session ${id}`,
     h("h2", {}, "Turns"),
-    table(["Turn #", "Role", "Content", "When"], turns.turns.map((t) => [t.turn, t.role, t.content, when(t.created_at)])),
+    table(["Turn #", "Role", "Content", "Said"], turns.turns.map((t) => [t.turn, t.speaker ? `${t.role} (${t.speaker})` : t.role, t.content, when(t.at)])),
     h("h2", {}, "Profile"),
     profile ? [fields([["Tokens", profile.tokens], ["Cut", profile.cut], ["Hash", h("span", { class: "id" }, profile.content_hash)]]),
       h("pre", {}, profile.text),

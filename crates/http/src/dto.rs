@@ -81,6 +81,16 @@ pub(crate) struct SearchBody {
     /// the confirmed record is the normal result); each is marked in its explanation.
     #[serde(default)]
     pub(crate) include_conflicts: bool,
+    /// Only records of these origins: `memory` (written as a memory: `memory_write`,
+    /// extraction, a session summary) or `turn` (a session turn kept verbatim by turn
+    /// memory). Absent means both; `["memory"]` asks for distilled records only.
+    #[validate(length(max = 2))]
+    #[schema(max_items = 2)]
+    pub(crate) origins: Option<Vec<String>>,
+    /// Also the turn records of the session `principal.session_id` names. Off by default: a
+    /// search made inside a session leaves out the conversation its caller is having.
+    #[serde(default)]
+    pub(crate) include_current_session: bool,
     /// Latest user and assistant turns, for query rewriting.
     #[validate(length(max = 10))]
     #[schema(max_items = 10)]
@@ -155,6 +165,11 @@ pub(crate) struct RecordDto {
     pub(crate) reinforcements: u32,
     pub(crate) last_reinforced_at: Option<DateTime<Utc>>,
     pub(crate) tags: Vec<String>,
+    /// `memory` (written as a memory) or `turn` (a session turn kept verbatim; `source_ref`
+    /// cites it).
+    pub(crate) origin: String,
+    /// Who said it, when the host named the speaker of the turn it keeps.
+    pub(crate) speaker: Option<String>,
 }
 
 impl From<&MemoryRecord> for RecordDto {
@@ -182,6 +197,8 @@ impl From<&MemoryRecord> for RecordDto {
             reinforcements: r.reinforcements,
             last_reinforced_at: r.last_reinforced_at,
             tags: r.tags.iter().map(|t| t.as_str().to_owned()).collect(),
+            origin: r.origin.as_str().into(),
+            speaker: r.speaker.as_ref().map(|s| s.as_str().to_owned()),
         }
     }
 }
@@ -552,6 +569,10 @@ pub(crate) struct SessionBody {
     #[validate(length(max = 32))]
     #[schema(max_items = 32)]
     pub(crate) tags: Vec<String>,
+    /// Where turn memory keeps this session's turns: a scope the principal may write (a
+    /// project's shared memory, say). Absent: the principal's private scope
+    /// `agent:<agent_id>/<user_id>`.
+    pub(crate) scope: Option<String>,
 }
 
 /// A started session and the profile it starts with.
@@ -642,9 +663,20 @@ pub(crate) struct TurnBody {
     pub(crate) principal: PrincipalDto,
     /// user, assistant or tool.
     pub(crate) role: String,
+    /// The turn's text. With turn memory on it is also kept as searchable records: one, or
+    /// for a turn longer than a record holds, one per part, cut at line and sentence ends.
     #[validate(length(min = 1, max = 100000))]
     #[schema(min_length = 1, max_length = 100000)]
     pub(crate) content: String,
+    /// Who spoke, when the session has more voices than its user, agent and tools (a group
+    /// chat, a multi-party transcript): the name a search knows them by. Absent: the
+    /// session's user for a user turn, its agent for an assistant turn.
+    #[validate(length(min = 1, max = 200))]
+    #[schema(min_length = 1, max_length = 200)]
+    pub(crate) speaker: Option<String>,
+    /// When it was said, for a host that replays or imports history: not in the future, and
+    /// not before the session's previous turn. Absent: now.
+    pub(crate) at: Option<DateTime<Utc>>,
 }
 
 /// An appended turn.
@@ -653,6 +685,12 @@ pub(crate) struct TurnDto {
     /// The turn number (1, 2, …) to cite as `session:<id><turn:N>`.
     pub(crate) turn: u32,
     pub(crate) source_ref: String,
+    /// What turn memory did: `kept` (its records are searchable now), `off`
+    /// (`sessions.turn_memory` is off), or `scope_not_writable` (the session's scope is no
+    /// longer writable by its principal); the turn is in the transcript in every case.
+    pub(crate) memory: String,
+    /// The records that keep it, in order (several for a long turn).
+    pub(crate) record_ids: Vec<String>,
 }
 
 /// A session to end.
@@ -1012,7 +1050,12 @@ pub(crate) struct TranscriptTurnDto {
     pub(crate) turn: u32,
     /// user, assistant or tool.
     pub(crate) role: String,
+    /// Who spoke, when the host named them.
+    pub(crate) speaker: Option<String>,
     pub(crate) content: String,
+    /// When it was said.
+    pub(crate) at: DateTime<Utc>,
+    /// When the service recorded it.
     pub(crate) created_at: DateTime<Utc>,
 }
 

@@ -28,7 +28,8 @@ pub use crate::server::{
     Built, Components, DataDirLock, Hosted, OrchestratorStage, StoreHandle, Wired, activation_config, build,
     derive_eligibility, derive_eligibility_table, embedder_config, hosted_config, hosted_stages,
     ingest_config, load_embedder, load_reranker, lock_data_dir, operations_config, orchestrator_config,
-    postgres_config, reranker_config, retrieve_config, serve, serve_mcp_stdio, services, store_config, wire,
+    postgres_config, reranker_config, retrieve_config, serve, serve_mcp_stdio, services, sessions_config,
+    store_config, wire,
 };
 pub use crate::settings::{
     AttributeAliasSettings, AuthSettings, Backend, CalibrationSettings, DEFAULT_YAML, ENV_PREFIX,

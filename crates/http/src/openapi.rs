@@ -134,6 +134,7 @@ pub mod rules {
     pub const ENTITY_KINDS: &[&str] =
         &["person", "project", "repository", "product", "organization", "other"];
     pub const ROLES: &[&str] = &["user", "assistant", "tool"];
+    pub const ORIGINS: &[&str] = &["memory", "turn"];
     pub const REVIEW_ACTIONS: &[&str] = &["confirm", "expire", "forget", "approve", "reject"];
     /// A review id: `ReviewId`.
     pub const REVIEW_ID: &str = r"^rev_[A-Za-z0-9_]{1,124}$";
@@ -157,6 +158,7 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("PrincipalDto", "project_id", Pattern(TOKEN)),
         ("PrincipalDto", "session_id", Pattern(SESSION_ID)),
         ("SearchBody", "types", ItemsEnum(MEMORY_TYPES)),
+        ("SearchBody", "origins", ItemsEnum(ORIGINS)),
         ("GetBody", "ids", ItemsPattern(RECORD_ID)),
         ("EntityRefDto", "id", Pattern(ENTITY_ID)),
         ("EntityRefDto", "name", Pattern(NAME)),
@@ -186,6 +188,8 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("MergeBody", "into", Pattern(ENTITY_ID)),
         ("HostKeyBody", "agents", ItemsPattern(TOKEN)),
         ("TurnBody", "role", Enum(ROLES)),
+        ("TurnBody", "speaker", Pattern(NAME)),
+        ("SessionBody", "scope", Pattern(SCOPE)),
         ("DecisionBody", "turn", Pattern(TEXT)),
         ("DecisionBody", "draft", Pattern(TEXT)),
         ("ExtractionRunBody", "session_id", Pattern(SESSION_ID)),

@@ -158,6 +158,14 @@ pub fn activation_config(settings: &Settings) -> retold_app::ActivationConfig {
     }
 }
 
+/// How sessions keep their turns, from settings.
+pub fn sessions_config(settings: &Settings) -> retold_app::SessionsConfig {
+    retold_app::SessionsConfig {
+        turn_memory: settings.sessions.turn_memory,
+        turn_context_chars: settings.sessions.turn_context_chars,
+    }
+}
+
 /// The operations' configuration from settings.
 pub fn operations_config(settings: &Settings) -> retold_app::OperationsConfig {
     let o = &settings.operations;
@@ -481,6 +489,8 @@ pub fn services(
     let tasks = tokio_util::task::TaskTracker::new();
     let sessions = SessionService::new(
         stores.turns.clone(),
+        ingestor.clone(),
+        sessions_config(settings),
         extraction,
         extraction_status,
         tasks.clone(),

@@ -39,6 +39,8 @@ pub struct Settings {
     #[validate(nested)]
     pub ingestion: IngestionSettings,
     #[validate(nested)]
+    pub sessions: SessionsSettings,
+    #[validate(nested)]
     pub hosted: HostedSettings,
     #[validate(nested)]
     pub operations: OperationsSettings,
@@ -204,6 +206,17 @@ impl Settings {
         let [dense_floor, duplicate_collapse_floor, entail_floor, same_meaning_floor] = values;
         Ok(ModelThresholds { dense_floor, duplicate_collapse_floor, entail_floor, same_meaning_floor })
     }
+}
+
+/// `sessions.*`: how session turns are kept.
+#[derive(Debug, Clone, Deserialize, Validate)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsSettings {
+    /// Every appended turn also becomes a searchable episodic record (turn memory).
+    pub turn_memory: bool,
+    /// Characters of the previous turn's end a turn record is embedded and indexed with.
+    #[validate(range(max = 2_000))]
+    pub turn_context_chars: usize,
 }
 
 /// `operations.*`: what the maintenance operations use (they never run on their own).

@@ -13,13 +13,15 @@ use std::sync::{Arc, PoisonError, RwLock};
 use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord,
-    Entity, EntityId, EntityMerge, EntityWriter, MemoryType, Name, RecordId, RecordKey, RecordWriter, Result,
-    Scope, Status, WriteUnit,
+    Entity, EntityId, EntityMerge, EntityWriter, MemoryType, Name, Origin, RecordId, RecordKey, RecordWriter,
+    Result, Scope, SessionId, Status, WriteUnit,
 };
 
 /// No expiry, no event time: outside every bound.
 const NEVER: i64 = i64::MAX;
 const NONE: i64 = i64::MIN;
+/// Not a turn record.
+const NO_SESSION: u32 = u32::MAX;
 
 #[derive(Debug, Default)]
 struct Table {
@@ -36,8 +38,13 @@ struct Table {
     versions: Vec<u32>,
     /// A conflict link names the record as the lower-trust side.
     losers: Vec<bool>,
+    origins: Vec<Origin>,
+    /// The interned session a turn record was said in, `NO_SESSION` for other records.
+    sessions: Vec<u32>,
     /// Interned scopes.
     scope_ids: HashMap<Scope, u32>,
+    /// Interned sessions of turn records.
+    session_ids: HashMap<SessionId, u32>,
     by_id: HashMap<RecordId, RecordKey>,
     /// Updates whose insert has not been applied yet (a second writer changed a record
     /// between its commit and this table learning of it); applied when the insert arrives.
@@ -52,8 +59,15 @@ impl Table {
         *self.scope_ids.entry(scope.clone()).or_insert(next)
     }
 
+    fn session_id(&mut self, session: Option<&SessionId>) -> u32 {
+        let Some(session) = session else { return NO_SESSION };
+        let next = self.session_ids.len() as u32;
+        *self.session_ids.entry(session.clone()).or_insert(next)
+    }
+
     fn upsert(&mut self, row: &EligibilityRow) {
         let scope = self.scope_id(&row.scope);
+        let session = self.session_id(row.session.as_ref());
         let expires = row.expires_at.map_or(NEVER, |t| t.timestamp_millis());
         let event = row.event_at.map_or(NONE, |t| t.timestamp_millis());
         match self.keys.binary_search(&row.key) {
@@ -68,6 +82,8 @@ impl Table {
                 self.events[i] = event;
                 self.versions[i] = row.version;
                 self.losers[i] |= row.conflict_loser;
+                self.origins[i] = row.origin;
+                self.sessions[i] = session;
             }
             Err(i) => {
                 // Keys are rowids: new records nearly always append.
@@ -81,6 +97,8 @@ impl Table {
                 self.versions.insert(i, row.version);
                 let loser = row.conflict_loser || self.pending_losers.remove(&row.id);
                 self.losers.insert(i, loser);
+                self.origins.insert(i, row.origin);
+                self.sessions.insert(i, session);
                 self.by_id.insert(row.id.clone(), row.key);
                 if let Some(newer) = self.pending.remove(&row.id) {
                     self.upsert(&EligibilityRow { key: row.key, ..newer });
@@ -214,7 +232,9 @@ impl Table {
         if filter.scopes.is_empty() || filter.statuses.is_empty() {
             return;
         }
-        if filter.types.as_ref().is_some_and(Vec::is_empty) {
+        if filter.types.as_ref().is_some_and(Vec::is_empty)
+            || filter.origins.as_ref().is_some_and(Vec::is_empty)
+        {
             return;
         }
         let mut scope_ok = vec![false; self.scope_ids.len()];
@@ -232,12 +252,17 @@ impl Table {
         let from = filter.event_from.map(|t| t.timestamp_millis());
         let to = filter.event_to.map(|t| t.timestamp_millis());
         let types = filter.types.as_deref();
+        let origins = filter.origins.as_deref();
+        // A session no turn record was said in excludes nothing.
+        let excluded = filter.excluded_session.as_ref().and_then(|s| self.session_ids.get(s)).copied();
         for i in 0..self.keys.len() {
             if !scope_ok[self.scopes[i] as usize]
                 || !filter.statuses.contains(&self.statuses[i])
                 || (!filter.include_conflicts && self.losers[i] && self.statuses[i] == Status::Provisional)
                 || self.expires[i] <= now
                 || types.is_some_and(|t| !t.contains(&self.types[i]))
+                || origins.is_some_and(|o| !o.contains(&self.origins[i]))
+                || excluded.is_some_and(|s| self.sessions[i] == s)
             {
                 continue;
             }
@@ -343,6 +368,8 @@ mod tests {
             event_at: None,
             version,
             conflict_loser: false,
+            origin: Origin::Memory,
+            session: None,
         }
     }
 
@@ -355,6 +382,8 @@ mod tests {
             event_from: None,
             event_to: None,
             include_conflicts: false,
+            origins: None,
+            excluded_session: None,
         };
         table.filter(&filter).into_iter().map(|e| e.key.0).collect()
     }

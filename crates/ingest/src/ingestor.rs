@@ -70,13 +70,13 @@ struct EvidenceResult {
 
 /// Resolved entity links plus entities to create in the same transaction.
 #[derive(Default)]
-struct Resolved {
-    subject: Option<EntityId>,
-    links: Vec<(EntityId, LinkRole)>,
-    new_entities: Vec<NewEntity>,
+pub(crate) struct Resolved {
+    pub(crate) subject: Option<EntityId>,
+    pub(crate) links: Vec<(EntityId, LinkRole)>,
+    pub(crate) new_entities: Vec<NewEntity>,
 }
 
-enum Resolution {
+pub(crate) enum Resolution {
     Done(Resolved),
     Ambiguous(RejectCode),
 }
@@ -224,7 +224,11 @@ impl Ingestor {
         Ok(judge_evidence(verbatim, Some(score), floor))
     }
 
-    async fn resolve_entities(&self, access: &ScopeAccess, request: &WriteRequest) -> Result<Resolution> {
+    pub(crate) async fn resolve_entities(
+        &self,
+        access: &ScopeAccess,
+        request: &WriteRequest,
+    ) -> Result<Resolution> {
         let mut resolved = Resolved::default();
         let refs = request
             .subject
@@ -301,7 +305,7 @@ impl Ingestor {
     }
 
     /// One vector per text, in one embedder call; fewer or more is an embedder failure.
-    async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
+    pub(crate) async fn embed(&self, texts: Vec<String>) -> Result<Vec<Vec<f32>>> {
         let vectors = self.ports.embedder.embed(&texts).await?;
         if vectors.len() != texts.len() {
             return Err(DomainError::backend(
@@ -505,7 +509,7 @@ impl Ingestor {
     /// `ExactIndex`, only a key beyond 2^32 − 2 can): the write stays acknowledged, since
     /// SQLite holds it, and the failure is logged; the next start rebuilds the index from
     /// SQLite, until then the dense channel misses the record.
-    fn index_committed(
+    pub(crate) fn index_committed(
         &self,
         key: retold_domain::RecordKey,
         id: &RecordId,
@@ -524,7 +528,7 @@ impl Ingestor {
     /// The new record before the current-fact decision: the seed's initial confidence and
     /// status for its (checked) source kind, the provisional TTL, the request's expiry and
     /// confidence cap.
-    fn draft(
+    pub(crate) fn draft(
         &self,
         principal: &Principal,
         request: &WriteRequest,
@@ -552,6 +556,8 @@ impl Ingestor {
             last_reinforced_at: None,
             tags: request.tags.clone(),
             context: request.context.clone(),
+            origin: retold_domain::Origin::Memory,
+            speaker: None,
         };
         if record.status == Status::Provisional {
             record.expires_at = Some(now + self.config.provisional_ttl);
@@ -864,7 +870,7 @@ fn precheck(request: &WriteRequest, now: retold_domain::Timestamp) -> Result<()>
 /// Only `DomainError::Contention` (a concurrent writer moved what the attempt decided
 /// against) is worth another read and decision; a conflict, an invalid value or a backend
 /// failure would fail again the same way.
-pub(crate) async fn retry_on_contention<T, F, Fut>(max: usize, attempt: F) -> Result<T>
+pub async fn retry_on_contention<T, F, Fut>(max: usize, attempt: F) -> Result<T>
 where
     F: Fn() -> Fut,
     Fut: std::future::Future<Output = Result<T>>,

@@ -10,6 +10,7 @@ mod ingestor;
 mod judge;
 mod merge;
 mod request;
+mod turns;
 
 pub use crate::config::IngestConfig;
 pub use crate::extraction::{
@@ -18,9 +19,10 @@ pub use crate::extraction::{
     StructuredLLMExtractor, StructuredLLMReviewer, TableReviewer, Transcript, Usage, Verdict,
     revision_refusal, validate_candidate,
 };
-pub use crate::ingestor::{Ingestor, Ports};
+pub use crate::ingestor::{Ingestor, Ports, retry_on_contention};
 pub use crate::judge::EmbeddingEntailmentJudge;
 pub use crate::merge::MergeAuthority;
 pub use crate::request::{
     EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
 };
+pub use crate::turns::{TurnMemory, TurnWrite};

@@ -46,13 +46,16 @@ pub struct WriteRequest {
 
 impl WriteRequest {
     /// What the write path embeds for this request, in one model run: the record's text (its
-    /// content and context, [`retold_domain::embedding_text`]), then its sentences'
-    /// ([`retold_domain::sentence_texts`], at most `sentence_vectors` of them).
+    /// content and context), then its sentences' (at most `sentence_vectors` of them), as
+    /// [`retold_domain::IndexedText`] makes them for a memory.
     pub fn embedded_texts(&self, sentence_vectors: usize) -> Vec<String> {
-        let (content, context) = (self.content.as_str(), self.context.as_ref().map(Context::as_str));
-        let mut texts = vec![retold_domain::embedding_text(content, context)];
-        texts.extend(retold_domain::sentence_texts(content, context, sentence_vectors));
-        texts
+        retold_domain::IndexedText {
+            origin: retold_domain::Origin::Memory,
+            speaker: None,
+            content: self.content.as_str(),
+            context: self.context.as_ref().map(Context::as_str),
+        }
+        .embedded_texts(sentence_vectors)
     }
 }
 

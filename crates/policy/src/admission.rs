@@ -130,6 +130,8 @@ mod tests {
             last_reinforced_at: None,
             tags: Vec::new(),
             context: None,
+            origin: retold_domain::Origin::Memory,
+            speaker: None,
         }
     }
 

@@ -2,8 +2,8 @@
 
 use crate::passage::Passage;
 use retold_domain::{
-    ConflictLink, EntityId, LinkRole, MatchedTerm, MemoryRecord, MemoryType, RecordEntityLink, RecordId,
-    RewriteStatus, SearchId, Timestamp,
+    ConflictLink, EntityId, LinkRole, MatchedTerm, MemoryRecord, MemoryType, Origin, RecordEntityLink,
+    RecordId, RewriteStatus, SearchId, Timestamp,
 };
 
 /// Which channels and stages run. The shipped default runs everything; evaluation switches
@@ -34,6 +34,12 @@ pub struct SearchRequest {
     pub include_history: bool,
     /// Also return provisional records that lost a conflict (seed section 7), marked so.
     pub include_conflicts: bool,
+    /// Only records of these origins (a search for distilled memories only asks for
+    /// `Memory`); `None` means both.
+    pub origins: Option<Vec<Origin>>,
+    /// Also the turn records of the session the principal names. Left out by default: the
+    /// caller is having that conversation, so it already holds those turns.
+    pub include_current_session: bool,
     /// Latest user and assistant turns, for the query rewriter.
     pub context: Vec<String>,
     /// This search's token budget, in place of `retrieval.token_budget`.
@@ -52,6 +58,8 @@ impl SearchRequest {
             event_to: None,
             include_history: false,
             include_conflicts: false,
+            origins: None,
+            include_current_session: false,
             context: Vec::new(),
             token_budget: None,
             channels: Channels::default(),

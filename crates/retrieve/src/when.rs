@@ -436,9 +436,15 @@ fn day_of_month(word: &str) -> Option<u32> {
         .filter(|d| (1..=31).contains(d))
 }
 
+/// `2023-05-03`, also as the date of an ISO timestamp (`2023-05-03T10:04:12Z` is the word
+/// `2023-05-03t10` here: its time is not read).
 fn iso_date(word: &str) -> Option<NaiveDate> {
     let mut parts = word.split('-');
     let (y, m, d) = (parts.next()?, parts.next()?, parts.next()?);
+    let d = match d.split_once('t') {
+        Some((day, time)) if !time.is_empty() && time.bytes().all(|b| b.is_ascii_digit()) => day,
+        _ => d,
+    };
     if parts.next().is_some() || y.len() != 4 || m.len() > 2 || d.len() > 2 {
         return None;
     }
@@ -490,6 +496,12 @@ mod tests {
 
     fn ymd(y: i32, m: u32, d: u32) -> NaiveDate {
         NaiveDate::from_ymd_opt(y, m, d).unwrap()
+    }
+
+    #[test]
+    fn an_iso_timestamp_is_read_as_its_day() {
+        assert_eq!(days("What failed at 2023-05-03T10:04:12Z?").1, ymd(2023, 5, 3));
+        assert_eq!(days("logs from 2023-05-03t09:00").1, ymd(2023, 5, 3));
     }
 
     #[test]
@@ -614,6 +626,7 @@ mod tests {
             "It opened on 3 May.",
             "I'm heading there next month.",
             "That was two years ago.",
+            "2024-05-03T10:04:12Z test suite auth failed with E4021",
         ] {
             assert!(names_a_time(text), "{text}");
         }

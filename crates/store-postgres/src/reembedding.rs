@@ -78,7 +78,7 @@ impl Reembedding for PostgresStore {
             .db
             .query_all_raw(stmt(
                 &format!(
-                    "SELECT r.key, r.id, r.content, r.context FROM records r WHERE {LIVE} AND NOT EXISTS \
+                    "SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin FROM records r WHERE {LIVE} AND NOT EXISTS \
                      (SELECT 1 FROM embeddings_staged s WHERE s.record_key = r.key AND {OF_TARGET}) \
                      ORDER BY r.key LIMIT ?"
                 ),
@@ -95,6 +95,11 @@ impl Reembedding for PostgresStore {
                 id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
                 content: row.try_get("", "content").map_err(StoreError::from)?,
                 context: row.try_get("", "context").map_err(StoreError::from)?,
+                speaker: row.try_get("", "speaker").map_err(StoreError::from)?,
+                origin: retold_domain::Origin::parse(
+                    &row.try_get::<String>("", "origin").map_err(StoreError::from)?,
+                )
+                .map_err(|e| corrupt("records", e))?,
             });
         }
         Ok(out)

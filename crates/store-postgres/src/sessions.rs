@@ -5,10 +5,11 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, ProjectId, Result as DomainResult,
-    Session, SessionId, SessionTurn, Timestamp, TurnBuffer, TurnRole, UserId,
+    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, Name, ProjectId,
+    Result as DomainResult, Scope, ScopeKind, Session, SessionId, SessionTurn, Timestamp, TurnBuffer,
+    TurnRole, UserId,
 };
-use sea_orm::{ConnectionTrait, QueryResult, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, QueryResult, TransactionTrait};
 
 use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
@@ -33,6 +34,15 @@ pub(crate) fn session_from_row(row: &QueryResult) -> Result<Session, StoreError>
             .map_err(bad)?,
         started_at: at(row.try_get("", "started_at")?)?,
         ended_at: row.try_get::<Option<i64>>("", "ended_at")?.map(at).transpose()?,
+        scope: match (
+            row.try_get::<Option<String>>("", "scope_kind")?,
+            row.try_get::<Option<String>>("", "scope_id")?,
+        ) {
+            (Some(kind), Some(id)) => {
+                Some(Scope::new(ScopeKind::parse(&kind).map_err(bad)?, id).map_err(bad)?)
+            }
+            _ => None,
+        },
     })
 }
 
@@ -42,9 +52,63 @@ fn turn_from_row(row: &QueryResult) -> Result<SessionTurn, StoreError> {
         session_id: SessionId::new(row.try_get::<String>("", "session_id")?).map_err(bad)?,
         turn: u32::try_from(row.try_get::<i64>("", "turn")?).map_err(|e| corrupt("session_turns", e))?,
         role: TurnRole::parse(&row.try_get::<String>("", "role")?).map_err(bad)?,
+        speaker: row.try_get::<Option<String>>("", "speaker")?.map(Name::new).transpose().map_err(bad)?,
         content: row.try_get("", "content")?,
+        at: at(row.try_get("", "said_at")?)?,
         created_at: at(row.try_get("", "created_at")?)?,
     })
+}
+
+/// Append `turn` inside `txn`: the session must exist and be open, and the turn's number
+/// must be the next one (a number taken meanwhile is `Contended`, so the writer reads the
+/// last turn again). `FOR UPDATE` locks the session row until commit: concurrent appenders
+/// (in any process) take turns here, and an `end_session` waits too (or is waited for, and
+/// then the row read here has ended). The primary key (session_id, turn) stays the last guard.
+pub(crate) async fn insert_turn(txn: &DatabaseTransaction, turn: &SessionTurn) -> Result<(), StoreError> {
+    let id = &turn.session_id;
+    let open = txn
+        .query_one_raw(stmt("SELECT ended_at FROM sessions WHERE id = ? FOR UPDATE", [id.as_str().into()]))
+        .await?;
+    let Some(open) = open else {
+        return Err(StoreError::NotFound { what: "session", id: id.to_string() });
+    };
+    if open.try_get::<Option<i64>>("", "ended_at")?.is_some() {
+        return Err(StoreError::Duplicate(format!("session {id} has ended")));
+    }
+    let last = txn
+        .query_one_raw(stmt(
+            "SELECT coalesce(max(turn), 0)::bigint AS last FROM session_turns WHERE session_id = ?",
+            [id.as_str().into()],
+        ))
+        .await?
+        .ok_or_else(|| corrupt("session_turns", "max(turn) returned no row"))?;
+    let last: i64 = last.try_get("", "last")?;
+    if last + 1 != i64::from(turn.turn) {
+        return Err(StoreError::Contended(format!(
+            "turn {} of session {id} cannot follow turn {last}: another turn was appended meanwhile",
+            turn.turn
+        )));
+    }
+    txn.execute_raw(stmt(
+        &format!("INSERT INTO session_turns ({TURN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        [
+            id.as_str().into(),
+            i64::from(turn.turn).into(),
+            turn.role.as_str().into(),
+            turn.content.clone().into(),
+            millis(turn.created_at).into(),
+            turn.speaker.as_ref().map(|s| s.as_str().to_owned()).into(),
+            millis(turn.at).into(),
+        ],
+    ))
+    .await
+    .map_err(|e| match e.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+            StoreError::Contended(format!("turn {} of session {id} was appended meanwhile", turn.turn))
+        }
+        _ => StoreError::Db(e),
+    })?;
+    Ok(())
 }
 
 impl PostgresStore {
@@ -81,15 +145,17 @@ impl PostgresStore {
     }
 }
 
-const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at";
-const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
+const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at, scope_kind, scope_id";
+const TURN_COLUMNS: &str =
+    "session_id, turn, role, speaker, content, coalesce(said_at, created_at) AS said_at, created_at";
+const TURN_INSERT_COLUMNS: &str = "session_id, turn, role, content, created_at, speaker, said_at";
 
 #[async_trait]
 impl TurnBuffer for PostgresStore {
     async fn start_session(&self, session: Session, event: AuditEvent) -> DomainResult<()> {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
         txn.execute_raw(stmt(
-            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"),
+            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
             [
                 session.id.as_str().into(),
                 session.agent_id.as_str().into(),
@@ -97,6 +163,8 @@ impl TurnBuffer for PostgresStore {
                 session.project_id.as_ref().map(|p| p.as_str().to_owned()).into(),
                 millis(session.started_at).into(),
                 session.ended_at.map(millis).into(),
+                session.scope.as_ref().map(|s| s.kind().as_str().to_owned()).into(),
+                session.scope.as_ref().map(|s| s.id().to_owned()).into(),
             ],
         ))
         .await
@@ -111,49 +179,25 @@ impl TurnBuffer for PostgresStore {
         Ok(())
     }
 
-    async fn append_turn(
-        &self,
-        id: &SessionId,
-        role: TurnRole,
-        content: String,
-        at: Timestamp,
-    ) -> DomainResult<u32> {
+    async fn append_turn(&self, turn: SessionTurn) -> DomainResult<()> {
         let txn = self.db.begin().await.map_err(StoreError::from)?;
-        // `FOR UPDATE` locks the session row until commit: concurrent appenders (in any process)
-        // take turns here, so each reads the previous one's turn in `max(turn)` below and no
-        // two get the same number; an `end_session` waits too (or is waited for, and then the
-        // row read here has ended). The primary key (session_id, turn) stays the last guard.
-        let open = txn
+        insert_turn(&txn, &turn).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn last_turn(&self, id: &SessionId) -> DomainResult<Option<SessionTurn>> {
+        let row = self
+            .db
             .query_one_raw(stmt(
-                "SELECT ended_at FROM sessions WHERE id = ? FOR UPDATE",
+                &format!(
+                    "SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? ORDER BY turn DESC LIMIT 1"
+                ),
                 [id.as_str().into()],
             ))
             .await
             .map_err(StoreError::from)?;
-        match open {
-            None => return Err(StoreError::NotFound { what: "session", id: id.to_string() }.into()),
-            Some(row) if row.try_get::<Option<i64>>("", "ended_at").map_err(StoreError::from)?.is_some() => {
-                return Err(StoreError::Duplicate(format!("session {id} has ended")).into());
-            }
-            Some(_) => {}
-        }
-        let row = txn
-            .query_one_raw(stmt(
-                "INSERT INTO session_turns (session_id, turn, role, content, created_at) \
-                 SELECT ?, coalesce(max(turn), 0) + 1, ?, ?, ? FROM session_turns WHERE session_id = ? RETURNING turn",
-                [id.as_str().into(), role.as_str().into(), content.into(), millis(at).into(), id.as_str().into()],
-            ))
-            .await
-            .map_err(|e| match e.sql_err() {
-                Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
-                    StoreError::Contended(format!("a turn of session {id} was appended concurrently"))
-                }
-                _ => StoreError::Db(e),
-            })?
-            .ok_or_else(|| corrupt("session_turns", "insert returned no turn"))?;
-        let turn: i64 = row.try_get("", "turn").map_err(StoreError::from)?;
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(u32::try_from(turn).map_err(|e| corrupt("session_turns", e))?)
+        Ok(row.as_ref().map(turn_from_row).transpose()?)
     }
 
     async fn end_session(

@@ -197,6 +197,9 @@ impl PostgresStore {
 
     async fn apply_unit(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>, StoreError> {
         let (txn, seq) = self.begin_change().await?;
+        if let Some(turn) = &unit.turn {
+            crate::sessions::insert_turn(&txn, turn).await?;
+        }
         for guard in &unit.guards {
             check_guard(&txn, guard).await?;
         }
@@ -658,6 +661,18 @@ impl EligibilityIndex for PostgresStore {
                  (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id))",
             );
         }
+        if let Some(origins) = &filter.origins {
+            if origins.is_empty() {
+                return Ok(Vec::new());
+            }
+            sql.push_str(&format!(" AND origin IN ({})", vec!["?"; origins.len()].join(", ")));
+            values.extend(origins.iter().map(|o| Value::from(o.as_str())));
+        }
+        if let Some(session) = &filter.excluded_session {
+            // A turn record cites `session:<id><turn:N>`.
+            sql.push_str(" AND NOT (origin = 'turn' AND starts_with(coalesce(source_ref, ''), ?))");
+            values.push(retold_domain::SourceRef::session_prefix(session).into());
+        }
         let rows = self
             .db
             .query_all_raw(stmt(&format!("{sql} ORDER BY key"), values))
@@ -849,7 +864,8 @@ impl AuditLog for PostgresStore {
 /// scopes, statuses and types never contain `|` or a newline.
 pub(crate) const ELIGIBILITY_LINE: &str = "concat_ws('|', key, id, scope_kind, scope_id, status, type, \
      coalesce(expires_at::text, ''), coalesce(event_at::text, ''), version, \
-     CASE WHEN EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) THEN 1 ELSE 0 END)";
+     CASE WHEN EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) THEN 1 ELSE 0 END, \
+     origin, CASE WHEN origin = 'turn' THEN coalesce(source_ref, '') ELSE '' END)";
 
 #[async_trait]
 impl EligibilitySource for PostgresStore {

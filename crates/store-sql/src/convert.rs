@@ -6,7 +6,7 @@ use retold_domain::EligibilityRow;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
     AgentId, Attribute, AuditEvent, Confidence, Content, Context, Entity, EntityId, EntityKind, EntityStatus,
-    EventId, EventKind, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name,
+    EventId, EventKind, Evidence, FactKey, Grant, GrantId, LinkRole, MemoryRecord, MemoryType, Name, Origin,
     RecordEntityLink, RecordId, RecordKey, Scope, ScopeKind, SourceKind, SourceRef, Status, Tag, Timestamp,
 };
 use sea_orm::{QueryResult, Value};
@@ -16,7 +16,7 @@ use crate::error::{StoreError, corrupt};
 /// Columns of `records` in the order [`record_values`] produces them.
 pub const RECORD_COLUMNS: &str = "id, type, version, content, subject_entity_id, attribute, scope_kind, \
      scope_id, source_kind, source_ref, creator_agent_id, evidence, created_at, event_at, expires_at, confidence, \
-     status, supersedes_id, reinforcements, last_reinforced_at, tags, context";
+     status, supersedes_id, reinforcements, last_reinforced_at, tags, context, origin, speaker";
 
 pub fn millis(at: Timestamp) -> i64 {
     at.timestamp_millis()
@@ -57,6 +57,8 @@ pub fn record_values(r: &MemoryRecord) -> Vec<Value> {
         r.last_reinforced_at.map(millis).into(),
         serde_json::to_string(&tags).expect("a list of strings serialises").into(),
         r.context.as_ref().map(|c| c.as_str().to_owned()).into(),
+        r.origin.as_str().into(),
+        r.speaker.as_ref().map(|s| s.as_str().to_owned()).into(),
     ]
 }
 
@@ -94,6 +96,8 @@ pub fn record_from_row(row: &QueryResult) -> Result<MemoryRecord, StoreError> {
         last_reinforced_at: get(row, T, "last_reinforced_at")?,
         tags: get(row, T, "tags")?,
         context: get(row, T, "context")?,
+        origin: get(row, T, "origin")?,
+        speaker: get(row, T, "speaker")?,
     }
     .into_record()
 }
@@ -124,6 +128,8 @@ pub struct RecordRow {
     last_reinforced_at: Option<i64>,
     tags: String,
     context: Option<String>,
+    origin: String,
+    speaker: Option<String>,
 }
 
 /// SQLite: the selected `records` rows as one JSON array of [`RecordRow`]s (`[]` for none),
@@ -177,6 +183,8 @@ impl RecordRow {
             last_reinforced_at: opt_millis(T, self.last_reinforced_at)?,
             tags: tags.into_iter().map(Tag::new).collect::<Result<_, _>>().map_err(bad)?,
             context: self.context.map(Context::new).transpose().map_err(bad)?,
+            origin: Origin::parse(&self.origin).map_err(bad)?,
+            speaker: self.speaker.map(Name::new).transpose().map_err(bad)?,
         })
     }
 }
@@ -289,10 +297,16 @@ pub fn vector_to_blob(vector: &[f32]) -> Vec<u8> {
 /// expires_at|event_at|version|loser`, times as milliseconds or empty, loser `1` or `0`.
 pub fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
     let bad = |what: &str| corrupt("records", format!("eligibility row {line:?}: {what}"));
-    let fields: Vec<&str> = line.split('|').collect();
-    let [key, id, scope_kind, scope_id, status, kind, expires, event, version, loser] = fields[..] else {
+    // The last field, a turn record's source_ref, is the rest of the line.
+    let fields: Vec<&str> = line.splitn(12, '|').collect();
+    let [key, id, scope_kind, scope_id, status, kind, expires, event, version, loser, origin, cited] =
+        fields[..]
+    else {
         return Err(bad("wrong field count"));
     };
+    let origin = Origin::parse(origin).map_err(|e| corrupt("records", e))?;
+    let cited =
+        (!cited.is_empty()).then(|| SourceRef::new(cited)).transpose().map_err(|e| corrupt("records", e))?;
     let time = |v: &str| -> Result<Option<retold_domain::Timestamp>, StoreError> {
         if v.is_empty() {
             return Ok(None);
@@ -314,6 +328,8 @@ pub fn parse_eligibility_row(line: &str) -> Result<EligibilityRow, StoreError> {
         event_at: time(event)?,
         version: version.parse().map_err(|_| bad("version"))?,
         conflict_loser: loser == "1",
+        origin,
+        session: retold_domain::turn_session(origin, cited.as_ref()),
     })
 }
 

@@ -32,6 +32,26 @@ fn target_condition(target: &ErasureTarget) -> (String, Vec<Value>) {
     }
 }
 
+/// `WHERE` over `records` for a target: [`target_condition`], and for a user also the turn
+/// records of every session they had, in whatever scope the session kept them (the whole
+/// conversation goes with the user: their turns and the replies to them).
+fn record_condition(target: &ErasureTarget) -> (String, Vec<Value>) {
+    let (condition, mut values) = target_condition(target);
+    match target {
+        ErasureTarget::User(user) => {
+            values.push(user.as_str().into());
+            (
+                format!(
+                    "({condition} OR (origin = 'turn' AND source_ref LIKE 'session:%' AND \
+                     substr(source_ref, 9, instr(source_ref, '<') - 9) IN (SELECT id FROM sessions WHERE user_id = ?)))"
+                ),
+                values,
+            )
+        }
+        ErasureTarget::Record(_) | ErasureTarget::Scope(_) => (condition, values),
+    }
+}
+
 async fn count(txn: &DatabaseTransaction, sql: &str, values: Vec<Value>) -> Result<u64, StoreError> {
     Ok(txn.execute_raw(stmt(sql, values)).await?.rows_affected())
 }
@@ -180,7 +200,7 @@ impl SqliteStore {
 #[async_trait]
 impl Erasure for SqliteStore {
     async fn erasure_records(&self, target: &ErasureTarget) -> DomainResult<Vec<KeyedRecord>> {
-        let (condition, values) = target_condition(target);
+        let (condition, values) = record_condition(target);
         Ok(self.select_keyed(&condition, values).await?)
     }
 

@@ -147,7 +147,7 @@ impl Inspection for SqliteStore {
         let rows = self
             .reader
             .query_all_raw(stmt(
-                "SELECT id, agent_id, user_id, project_id, started_at, ended_at, \
+                "SELECT id, agent_id, user_id, project_id, started_at, ended_at, scope_kind, scope_id, \
                  (SELECT COUNT(*) FROM session_turns t WHERE t.session_id = s.id) AS turns \
                  FROM sessions s ORDER BY started_at DESC, id DESC LIMIT ? OFFSET ?",
                 page_values(page),

@@ -3,10 +3,11 @@
 use async_trait::async_trait;
 use retold_domain::chrono::{DateTime, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, ProjectId, Result as DomainResult,
-    Session, SessionId, SessionTurn, Timestamp, TurnBuffer, TurnRole, UserId,
+    AgentId, AuditEvent, ClaimTerms, ExtractionClaim, ExtractionClaims, Name, ProjectId,
+    Result as DomainResult, Scope, ScopeKind, Session, SessionId, SessionTurn, Timestamp, TurnBuffer,
+    TurnRole, UserId,
 };
-use sea_orm::{ConnectionTrait, QueryResult};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, QueryResult};
 
 use crate::convert::millis;
 use crate::error::{StoreError, corrupt};
@@ -30,6 +31,15 @@ pub(crate) fn session_from_row(row: &QueryResult) -> Result<Session, StoreError>
             .map_err(bad)?,
         started_at: at(row.try_get("", "started_at")?)?,
         ended_at: row.try_get::<Option<i64>>("", "ended_at")?.map(at).transpose()?,
+        scope: match (
+            row.try_get::<Option<String>>("", "scope_kind")?,
+            row.try_get::<Option<String>>("", "scope_id")?,
+        ) {
+            (Some(kind), Some(id)) => {
+                Some(Scope::new(ScopeKind::parse(&kind).map_err(bad)?, id).map_err(bad)?)
+            }
+            _ => None,
+        },
     })
 }
 
@@ -39,9 +49,58 @@ fn turn_from_row(row: &QueryResult) -> Result<SessionTurn, StoreError> {
         session_id: SessionId::new(row.try_get::<String>("", "session_id")?).map_err(bad)?,
         turn: u32::try_from(row.try_get::<i64>("", "turn")?).map_err(|e| corrupt("session_turns", e))?,
         role: TurnRole::parse(&row.try_get::<String>("", "role")?).map_err(bad)?,
+        speaker: row.try_get::<Option<String>>("", "speaker")?.map(Name::new).transpose().map_err(bad)?,
         content: row.try_get("", "content")?,
+        at: at(row.try_get("", "said_at")?)?,
         created_at: at(row.try_get("", "created_at")?)?,
     })
+}
+
+/// Append `turn` inside `txn`: the session must exist and be open, and the turn's number
+/// must be the next one (a number taken meanwhile is `Contended`, so the writer reads the
+/// last turn again).
+pub(crate) async fn insert_turn(txn: &DatabaseTransaction, turn: &SessionTurn) -> Result<(), StoreError> {
+    let id = &turn.session_id;
+    let open = txn
+        .query_one_raw(stmt(
+            "SELECT ended_at, (SELECT coalesce(max(turn), 0) FROM session_turns WHERE session_id = ?) AS last \
+             FROM sessions WHERE id = ?",
+            [id.as_str().into(), id.as_str().into()],
+        ))
+        .await?;
+    let Some(open) = open else {
+        return Err(StoreError::NotFound { what: "session", id: id.to_string() });
+    };
+    if open.try_get::<Option<i64>>("", "ended_at")?.is_some() {
+        return Err(StoreError::Duplicate(format!("session {id} has ended")));
+    }
+    let last: i64 = open.try_get("", "last")?;
+    if last + 1 != i64::from(turn.turn) {
+        return Err(StoreError::Contended(format!(
+            "turn {} of session {id} cannot follow turn {last}: another turn was appended meanwhile",
+            turn.turn
+        )));
+    }
+    txn.execute_raw(stmt(
+        &format!("INSERT INTO session_turns ({TURN_INSERT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+        [
+            id.as_str().into(),
+            i64::from(turn.turn).into(),
+            turn.role.as_str().into(),
+            turn.content.clone().into(),
+            millis(turn.created_at).into(),
+            turn.speaker.as_ref().map(|s| s.as_str().to_owned()).into(),
+            millis(turn.at).into(),
+        ],
+    ))
+    .await
+    .map_err(|e| match e.sql_err() {
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_)) => {
+            StoreError::Contended(format!("turn {} of session {id} was appended meanwhile", turn.turn))
+        }
+        _ => StoreError::Db(e),
+    })?;
+    Ok(())
 }
 
 impl SqliteStore {
@@ -76,15 +135,18 @@ impl SqliteStore {
     }
 }
 
-const SESSION_COLUMNS: &str = "id, agent_id, user_id, project_id, started_at, ended_at";
-const TURN_COLUMNS: &str = "session_id, turn, role, content, created_at";
+pub(crate) const SESSION_COLUMNS: &str =
+    "id, agent_id, user_id, project_id, started_at, ended_at, scope_kind, scope_id";
+const TURN_COLUMNS: &str =
+    "session_id, turn, role, speaker, content, coalesce(said_at, created_at) AS said_at, created_at";
+const TURN_INSERT_COLUMNS: &str = "session_id, turn, role, content, created_at, speaker, said_at";
 
 #[async_trait]
 impl TurnBuffer for SqliteStore {
     async fn start_session(&self, session: Session, event: AuditEvent) -> DomainResult<()> {
         let txn = self.begin_write().await?;
         txn.execute_raw(stmt(
-            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)"),
+            &format!("INSERT INTO sessions ({SESSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
             [
                 session.id.as_str().into(),
                 session.agent_id.as_str().into(),
@@ -92,6 +154,8 @@ impl TurnBuffer for SqliteStore {
                 session.project_id.as_ref().map(|p| p.as_str().to_owned()).into(),
                 millis(session.started_at).into(),
                 session.ended_at.map(millis).into(),
+                session.scope.as_ref().map(|s| s.kind().as_str().to_owned()).into(),
+                session.scope.as_ref().map(|s| s.id().to_owned()).into(),
             ],
         ))
         .await
@@ -106,37 +170,25 @@ impl TurnBuffer for SqliteStore {
         Ok(())
     }
 
-    async fn append_turn(
-        &self,
-        id: &SessionId,
-        role: TurnRole,
-        content: String,
-        at: Timestamp,
-    ) -> DomainResult<u32> {
+    async fn append_turn(&self, turn: SessionTurn) -> DomainResult<()> {
         let txn = self.begin_write().await?;
-        let open = txn
-            .query_one_raw(stmt("SELECT ended_at FROM sessions WHERE id = ?", [id.as_str().into()]))
-            .await
-            .map_err(StoreError::from)?;
-        match open {
-            None => return Err(StoreError::NotFound { what: "session", id: id.to_string() }.into()),
-            Some(row) if row.try_get::<Option<i64>>("", "ended_at").map_err(StoreError::from)?.is_some() => {
-                return Err(StoreError::Duplicate(format!("session {id} has ended")).into());
-            }
-            Some(_) => {}
-        }
-        let row = txn
+        insert_turn(&txn, &turn).await?;
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(())
+    }
+
+    async fn last_turn(&self, id: &SessionId) -> DomainResult<Option<SessionTurn>> {
+        let row = self
+            .reader
             .query_one_raw(stmt(
-                "INSERT INTO session_turns (session_id, turn, role, content, created_at) \
-                 SELECT ?, coalesce(max(turn), 0) + 1, ?, ?, ? FROM session_turns WHERE session_id = ? RETURNING turn",
-                [id.as_str().into(), role.as_str().into(), content.into(), millis(at).into(), id.as_str().into()],
+                &format!(
+                    "SELECT {TURN_COLUMNS} FROM session_turns WHERE session_id = ? ORDER BY turn DESC LIMIT 1"
+                ),
+                [id.as_str().into()],
             ))
             .await
-            .map_err(StoreError::from)?
-            .ok_or_else(|| corrupt("session_turns", "insert returned no turn"))?;
-        let turn: i64 = row.try_get("", "turn").map_err(StoreError::from)?;
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(u32::try_from(turn).map_err(|e| corrupt("session_turns", e))?)
+            .map_err(StoreError::from)?;
+        Ok(row.as_ref().map(turn_from_row).transpose()?)
     }
 
     async fn end_session(

@@ -176,6 +176,9 @@ impl SqliteStore {
 
     async fn apply_unit(&self, unit: WriteUnit) -> Result<Vec<EligibleRecord>, StoreError> {
         let txn = self.begin_write().await?;
+        if let Some(turn) = &unit.turn {
+            crate::sessions::insert_turn(&txn, turn).await?;
+        }
         for guard in &unit.guards {
             check_guard(&txn, guard).await?;
         }
@@ -596,6 +599,20 @@ impl EligibilityIndex for SqliteStore {
                  (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id))",
             );
         }
+        if let Some(origins) = &filter.origins {
+            if origins.is_empty() {
+                return Ok(Vec::new());
+            }
+            sql.push_str(&format!(" AND origin IN ({})", vec!["?"; origins.len()].join(", ")));
+            values.extend(origins.iter().map(|o| Value::from(o.as_str())));
+        }
+        if let Some(session) = &filter.excluded_session {
+            // A turn record cites `session:<id><turn:N>`.
+            let prefix = retold_domain::SourceRef::session_prefix(session);
+            sql.push_str(" AND NOT (origin = 'turn' AND substr(source_ref, 1, ?) = ?)");
+            values.push((prefix.chars().count() as i64).into());
+            values.push(prefix.into());
+        }
         // One result row, not one per record: through the driver every row costs several
         // microseconds, which made 25k eligible records take ~100 ms. Both lists are filled
         // from the same rows in the same order; ids never contain commas.
@@ -817,7 +834,8 @@ impl EligibilitySource for SqliteStore {
                 "SELECT coalesce(group_concat(line, char(10)), '') AS packed FROM ( \
                    SELECT key || '|' || id || '|' || scope_kind || '|' || scope_id || '|' || status || '|' || type \
                      || '|' || coalesce(expires_at, '') || '|' || coalesce(event_at, '') || '|' || version \
-                     || '|' || EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) AS line \
+                     || '|' || EXISTS (SELECT 1 FROM record_conflicts c WHERE c.conflicting_id = records.id) \
+                     || '|' || origin || '|' || CASE WHEN origin = 'turn' THEN coalesce(source_ref, '') ELSE '' END AS line \
                    FROM records ORDER BY key)",
                 [],
             ))

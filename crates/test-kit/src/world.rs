@@ -279,10 +279,28 @@ impl World {
                 project_id: None,
                 started_at: self.now(),
                 ended_at: None,
+                scope: None,
             };
             self.store.start_session(started, host_event("session.started")).await.expect("session stored");
         }
         session
+    }
+
+    /// Append the next turn of `session`, said now by its own user, agent or tool, straight
+    /// to the session buffer (no turn memory); returns its number.
+    pub async fn append(&self, session: &SessionId, role: TurnRole, text: &str) -> u32 {
+        let turn = self.store.last_turn(session).await.expect("last turn read").map_or(1, |t| t.turn + 1);
+        let row = retold_domain::SessionTurn {
+            session_id: session.clone(),
+            turn,
+            role,
+            speaker: None,
+            content: text.to_owned(),
+            at: self.now(),
+            created_at: self.now(),
+        };
+        self.store.append_turn(row).await.expect("turn stored");
+        turn
     }
 
     /// A session whose turn `turn` says `text` (earlier turns are filler).
@@ -291,7 +309,17 @@ impl World {
         loop {
             let next = self.store.turns(&session).await.expect("turns read").len() as u32 + 1;
             let content = if next == turn { text.to_owned() } else { format!("filler turn {next}") };
-            self.store.append_turn(&session, TurnRole::User, content, Utc::now()).await.expect("turn stored");
+            let at = Utc::now();
+            let row = retold_domain::SessionTurn {
+                session_id: session.clone(),
+                turn: next,
+                role: TurnRole::User,
+                speaker: None,
+                content,
+                at,
+                created_at: at,
+            };
+            self.store.append_turn(row).await.expect("turn stored");
             if next >= turn {
                 break;
             }
@@ -310,6 +338,8 @@ impl World {
                 event_from: None,
                 event_to: None,
                 include_conflicts: false,
+                origins: None,
+                excluded_session: None,
             })
             .await
             .expect("eligibility read")

@@ -1287,12 +1287,19 @@ export interface components {
             id: string;
             /** Format: date-time */
             last_reinforced_at?: string | null;
+            /**
+             * @description `memory` (written as a memory) or `turn` (a session turn kept verbatim; `source_ref`
+             *     cites it).
+             */
+            origin: string;
             /** Format: int32 */
             reinforcements: number;
             scope_id: string;
             scope_kind: string;
             source_kind: string;
             source_ref?: string | null;
+            /** @description Who said it, when the host named the speaker of the turn it keeps. */
+            speaker?: string | null;
             /** @description provisional, confirmed, superseded, expired or deleted. */
             status: string;
             /** @description `<entity_id>/<attribute>`, derived. */
@@ -1442,10 +1449,21 @@ export interface components {
              *     the confirmed record is the normal result); each is marked in its explanation.
              */
             include_conflicts?: boolean;
+            /**
+             * @description Also the turn records of the session `principal.session_id` names. Off by default: a
+             *     search made inside a session leaves out the conversation its caller is having.
+             */
+            include_current_session?: boolean;
             /** @description Also return superseded records. */
             include_history?: boolean;
             /** @description Most results to return (default from configuration, capped by `retrieval.max_limit`). */
             limit?: number | null;
+            /**
+             * @description Only records of these origins: `memory` (written as a memory: `memory_write`,
+             *     extraction, a session summary) or `turn` (a session turn kept verbatim by turn
+             *     memory). Absent means both; `["memory"]` asks for distilled records only.
+             */
+            origins?: ("memory" | "turn")[] | null;
             principal: components["schemas"]["PrincipalDto"];
             /**
              * @description What to look for, as the agent would ask it. With `retrieval.pronouns` on (the
@@ -1518,6 +1536,12 @@ export interface components {
         /** @description A session to start. */
         SessionBody: {
             principal: components["schemas"]["PrincipalDto"];
+            /**
+             * @description Where turn memory keeps this session's turns: a scope the principal may write (a
+             *     project's shared memory, say). Absent: the principal's private scope
+             *     `agent:<agent_id>/<user_id>`.
+             */
+            scope?: string | null;
             /**
              * @description Tags that hold for this session: a conditional record tagged with one of them is in
              *     its profile (as are records tagged `project:<the principal's project>` or
@@ -1603,11 +1627,21 @@ export interface components {
         };
         /** @description One turn of a session's transcript. */
         TranscriptTurnDto: {
+            /**
+             * Format: date-time
+             * @description When it was said.
+             */
+            at: string;
             content: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the service recorded it.
+             */
             created_at: string;
             /** @description user, assistant or tool. */
             role: string;
+            /** @description Who spoke, when the host named them. */
+            speaker?: string | null;
             /**
              * Format: int32
              * @description The turn number, cited as `session:<id><turn:N>`.
@@ -1616,6 +1650,16 @@ export interface components {
         };
         /** @description A turn to append. */
         TurnBody: {
+            /**
+             * Format: date-time
+             * @description When it was said, for a host that replays or imports history: not in the future, and
+             *     not before the session's previous turn. Absent: now.
+             */
+            at?: string | null;
+            /**
+             * @description The turn's text. With turn memory on it is also kept as searchable records: one, or
+             *     for a turn longer than a record holds, one per part, cut at line and sentence ends.
+             */
             content: string;
             principal: components["schemas"]["PrincipalDto"];
             /**
@@ -1623,9 +1667,23 @@ export interface components {
              * @enum {string}
              */
             role: "user" | "assistant" | "tool";
+            /**
+             * @description Who spoke, when the session has more voices than its user, agent and tools (a group
+             *     chat, a multi-party transcript): the name a search knows them by. Absent: the
+             *     session's user for a user turn, its agent for an assistant turn.
+             */
+            speaker?: string | null;
         };
         /** @description An appended turn. */
         TurnDto: {
+            /**
+             * @description What turn memory did: `kept` (its records are searchable now), `off`
+             *     (`sessions.turn_memory` is off), or `scope_not_writable` (the session's scope is no
+             *     longer writable by its principal); the turn is in the transcript in every case.
+             */
+            memory: string;
+            /** @description The records that keep it, in order (several for a long turn). */
+            record_ids: string[];
             source_ref: string;
             /**
              * Format: int32
@@ -4936,7 +4994,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description forbidden */
+            /** @description scope_not_writable (the session's `scope`) or forbidden */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5316,7 +5374,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The turn number */
+            /** @description The turn number and, with turn memory on, the records that keep it (searchable once this answers) */
             201: {
                 headers: {
                     [name: string]: unknown;

@@ -54,7 +54,7 @@ def crew_with(memory, llm, task_text):
 
 
 def answer_from_memory(messages):
-    found = re.search(r"- \[(mem_\w+)\] (.*WezTerm.*)", system_text(messages))
+    found = re.search(r"- \[(mem_\w+)\] (Jo's preferred terminal is WezTerm\.)", system_text(messages))
     if found is None:
         return "Thought: I do not know.\nFinal Answer: I don't know which terminal you use."
     return f"Thought: I remember.\nFinal Answer: You use WezTerm ({found.group(1)})."
@@ -114,7 +114,9 @@ def test_the_principal_comes_from_the_kickoff_inputs(retold, admin):
     assert admin.get(f"/v1/admin/search-log/{searched['search_id']}")["principal"]["user_id"] == "jo"
     assert all("fish" not in r["record"]["content"] for r in searched["results"])
     as_sam = retold.search(Principal("assistant", "sam"), "Which shell does Sam use?")["results"]
-    assert as_sam[0]["record"]["content"] == "Sam's shell is fish."
+    # The memory written as Sam, beside Sam's turns kept by turn memory: all Sam's.
+    assert "Sam's shell is fish." in [r["record"]["content"] for r in as_sam]
+    assert all(r["record"]["scope_id"].endswith("sam") for r in as_sam)
 
 
 def test_a_scope_violation_is_a_tool_error_the_agent_reads(retold, admin):
@@ -160,3 +162,25 @@ def test_a_hedged_final_answer_is_replaced_by_the_answer_the_orchestrator_regene
     session = memory.last_run.session.id
     assert [d["disposition"] for d in admin.decisions(session)] == ["regenerated"]
     assert admin.turns(session) == [("user", TURN), ("assistant", regenerated)]
+
+
+def test_a_preference_stated_in_one_kickoff_with_no_tool_call_is_recalled_and_used_in_the_next(retold, admin):
+    """Turn memory, with no provider key: nothing calls memory_write, the user only says it."""
+    memory = RetoldCrew(retold, agent_id="assistant")
+    said = "I'm allergic to penicillin, keep that in mind for any advice."
+    crew_with(memory, scripted("Thought: noted.\nFinal Answer: Noted."), said).kickoff(inputs={"user_id": "lena"})
+
+    def answer(messages):
+        found = re.search(r"- \[(mem_\w+)\] the user said on [0-9-]+: (I'm allergic to penicillin.*)",
+                          system_text(messages))
+        if found is None:
+            return "Thought: no idea.\nFinal Answer: Amoxicillin should be fine."
+        return f"Thought: I remember.\nFinal Answer: Avoid amoxicillin: you are allergic to penicillin ({found.group(1)})."
+
+    llm = scripted(answer)
+    asked = "Could I take amoxicillin, a penicillin antibiotic, for my sore throat?"
+    out = crew_with(memory, llm, asked).kickoff(inputs={"user_id": "lena"})
+    assert out.raw.startswith("Avoid amoxicillin: you are allergic to penicillin (mem_"), out.raw
+    cited = out.raw.rsplit("(", 1)[1].rstrip(").")
+    [record] = retold.get(Principal("assistant", "lena"), [cited])["records"]
+    assert (record["record"]["origin"], record["record"]["content"]) == ("turn", said)

@@ -309,6 +309,11 @@ impl DecisionPipeline {
         for gap in &decided.gaps {
             let mut search = SearchRequest::new(gap.query.clone());
             search.limit = Some(self.config.results_per_gap);
+            // Only distilled memories are admitted into an answer: a verbatim turn is the
+            // conversation's raw material (a question, a hedge, the agent's own earlier
+            // answer), which host recall and memory_search show the model as what was said,
+            // and which extraction distills when a model is configured.
+            search.origins = Some(vec![retold_domain::Origin::Memory]);
             match tokio::time::timeout(left(), self.retriever.search(principal, &search)).await {
                 Err(_) => {
                     decided.timings.retrieve_ms = ms(t);

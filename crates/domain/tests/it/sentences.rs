@@ -1,14 +1,79 @@
 //! What a record's sentence vectors are embedded from.
 
-use retold_domain::sentence_texts;
 use retold_domain::text::speaker_label;
+use retold_domain::{IndexedText, Origin};
+
+/// A memory's sentence texts (its content's own label, if any).
+fn sentence_texts(speaker: Option<&str>, content: &str, context: Option<&str>, max: usize) -> Vec<String> {
+    IndexedText { origin: Origin::Memory, speaker, content, context }.sentence_texts(max)
+}
+
+/// A turn record's sentence texts: labelled by the speaker the host named, else by nobody.
+fn turn_sentences(speaker: Option<&str>, content: &str) -> Vec<String> {
+    IndexedText { origin: Origin::Turn, speaker, content, context: None }.sentence_texts(16)
+}
+
+#[test]
+fn a_turn_is_labelled_by_the_speaker_its_host_named_never_by_its_own_text() {
+    // A group chat turn: the host names the speaker; the content has no label.
+    assert_eq!(
+        turn_sentences(Some("Priya"), "I moved the standup to 10am. The room is Lovelace now."),
+        ["Priya: I moved the standup to 10am.", "Priya: The room is Lovelace now."]
+    );
+    // A tool's output whose first word ends in a colon: not a speaker, so not copied onto
+    // every line.
+    assert_eq!(
+        turn_sentences(
+            None,
+            "ERROR: connection refused to db-prod-3:5432\nretrying in 5 s with backoff\nERROR: giving up after 3 attempts"
+        ),
+        [
+            "ERROR: connection refused to db-prod-3:5432",
+            "retrying in 5 s with backoff",
+            "ERROR: giving up after 3 attempts"
+        ]
+    );
+    assert_eq!(
+        turn_sentences(None, "Note: the cache is cold today. Warm it before the benchmark runs."),
+        ["Note: the cache is cold today.", "Warm it before the benchmark runs."]
+    );
+    // The record's text carries the named speaker too, before its content.
+    let named = IndexedText {
+        origin: Origin::Turn,
+        speaker: Some("Priya"),
+        content: "Done.",
+        context: Some("Ship it?"),
+    };
+    assert_eq!(named.embedding_text(), "Priya: Done.\nShip it?");
+}
+
+#[test]
+fn log_lines_list_items_and_cjk_sentences_are_sentences_of_their_own() {
+    let log = "2024-05-03T10:00:01Z build started on runner-7\n2024-05-03T10:04:12Z test suite auth failed with E4021\n2024-05-03T10:04:13Z build finished red";
+    assert_eq!(turn_sentences(None, log).len(), 3);
+    assert_eq!(turn_sentences(None, log)[1], "2024-05-03T10:04:12Z test suite auth failed with E4021");
+    let list = "Packing list for the trip:\n- hiking boots and wool socks\n- the blue rain jacket\n- two full water bottles";
+    assert_eq!(
+        turn_sentences(None, list),
+        [
+            "Packing list for the trip:",
+            "- hiking boots and wool socks",
+            "- the blue rain jacket",
+            "- two full water bottles"
+        ]
+    );
+    assert_eq!(
+        turn_sentences(None, "我的猫对鸡肉过敏。所以我买三文鱼猫粮！你觉得怎么样？"),
+        ["我的猫对鸡肉过敏。", "所以我买三文鱼猫粮！", "你觉得怎么样？"]
+    );
+}
 
 #[test]
 fn each_sentence_carries_the_speaker_of_a_transcript_line() {
     let turn = "Nate: That's really cool Joanna! I hope it does well.\nThe gaming party was a great success! \
                 We even played some Chess afterward just for fun.";
     assert_eq!(
-        sentence_texts(turn, None, 16),
+        sentence_texts(None, turn, None, 16),
         [
             "Nate: That's really cool Joanna!",
             "Nate: I hope it does well.",
@@ -17,34 +82,34 @@ fn each_sentence_carries_the_speaker_of_a_transcript_line() {
         ]
     );
     // At most `max`, the first ones; none at 0. A long record bounded to one still gets it.
-    assert_eq!(sentence_texts(turn, None, 1), ["Nate: That's really cool Joanna!"]);
+    assert_eq!(sentence_texts(None, turn, None, 1), ["Nate: That's really cool Joanna!"]);
     assert_eq!(
-        sentence_texts(turn, None, 2),
+        sentence_texts(None, turn, None, 2),
         ["Nate: That's really cool Joanna!", "Nate: I hope it does well."]
     );
-    assert!(sentence_texts(turn, None, 0).is_empty());
+    assert!(sentence_texts(None, turn, None, 0).is_empty());
 }
 
 #[test]
 fn a_record_without_a_speaker_is_split_as_written() {
     assert_eq!(
-        sentence_texts("The build cache lives on disk. It is 4 GB! Why?", None, 16),
+        sentence_texts(None, "The build cache lives on disk. It is 4 GB! Why?", None, 16),
         ["The build cache lives on disk.", "It is 4 GB!"]
     );
     // A decimal point or an identifier's dot does not end a sentence; a bare "..." is no sentence.
     assert_eq!(
-        sentence_texts("Version 2.5 ships today. ... node.js ships too", None, 16),
+        sentence_texts(None, "Version 2.5 ships today. ... node.js ships too", None, 16),
         ["Version 2.5 ships today.", "node.js ships too"]
     );
 }
 
 #[test]
 fn one_sentence_without_a_context_is_the_record_s_own_vector_so_it_gets_none() {
-    assert!(sentence_texts("User prefers dark mode.", None, 16).is_empty());
-    assert!(sentence_texts("Caroline: Hi Mel!", None, 16).is_empty());
+    assert!(sentence_texts(None, "User prefers dark mode.", None, 16).is_empty());
+    assert!(sentence_texts(None, "Caroline: Hi Mel!", None, 16).is_empty());
     // With a context, the record's own vector is not its sentence's.
     assert_eq!(
-        sentence_texts("Caroline: Yes, we went last week!", Some("Did you go?"), 16),
+        sentence_texts(None, "Caroline: Yes, we went last week!", Some("Did you go?"), 16),
         ["Caroline: Yes, we went last week!"]
     );
 }
@@ -52,15 +117,15 @@ fn one_sentence_without_a_context_is_the_record_s_own_vector_so_it_gets_none() {
 #[test]
 fn a_sentence_of_fewer_than_four_words_gets_no_vector_of_its_own() {
     let turn = "Melanie: Wow, Caroline! Thanks! I painted a lake at sunrise last week. Love it.";
-    assert_eq!(sentence_texts(turn, None, 16), ["Melanie: I painted a lake at sunrise last week."]);
+    assert_eq!(sentence_texts(None, turn, None, 16), ["Melanie: I painted a lake at sunrise last week."]);
     // Counted before the bound: the first `max` of the sentences that get one.
-    assert_eq!(sentence_texts(turn, None, 1), ["Melanie: I painted a lake at sunrise last week."]);
+    assert_eq!(sentence_texts(None, turn, None, 1), ["Melanie: I painted a lake at sunrise last week."]);
     // Words are runs of letters and digits: "It is 4 GB" is four, "Yes, last week" three.
-    assert_eq!(sentence_texts("Sure. It is 4 GB!", None, 16), ["It is 4 GB!"]);
-    assert!(sentence_texts("Yes, last week!", Some("Did you go?"), 16).is_empty());
-    assert!(sentence_texts("Hi! Thanks! Bye.", None, 16).is_empty());
+    assert_eq!(sentence_texts(None, "Sure. It is 4 GB!", None, 16), ["It is 4 GB!"]);
+    assert!(sentence_texts(None, "Yes, last week!", Some("Did you go?"), 16).is_empty());
+    assert!(sentence_texts(None, "Hi! Thanks! Bye.", None, 16).is_empty());
     // Without spaces (Han), each letter is a word: a sentence is not one long word.
-    assert_eq!(sentence_texts("谢谢! 我上周在湖边画了日出.", None, 16), ["我上周在湖边画了日出."]);
+    assert_eq!(sentence_texts(None, "谢谢! 我上周在湖边画了日出.", None, 16), ["我上周在湖边画了日出."]);
 }
 
 #[test]

@@ -128,7 +128,9 @@ try {
   await page.locator("#record-count", { hasText: `51–${total} of ${total}` }).waitFor();
   await page.getByLabel("Search").fill("Zed");
   await page.locator("#record-results").getByText("Jo's preferred editor is Zed now.").waitFor();
-  await page.locator("#record-count", { hasText: "1–1 of 1" }).waitFor();
+  // The assistant's answer, kept by turn memory, is told apart from the memory.
+  await page.locator("#record-count", { hasText: "1–2 of 2" }).waitFor();
+  await page.locator("#record-results tr", { hasText: "Zed, since you switched" }).getByText("episodic (turn)").waitFor();
   await page.getByLabel("Search").fill("");
   await page.getByLabel("Scope").fill("user:jo");
   await page.getByLabel("Status").selectOption("superseded");

@@ -385,7 +385,9 @@ pub(crate) async fn session_turns(
             .map(|t| crate::dto::TranscriptTurnDto {
                 turn: t.turn,
                 role: t.role.as_str().to_owned(),
+                speaker: t.speaker.map(|s| s.as_str().to_owned()),
                 content: t.content,
+                at: t.at,
                 created_at: t.created_at,
             })
             .collect(),

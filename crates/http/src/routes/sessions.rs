@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use retold_app::SessionEnd;
+use retold_app::{SessionEnd, TurnInput};
 use retold_domain::TurnRole;
 
 use crate::auth::HostKey;
@@ -24,7 +24,7 @@ use crate::state::AppState;
     responses(
         (status = 201, description = "The session and its profile", body = SessionDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "scope_not_writable (the session's `scope`) or forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
@@ -42,7 +42,8 @@ pub(crate) async fn session_start(
         .map(|t| retold_domain::Tag::new(t.clone()).map(|t| t.as_str().to_owned()))
         .collect::<Result<_, _>>()
         .map_err(|e| crate::error::ApiError::validation("tags", e.to_string()))?;
-    let session = state.services.sessions.start(&principal).await?;
+    let scope = body.scope.as_deref().map(|s| field("scope", retold_domain::Scope::parse(s))).transpose()?;
+    let session = state.services.sessions.start(&principal, scope).await?;
     let profile = state.services.activation.assemble(&principal, &session, &tags).await?;
     Ok((
         StatusCode::CREATED,
@@ -102,7 +103,7 @@ pub(crate) async fn session_profile(
     params(("id" = String, Path, description = "The session id"), ("Idempotency-Key" = Option<String>, Header, description = "Optional, 1 to 255 visible ASCII characters: a retry with the same key and request gets the first successful answer (marked Idempotent-Replayed: true) and writes nothing; keys expire after server.idempotency_ttl_ms")),
     request_body = TurnBody,
     responses(
-        (status = 201, description = "The turn number", body = TurnDto),
+        (status = 201, description = "The turn number and, with turn memory on, the records that keep it (searchable once this answers)", body = TurnDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "forbidden", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 404, description = "not_found", body = crate::error::Problem, content_type = "application/problem+json"),
@@ -120,14 +121,28 @@ pub(crate) async fn session_append_turn(
     Fingerprinted { body, fingerprint }: Fingerprinted<TurnBody>,
 ) -> ApiResult<Response> {
     let principal = key.principal(&body.principal)?;
-    let role = field("role", TurnRole::parse(&body.role))?;
+    let input = TurnInput {
+        role: field("role", TurnRole::parse(&body.role))?,
+        content: body.content,
+        speaker: body
+            .speaker
+            .as_deref()
+            .map(|s| field("speaker", retold_domain::Name::new(s)))
+            .transpose()?,
+        at: body.at,
+    };
     let services = state.services.clone();
     let who = principal.clone();
     Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
-        let appended = services.sessions.append(&who, &id, role, body.content).await?;
+        let appended = services.sessions.append(&who, &id, input).await?;
         Ok((
             StatusCode::CREATED,
-            Json(TurnDto { turn: appended.turn, source_ref: appended.source_ref.to_string() }),
+            Json(TurnDto {
+                turn: appended.turn,
+                source_ref: appended.source_ref.to_string(),
+                memory: appended.memory.status().to_owned(),
+                record_ids: appended.memory.records().iter().map(ToString::to_string).collect(),
+            }),
         ))
     })
     .await)

@@ -4,7 +4,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use retold_domain::{
-    Attribute, Content, Context, EntityId, EntityKind, Evidence, MemoryType, Name, RecordId, Scope,
+    Attribute, Content, Context, EntityId, EntityKind, Evidence, MemoryType, Name, Origin, RecordId, Scope,
     SourceKind, SourceRef, Tag,
 };
 use retold_ingest::{EntityRef, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest};
@@ -93,6 +93,12 @@ pub(crate) async fn search_as(
             types.iter().map(|t| field("types", MemoryType::parse(t))).collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
+    let origins = body
+        .origins
+        .map(|origins| {
+            origins.iter().map(|o| field("origins", Origin::parse(o))).collect::<Result<Vec<_>, _>>()
+        })
+        .transpose()?;
     let request = SearchRequest {
         query: body.query,
         limit: body.limit,
@@ -101,6 +107,8 @@ pub(crate) async fn search_as(
         event_to: body.event_to,
         include_history: body.include_history,
         include_conflicts: body.include_conflicts,
+        origins,
+        include_current_session: body.include_current_session,
         context: body.context,
         token_budget: body.token_budget,
         channels: Channels::default(),

@@ -67,6 +67,9 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
     style["source_ref"] = turn["source_ref"].clone();
     style["evidence"] = json!("Keep answers concise.");
     let style = write(&app, &host, style).await;
+    // The turn itself is kept as memory, but a verbatim turn is never made ambient: only the
+    // fact distilled from it is.
+    let kept_turn = turn["record_ids"][0].as_str().unwrap().to_owned();
     // The same fact as an agent inference (for another user) is not.
     let (_, bob_guess) = app
         .call(
@@ -99,6 +102,7 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
     let second = start(&app, &host, aditya.clone(), &[]).await;
     let profile = &second["profile"];
     assert_eq!(ids(profile), [zone.clone(), style.clone()], "identity before communication: {profile}");
+    assert!(!ids(profile).contains(&kept_turn), "the turn it was distilled from is not ambient");
     let text = profile["text"].as_str().unwrap();
     assert!(text.contains("- [communication] Aditya prefers concise technical explanations."), "{text}");
     assert!(!text.contains("peanuts") && !text.contains("medication"), "health waits for review: {text}");
@@ -241,7 +245,9 @@ async fn verified_facts_become_ambient_by_policy_and_each_profile_is_issued_once
         "{mine}"
     );
     assert_eq!(count(&mine, "tooling"), 2, "{mine}");
-    assert_eq!(mine["total"], 8, "the superseded time zone is not searchable: {mine}");
+    // Eight memories and the session turn kept by turn memory (searchable, so counted); the
+    // superseded time zone is not searchable.
+    assert_eq!(mine["total"], 9, "{mine}");
     let shown = mine.to_string();
     for secret in ["peanuts", "Aditya", "mem_", "ent_", "time_zone"] {
         assert!(

@@ -101,8 +101,8 @@ struct Record {
 struct Model {
     grants: Vec<Grant>,
     records: Vec<Record>,
-    /// session id → (agent, user)
-    sessions: Vec<(String, String, String)>,
+    /// session id → (agent, user, the scope it keeps its turns in)
+    sessions: Vec<(String, String, String, String)>,
 }
 
 impl Model {
@@ -448,30 +448,66 @@ fn no_call_reads_or_changes_a_record_outside_its_principals_scopes() {
                 }
             }
             "session" => {
-                let (status, answer) = api.post(&api.host, "/v1/sessions", &json!({"principal": who}));
-                assert_eq!(status, 201, "{}: {answer}", ctx("session start"));
-                // The profile holds only records the principal reads.
-                profiled += answer["profile"]["records"].as_array().unwrap().len();
-                for entry in answer["profile"]["records"].as_array().unwrap() {
-                    let id = entry["record_id"].as_str().unwrap();
-                    let record = model.records.iter().find(|r| r.id == id).expect("a known record");
-                    assert!(
-                        readable.contains(&record.scope),
-                        "{}: profile holds {id} in {}",
-                        ctx("profile"),
-                        record.scope
-                    );
+                // A session may keep its turns in a scope it names; only one the principal may
+                // write.
+                let named = rng.chance(30).then(|| rng.pick(&SHARED).to_string());
+                let mut body = json!({"principal": who});
+                if let Some(scope) = &named {
+                    body["scope"] = json!(scope);
                 }
-                let id = answer["id"].as_str().unwrap().to_owned();
-                model.sessions.push((id, agent.to_owned(), user.to_owned()));
-                let (sid, owner_agent, owner_user) = rng.pick(&model.sessions).clone();
+                let (status, answer) = api.post(&api.host, "/v1/sessions", &body);
+                if named.as_ref().is_some_and(|scope| !writable.contains(scope)) {
+                    assert_eq!(
+                        (status, answer["code"].as_str()),
+                        (403, Some("scope_not_writable")),
+                        "{}: {answer}",
+                        ctx("session start in an unwritable scope")
+                    );
+                } else {
+                    assert_eq!(status, 201, "{}: {answer}", ctx("session start"));
+                    // The profile holds only records the principal reads.
+                    profiled += answer["profile"]["records"].as_array().unwrap().len();
+                    for entry in answer["profile"]["records"].as_array().unwrap() {
+                        let id = entry["record_id"].as_str().unwrap();
+                        let record = model.records.iter().find(|r| r.id == id).expect("a known record");
+                        assert!(
+                            readable.contains(&record.scope),
+                            "{}: profile holds {id} in {}",
+                            ctx("profile"),
+                            record.scope
+                        );
+                    }
+                    let id = answer["id"].as_str().unwrap().to_owned();
+                    let scope = named.unwrap_or_else(|| format!("agent:{agent}/{user}"));
+                    model.sessions.push((id, agent.to_owned(), user.to_owned(), scope));
+                }
+                if model.sessions.is_empty() {
+                    continue;
+                }
+                let (sid, owner_agent, owner_user, kept_in) = rng.pick(&model.sessions).clone();
                 let other_agent = *rng.pick(&AGENTS);
                 let other_user =
                     if rng.chance(50) { owner_user.clone() } else { rng.pick(&USERS).to_string() };
-                let turn = json!({"principal": principal(other_agent, &other_user), "role": "user", "content": "I moved to Lisbon."});
+                serial += 1;
+                let token = format!("tok{serial:04}q");
+                let turn = json!({"principal": principal(other_agent, &other_user), "role": "user", "content": format!("I moved to Lisbon ({token}).")});
                 let (status, answer) = api.post(&api.host, &format!("/v1/sessions/{sid}/turns"), &turn);
                 if other_agent == owner_agent && other_user == owner_user {
                     assert_eq!(status, 201, "{}: {answer}", ctx("own session turn"));
+                    // Turn memory keeps it in the session's scope while the principal may still
+                    // write there (a grant may have been revoked since the session started).
+                    if model.scopes(&owner_agent, &owner_user, true).contains(&kept_in) {
+                        assert_eq!(answer["memory"], "kept", "{}: {answer}", ctx("turn memory"));
+                        let id = answer["record_ids"][0].as_str().unwrap().to_owned();
+                        model.records.push(Record { id, scope: kept_in, token, status: "confirmed".into() });
+                    } else {
+                        assert_eq!(
+                            (answer["memory"].as_str(), answer["record_ids"].as_array().map(Vec::len)),
+                            (Some("scope_not_writable"), Some(0)),
+                            "{}: {answer}",
+                            ctx("turn memory after a revoked grant")
+                        );
+                    }
                 } else {
                     let missing = format!("sess_{:0width$}", 0, width = sid.len() - 5);
                     let (m_status, m_answer) =

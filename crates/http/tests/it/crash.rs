@@ -159,6 +159,8 @@ fn every_acknowledged_write_survives_kill_9_and_nothing_is_half_written() {
                 event_from: None,
                 event_to: None,
                 include_conflicts: true,
+                origins: None,
+                excluded_session: None,
             },
         )
         .await

@@ -152,6 +152,8 @@ fn a_full_disk_refuses_writes_with_507_keeps_reads_and_damages_nothing() {
                 event_from: None,
                 event_to: None,
                 include_conflicts: true,
+                origins: None,
+                excluded_session: None,
             },
         )
         .await

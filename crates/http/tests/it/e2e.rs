@@ -134,6 +134,13 @@ fn the_readme_session_runs_against_the_real_server_and_survives_a_restart() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    // The conversation, with no model key, is memory the moment it is recorded.
+    assert!(stdout.contains("\"memory\":\"kept\""), "{stdout}");
+    assert!(
+        stdout.contains("My cat Biscuit is allergic to chicken, so I buy salmon kibble.\n  matched: "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("origin: a session turn, kept verbatim"), "{stdout}");
     assert!(stdout.contains("\"outcome\":\"created\""), "{stdout}");
     assert!(stdout.contains("Aditya prefers concise technical explanations.\n  matched: "), "{stdout}");
 

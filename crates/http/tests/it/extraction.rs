@@ -308,15 +308,16 @@ async fn a_failing_provider_records_extraction_failed_and_writes_nothing() {
         events["events"].as_array().unwrap().iter().find(|e| e["kind"] == "extraction.failed").cloned();
     let failed = failed.expect("an extraction.failed event");
     assert!(failed["details"]["error"].as_str().unwrap().contains("HTTP 401"), "{failed}");
-    let (_, search) = app
-        .call(
-            "POST",
-            "/v1/memory/search",
-            Some(&host),
-            Some(json!({"principal": principal("research-agent", "aditya"), "query": "explanations"})),
-        )
-        .await;
-    assert_eq!(search["results"], json!([]), "nothing was written");
+    let search = |origins: Value| {
+        let body = json!({"principal": principal("research-agent", "aditya"), "query": "explanations", "origins": origins});
+        let app = &app;
+        let host = host.clone();
+        async move { app.call("POST", "/v1/memory/search", Some(&host), Some(body)).await.1 }
+    };
+    assert_eq!(search(json!(["memory"])).await["results"], json!([]), "nothing was distilled");
+    // The turns themselves were kept as memory when they were appended.
+    let turns = search(json!(["turn"])).await;
+    assert!(!turns["results"].as_array().unwrap().is_empty(), "{turns}");
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! unsupported methods answered 405, auth never ignored. Two exceptions, both rules a JSON
 //! Schema cannot state: a `memory_write` (and a supersede's replacement) may still be refused
 //! with 422 for an `expires_at` in the past, a `session:` source reference that names no turn,
-//! or a replacement principal that differs from the request's; and
+//! or a replacement principal that differs from the request's; a turn, for an `at` in the
+//! future or before its session's previous turn; and
 //! `ensure_resource_availability` is off, because a session belongs to one principal and any
 //! other answers 404 on purpose. `RETOLD_FUZZ_EXAMPLES` sets examples per operation (CI runs
 //! 25; `cargo xtask reliability fuzz` runs 1,000).
@@ -33,11 +34,11 @@ include-path-regex = "^/(v1/admin/|ready$)"
 headers = {{ Authorization = "Bearer {KEY}" }}
 
 [[operations]]
-include-path-regex = "^/v1/(sessions|memory/(search|get|forget))"
+include-path-regex = "^/v1/(sessions($|/\\{{id\\}}/(end|profile|decisions)$)|memory/(search|get|forget))"
 headers = {{ Authorization = "Bearer {host}" }}
 
 [[operations]]
-include-path-regex = "^/v1/memory/(write|revise)$"
+include-path-regex = "^/v1/(memory/(write|revise)|sessions/\\{{id\\}}/turns)$"
 headers = {{ Authorization = "Bearer {host}" }}
 checks.positive_data_acceptance.expected-statuses = ["2XX", "401", "403", "404", "409", "422"]
 

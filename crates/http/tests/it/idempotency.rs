@@ -81,6 +81,8 @@ async fn records(app: &TestApp, scope: &str) -> Vec<String> {
         event_from: None,
         event_to: None,
         include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     };
     app.built_store
         .stores()
@@ -150,6 +152,12 @@ async fn a_retried_revise_forget_or_turn_answers_as_the_first_time_and_changes_n
     assert_eq!((retry.status, &retry.body, replayed(&retry)), (first.status, &first.body, true));
     let stored = app.built_store.stores().turns.turns(&SessionId::new(sid).unwrap()).await.unwrap();
     assert_eq!(stored.len(), 1);
+    // … kept by turn memory as one record.
+    assert_eq!(first.body["memory"], "kept", "{}", first.body);
+    let search = json!({"principal": p, "query": "When do I review pull requests?", "origins": ["turn"]});
+    let (_, found) = app.call("POST", "/v1/memory/search", Some(&host), Some(search)).await;
+    let ids: Vec<&Value> = found["results"].as_array().unwrap().iter().map(|r| &r["record"]["id"]).collect();
+    assert_eq!(ids, [&first.body["record_ids"][0]], "{found}");
 }
 
 #[tokio::test]

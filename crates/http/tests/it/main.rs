@@ -24,6 +24,7 @@ mod reembed;
 mod replicas;
 mod settings;
 mod telemetry;
+mod turns;
 
 use std::sync::{Arc, OnceLock};
 

@@ -75,11 +75,23 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     assert_eq!(status, StatusCode::OK, "{answer}");
     let bob_id = answer["record_id"].as_str().unwrap().to_owned();
 
-    // A session turn quoting the token, and searches whose traces hold it.
-    let (_, session) = app.call("POST", "/v1/sessions", Some(&host), Some(json!({"principal": dana}))).await;
+    // A session turn quoting the token, kept by turn memory in a project's shared memory (the
+    // whole conversation goes with the user, whatever scope keeps it), and searches whose
+    // traces hold it. Bob's turn in the same project stays.
+    app.grant("ea", "project:shared", true, true).await;
+    let in_project = |who: &Value| json!({"principal": who, "scope": "project:shared"});
+    let (_, session) = app.call("POST", "/v1/sessions", Some(&host), Some(in_project(&dana))).await;
     let sid = session["id"].as_str().unwrap().to_owned();
     let turn = json!({"principal": dana, "role": "user", "content": format!("Remember the {TOKEN} ledger.")});
-    let (status, _) = app.call("POST", &format!("/v1/sessions/{sid}/turns"), Some(&host), Some(turn)).await;
+    let (status, kept) =
+        app.call("POST", &format!("/v1/sessions/{sid}/turns"), Some(&host), Some(turn)).await;
+    assert_eq!((status, kept["memory"].as_str()), (StatusCode::CREATED, Some("kept")), "{kept}");
+    let (_, bob_session) = app.call("POST", "/v1/sessions", Some(&host), Some(in_project(&bob))).await;
+    let bob_sid = bob_session["id"].as_str().unwrap().to_owned();
+    let turn =
+        json!({"principal": bob, "role": "user", "content": "Bob asked about the keepbobturn release date."});
+    let (status, _) =
+        app.call("POST", &format!("/v1/sessions/{bob_sid}/turns"), Some(&host), Some(turn)).await;
     assert_eq!(status, StatusCode::CREATED);
     for query in [TOKEN.to_owned(), "Where does Dana keep the ledger?".to_owned()] {
         let (status, answer) = app
@@ -99,18 +111,18 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     let (status, answer) = app.call("POST", "/v1/admin/ops/erase", Some(ADMIN_KEY), Some(dry)).await;
     assert_eq!(
         (status, answer["matched"].as_u64(), answer["erased"].as_u64()),
-        (StatusCode::OK, Some(4), Some(0)),
-        "{answer}"
+        (StatusCode::OK, Some(5), Some(0)),
+        "four memories and the turn record: {answer}"
     );
     assert!(!files_holding(&data, TOKEN.as_bytes()).is_empty(), "a dry run changes nothing");
 
     let (status, answer) =
         app.call("POST", "/v1/admin/ops/erase", Some(ADMIN_KEY), Some(json!({"user_id": "dana"}))).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
-    assert_eq!(answer["erased"], 4, "{answer}");
+    assert_eq!(answer["erased"], 5, "{answer}");
     assert_eq!(answer["removed"]["turns"], 1, "{answer}");
     assert!(answer["removed"]["traces"].as_u64().unwrap() >= 2, "{answer}");
-    assert!(answer["removed"]["embeddings"].as_u64().unwrap() == 4, "{answer}");
+    assert!(answer["removed"]["embeddings"].as_u64().unwrap() == 5, "{answer}");
     assert!(answer["removed"]["entities"].as_u64().unwrap() >= 1, "{answer}");
 
     // The bytes are gone: file, WAL, shared memory; and the FTS vocabulary has no such term.
@@ -118,6 +130,11 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     assert_eq!(files_holding(&data, b"blue binder"), Vec::<String>::new());
     assert_eq!(fts_terms(&data.join("retold.db"), TOKEN), "");
     assert_eq!(fts_terms(&data.join("retold.db"), "keepbobtok"), "keepbobtok", "another user's terms stay");
+    assert_eq!(
+        fts_terms(&data.join("retold.db"), "keepbobturn"),
+        "keepbobturn",
+        "and their turns in the project"
+    );
 
     // What remains is a tombstone: ids, status, times and the erasure in the audit trail.
     let (status, answer) = app
@@ -156,9 +173,12 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
     // Bob is untouched; a second run erases nothing.
     let search = json!({"principal": bob, "query": "Where does Bob keep the red binder?"});
     let (_, answer) = app.call("POST", "/v1/memory/search", Some(&host), Some(search)).await;
-    assert_eq!(answer["results"][0]["record"]["id"], bob_id.as_str(), "{answer}");
+    let found: Vec<&Value> =
+        answer["results"].as_array().unwrap().iter().map(|r| &r["record"]["id"]).collect();
+    assert!(found.contains(&&json!(bob_id)), "{answer}");
     let (status, answer) =
         app.call("POST", "/v1/admin/ops/erase", Some(ADMIN_KEY), Some(json!({"user_id": "dana"}))).await;
+    // The turn record's tombstone no longer cites the session, so it is not matched again.
     assert_eq!(
         (status, answer["matched"].as_u64(), answer["erased"].as_u64()),
         (StatusCode::OK, Some(4), Some(0)),

@@ -32,6 +32,8 @@ fn record(n: u32) -> MemoryRecord {
         last_reinforced_at: None,
         tags: vec![],
         context: None,
+        origin: retold_domain::Origin::Memory,
+        speaker: None,
     }
 }
 
@@ -90,6 +92,8 @@ async fn boot_rebuilds_from_compatible_rows_only() {
             event_from: None,
             event_to: None,
             include_conflicts: false,
+            origins: None,
+            excluded_session: None,
         })
         .await
         .unwrap()

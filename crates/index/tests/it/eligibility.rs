@@ -4,11 +4,11 @@
 use proptest::prelude::*;
 use retold_domain::chrono::TimeDelta;
 use retold_domain::{
-    Attribute, Clock, Content, EligibilityFilter, EntityKind, EntityReader, MemoryType, Name, RecordId,
-    Scope, SourceKind, Status,
+    Attribute, Clock, Content, EligibilityFilter, EntityKind, EntityReader, MemoryType, Name, Origin,
+    RecordId, Scope, SessionId, SessionTurn, SourceKind, Status, TurnBuffer, TurnRole,
 };
 use retold_index::EligibilityTable;
-use retold_ingest::{EntityRef, ReviseAction, WriteOutcome, WriteRequest};
+use retold_ingest::{EntityRef, ReviseAction, TurnWrite, WriteOutcome, WriteRequest};
 use retold_test_kit::prelude::*;
 use retold_test_kit::{World, principal};
 
@@ -17,14 +17,28 @@ const SUBJECTS: [&str; 3] = ["Ada", "Grace", "Linus"];
 
 #[derive(Debug, Clone)]
 enum Op {
-    Write { scope: usize, kind: usize, source: usize, subject: usize, attribute: usize, event_days: i64 },
+    Write {
+        scope: usize,
+        kind: usize,
+        source: usize,
+        subject: usize,
+        attribute: usize,
+        event_days: i64,
+    },
     Confirm(usize),
     Expire(usize),
     Forget(usize),
     Merge(usize, usize),
     Advance(i64),
     Restart,
+    /// A turn appended to one of two sessions with turn memory, its records in one scope.
+    Turn {
+        session: usize,
+        scope: usize,
+    },
 }
+
+const SESSIONS: [&str; 2] = ["sess_a", "sess_ab"];
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
@@ -37,6 +51,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..SUBJECTS.len(), 0..SUBJECTS.len()).prop_map(|(a, b)| Op::Merge(a, b)),
         1 => (1i64..40).prop_map(Op::Advance),
         1 => Just(Op::Restart),
+        2 => (0..SESSIONS.len(), 0..SCOPES.len()).prop_map(|(session, scope)| Op::Turn { session, scope }),
     ]
 }
 
@@ -59,13 +74,17 @@ fn filters(now: retold_domain::Timestamp) -> Vec<EligibilityFilter> {
         (None, Some(now)),
         (Some(now - TimeDelta::days(30)), Some(now - TimeDelta::days(2))),
     ];
+    let origins = [None, Some(vec![Origin::Memory]), Some(vec![Origin::Turn]), Some(vec![])];
+    let excluded =
+        [None, Some(SessionId::new(SESSIONS[0]).unwrap()), Some(SessionId::new("sess_none").unwrap())];
     let mut out = Vec::new();
     for (i, scopes) in scope_sets.iter().enumerate() {
         for (j, statuses) in statuses.iter().enumerate() {
             for (k, types) in types.iter().enumerate() {
                 let (event_from, event_to) = ranges[(i + j + k) % ranges.len()];
-                for at in [now, now + TimeDelta::days(31)] {
+                for (l, at) in [now, now + TimeDelta::days(31)].into_iter().enumerate() {
                     for include_conflicts in [false, true] {
+                        let n = i + j + k + l + usize::from(include_conflicts);
                         out.push(EligibilityFilter {
                             scopes: scopes.iter().filter_map(|s| Scope::parse(s).ok()).collect(),
                             statuses: statuses.clone(),
@@ -74,6 +93,8 @@ fn filters(now: retold_domain::Timestamp) -> Vec<EligibilityFilter> {
                             event_from,
                             event_to,
                             include_conflicts,
+                            origins: origins[n % origins.len()].clone(),
+                            excluded_session: excluded[(n / 2) % excluded.len()].clone(),
                         });
                     }
                 }
@@ -180,6 +201,22 @@ proptest! {
                         }
                     }
                     Op::Advance(days) => w.clock.advance(TimeDelta::days(days)),
+                    Op::Turn { session, scope } => {
+                        let id = w.start_session(SESSIONS[session]).await;
+                        let number = w.store.last_turn(&id).await.unwrap().map_or(1, |t| t.turn + 1);
+                        let turn = SessionTurn {
+                            session_id: id,
+                            turn: number,
+                            role: TurnRole::User,
+                            speaker: None,
+                            content: format!("turn {number} said in {}", SCOPES[scope]),
+                            at: w.now(),
+                            created_at: w.now(),
+                        };
+                        let write = TurnWrite { turn, scope: Scope::parse(SCOPES[scope]).unwrap(), context: None, context_chars: 300 };
+                        let memory = w.ingestor.append_turn(&p, write).await.unwrap();
+                        written.extend(memory.records().iter().cloned());
+                    }
                     Op::Restart => {
                         // A rebuilt table equals the one kept current so far.
                         let rebuilt = EligibilityTable::rebuild(&w.store).await.unwrap();
@@ -213,6 +250,8 @@ fn refresh_takes_newer_rows_only_and_says_which_it_holds() {
         event_at: None,
         version,
         conflict_loser: loser,
+        origin: retold_domain::Origin::Memory,
+        session: None,
     };
     let table = EligibilityTable::from_rows(&[
         row(1, 2, Status::Confirmed, false),
@@ -232,6 +271,8 @@ fn refresh_takes_newer_rows_only_and_says_which_it_holds() {
         event_from: None,
         event_to: None,
         include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     };
     let ids: Vec<String> = table.filter(&filter).into_iter().map(|e| e.id.to_string()).collect();
     assert_eq!(ids, vec!["mem_0001", "mem_0003"], "1 stays confirmed, 2 lost its conflict, 3 is new");

@@ -44,7 +44,8 @@ impl Transcript {
         self.turns.iter().map(|t| t.content.chars().count()).sum()
     }
 
-    /// The transcript as the prompts show it: one `[turn N] role (time):` block per turn.
+    /// The transcript as the prompts show it: one `[turn N] role (time):` block per turn, the
+    /// time it was said; `[turn N] role Name (time):` when the host named the speaker.
     pub fn render(&self) -> String {
         let s = &self.session;
         let mut out = format!(
@@ -56,11 +57,14 @@ impl Transcript {
             s.started_at.to_rfc3339(),
         );
         for turn in &self.turns {
+            // A speaker the host named (a group chat) is shown after the role.
+            let speaker = turn.speaker.as_ref().map(|s| format!(" {s}")).unwrap_or_default();
             out.push_str(&format!(
-                "[turn {}] {} ({}):\n{}\n\n",
+                "[turn {}] {}{} ({}):\n{}\n\n",
                 turn.turn,
                 turn.role,
-                turn.created_at.to_rfc3339(),
+                speaker,
+                turn.at.to_rfc3339(),
                 turn.content
             ));
         }
@@ -274,7 +278,7 @@ pub fn validate_candidate(
         source_kind: candidate.source_kind,
         source_ref: Some(SourceRef::session_turn_ref(&session.id, candidate.turn)),
         evidence: Some(Evidence::new(candidate.evidence.clone()).map_err(|e| e.to_string())?),
-        event_at: Some(candidate.event_at.unwrap_or(turn.created_at)),
+        event_at: Some(candidate.event_at.unwrap_or(turn.at)),
         expires_at: candidate.expires_at,
         confidence: candidate.confidence.map(Confidence::new).transpose().map_err(|e| e.to_string())?,
         tags: Vec::new(),

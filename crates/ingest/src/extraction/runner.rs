@@ -277,7 +277,7 @@ impl ExtractionRunner {
             // only move it later.
             let mut candidate = proposed.clone();
             if candidate.event_at.is_none() {
-                candidate.event_at = transcript.turn(candidate.turn).map(|t| t.created_at);
+                candidate.event_at = transcript.turn(candidate.turn).map(|t| t.at);
             }
             match validate_candidate(&candidate, transcript, now) {
                 Ok(request) => valid.push((index, candidate, request)),
@@ -359,14 +359,21 @@ impl ExtractionRunner {
         let request = WriteRequest {
             memory_type: MemoryType::Episodic,
             content: Content::new(text.to_owned()).map_err(|e| e.to_string())?,
-            scope: Scope::private(&session.agent_id, &session.user_id),
+            // Where the session keeps its turns (its own scope, else the private one), so
+            // whoever may read the conversation may read its summary.
+            scope: session
+                .scope
+                .clone()
+                .unwrap_or_else(|| Scope::private(&session.agent_id, &session.user_id)),
             subject: None,
             attribute: None,
             mentions: Vec::new(),
             source_kind: SourceKind::SessionSummary,
             source_ref: Some(SourceRef::session_ref(&session.id)),
             evidence: None,
-            event_at: Some(session.started_at),
+            // When the conversation happened: its first turn's time (a replayed session's
+            // turns carry the host's times), else when the session started.
+            event_at: Some(transcript.turns.first().map_or(session.started_at, |t| t.at)),
             expires_at: None,
             confidence: None,
             tags: Vec::new(),

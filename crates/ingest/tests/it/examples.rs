@@ -80,6 +80,8 @@ async fn agent_inference_against_a_user_statement_stays_provisional_with_a_confl
         event_from: None,
         event_to: None,
         include_conflicts: true,
+        origins: None,
+        excluded_session: None,
     };
     assert_eq!(w.store.eligible(&with_conflicts(w.now())).await.unwrap().len(), 2);
     w.clock.advance(TimeDelta::days(31));

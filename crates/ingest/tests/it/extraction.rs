@@ -24,7 +24,7 @@ const TURNS: [(TurnRole, &str); 4] = [
 async fn ended_session(w: &World, id: &str) -> SessionId {
     let session = w.start_session(id).await;
     for (role, text) in TURNS {
-        w.store.append_turn(&session, role, text.into(), w.clock.now()).await.unwrap();
+        w.append(&session, role, text).await;
     }
     w.store.end_session(&session, w.clock.now(), true, crate::host_event("session.ended")).await.unwrap();
     session
@@ -237,7 +237,7 @@ async fn an_ended_session_is_extracted_once_reviewed_and_written_with_its_eviden
 async fn an_open_session_is_not_extracted_and_stays_pending_until_it_ends() {
     let w = world().await;
     let session = w.start_session("sess_open").await;
-    w.store.append_turn(&session, TurnRole::User, TURNS[0].1.into(), w.clock.now()).await.unwrap();
+    w.append(&session, TurnRole::User, TURNS[0].1).await;
     let extractor = Arc::new(FakeExtractor::new(proposals()));
     let runner = runner(&w, "runner-a", extractor.clone(), Arc::new(TableReviewer::default()));
     assert!(
@@ -424,6 +424,8 @@ async fn every_record(w: &World) -> Vec<(String, u32, Status, u32)> {
         event_from: None,
         event_to: None,
         include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     };
     let ids: Vec<_> = w.store.eligible(&filter).await.unwrap().into_iter().map(|e| e.id).collect();
     let mut records: Vec<_> = w

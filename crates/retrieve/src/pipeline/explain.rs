@@ -51,6 +51,12 @@ pub(super) fn describe(
     if request.include_conflicts {
         out.push(("include_conflicts".into(), "true".into()));
     }
+    if let Some(origins) = &request.origins {
+        out.push(("origins".into(), origins.iter().map(|o| o.as_str()).collect::<Vec<_>>().join(",")));
+    }
+    if request.include_current_session {
+        out.push(("include_current_session".into(), "true".into()));
+    }
     let c = request.channels;
     out.push((
         "channels".into(),
@@ -116,6 +122,10 @@ pub(super) fn explain(c: &Candidate) -> String {
     if let Some(p) = &c.passage {
         let length = c.record.content.as_str().chars().count();
         text.push_str(&format!("; shown: passage, characters {}-{} of {length}", p.start, p.end));
+    }
+    if c.record.origin == retold_domain::Origin::Turn {
+        let cited = c.record.source_ref.as_ref().map_or_else(String::new, |r| format!(" {r}"));
+        text.push_str(&format!("; origin: a session turn, kept verbatim{cited}"));
     }
     text
 }

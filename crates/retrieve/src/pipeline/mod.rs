@@ -284,6 +284,8 @@ impl Retriever {
             event_from: request.event_from,
             event_to: request.event_to,
             include_conflicts: request.include_conflicts,
+            origins: request.origins.clone(),
+            excluded_session: principal.session_id.clone().filter(|_| !request.include_current_session),
         };
         let keys = self
             .ports

@@ -36,6 +36,8 @@ fn candidate(n: u64, content: &str) -> Candidate {
         last_reinforced_at: None,
         tags: vec![],
         context: None,
+        origin: retold_domain::Origin::Memory,
+        speaker: None,
     };
     Candidate {
         id: record.id.clone(),

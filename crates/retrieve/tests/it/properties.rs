@@ -53,6 +53,8 @@ proptest! {
                     event_from: None,
                     event_to: None,
                     include_conflicts: false,
+                    origins: None,
+                    excluded_session: None,
                 })
                 .await
                 .unwrap()

@@ -7,6 +7,7 @@ use sea_orm_migration::prelude::*;
 mod m20261202_000001_init;
 mod m20261202_000002_record_context;
 mod m20261205_000001_sentence_vectors;
+mod m20261207_000001_turn_memory;
 
 pub(crate) struct Migrator;
 
@@ -17,6 +18,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000001_init::Migration),
             Box::new(m20261202_000002_record_context::Migration),
             Box::new(m20261205_000001_sentence_vectors::Migration),
+            Box::new(m20261207_000001_turn_memory::Migration),
         ]
     }
 }

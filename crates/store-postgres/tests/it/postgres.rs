@@ -138,6 +138,7 @@ async fn two_replicas_claiming_one_session_get_it_once() {
                     project_id: None,
                     started_at: t(1),
                     ended_at: None,
+                    scope: None,
                 },
                 event("session.started", None),
             )
@@ -246,13 +247,13 @@ async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
         }
         other => panic!("expected NewerDatabase, got {other:?}"),
     }
-    // Untouched: the record is there and no migration ran (three known, one unknown).
+    // Untouched: the record is there and no migration ran (four known, one unknown).
     let output = std::process::Command::new("psql")
         .args([fixture.url.as_str(), "-X", "-A", "-t", "-c"])
         .arg("SELECT (SELECT count(*) FROM records) || ' ' || (SELECT count(*) FROM seaql_migrations)")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 4");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 5");
 }
 
 #[tokio::test]

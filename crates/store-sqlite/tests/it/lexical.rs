@@ -211,6 +211,8 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
         event_from: None,
         event_to: None,
         include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     };
     let mut compared = BTreeMap::new();
     for scopes in [&["project:p", "project:q"][..], &["project:p"], &["project:q"]] {

@@ -35,6 +35,8 @@ pub fn record(n: u32, scope: &str, content: &str) -> MemoryRecord {
         last_reinforced_at: None,
         tags: Vec::new(),
         context: None,
+        origin: retold_domain::Origin::Memory,
+        speaker: None,
     }
 }
 
@@ -92,5 +94,7 @@ pub fn full_record() -> MemoryRecord {
         last_reinforced_at: None,
         tags: vec![Tag::new("communication").unwrap(), Tag::new("préférence").unwrap()],
         context: Some(Context::new("Sam: Quel format préfères-tu pour les rapports ?").unwrap()),
+        origin: retold_domain::Origin::Turn,
+        speaker: Some(Name::new("Aditya Rao").unwrap()),
     }
 }

@@ -24,6 +24,8 @@ fn filter(scopes: &[&str]) -> EligibilityFilter {
         event_from: None,
         event_to: None,
         include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     }
 }
 
@@ -540,7 +542,7 @@ pub async fn embeddings_round_trip_bit_for_bit_across_many_rows(backend: Arc<dyn
 
 /// Contract: see the body.
 pub async fn sessions_number_turns_and_refuse_writes_after_the_end(backend: Arc<dyn Backend>) {
-    use retold_domain::{Session, SessionId, TurnRole};
+    use retold_domain::{Session, SessionId, SessionTurn, TurnRole};
     let sessions: &dyn Backend = backend.as_ref();
     let id = SessionId::new("sess_42").unwrap();
     let session = Session {
@@ -550,27 +552,56 @@ pub async fn sessions_number_turns_and_refuse_writes_after_the_end(backend: Arc<
         project_id: None,
         started_at: t(3),
         ended_at: None,
+        scope: Some(Scope::parse("project:memory").unwrap()),
     };
     sessions.start_session(session.clone(), event("session.started", None)).await.unwrap();
+    assert_eq!(sessions.session(&id).await.unwrap().unwrap(), session, "the session's scope is kept");
     assert!(matches!(
         sessions.start_session(session, event("session.started", None)).await,
         Err(DomainError::Conflict(_))
     ));
+    assert!(sessions.last_turn(&id).await.unwrap().is_none());
+    let turn = |n: u32, role: TurnRole, text: &str| SessionTurn {
+        session_id: id.clone(),
+        turn: n,
+        role,
+        speaker: None,
+        content: text.into(),
+        at: t(3),
+        created_at: t(3),
+    };
     for (n, (role, text)) in
         [(TurnRole::User, "Keep answers concise."), (TurnRole::Assistant, "Noted."), (TurnRole::Tool, "{}")]
             .into_iter()
             .enumerate()
     {
-        assert_eq!(sessions.append_turn(&id, role, text.into(), t(3)).await.unwrap(), n as u32 + 1);
+        sessions.append_turn(turn(n as u32 + 1, role, text)).await.unwrap();
     }
-    let turn = sessions.turn(&id, 1).await.unwrap().unwrap();
-    assert_eq!((turn.role, turn.content.as_str()), (TurnRole::User, "Keep answers concise."));
-    assert_eq!(sessions.turns(&id).await.unwrap().len(), 3);
-    assert!(sessions.turn(&id, 4).await.unwrap().is_none());
+    // A number already taken, or one that skips, is contention: the writer reads the last
+    // turn again.
+    for n in [3, 5] {
+        assert!(matches!(
+            sessions.append_turn(turn(n, TurnRole::User, "again")).await,
+            Err(DomainError::Contention(_))
+        ));
+    }
+    // A named speaker and the time it was said (before it was recorded) are kept.
+    let said = SessionTurn {
+        speaker: Some(Name::new("Melanie").unwrap()),
+        at: t(2),
+        ..turn(4, TurnRole::User, "Caroline, we went camping last week!")
+    };
+    sessions.append_turn(said.clone()).await.unwrap();
+    assert_eq!(sessions.last_turn(&id).await.unwrap(), Some(said.clone()));
+    assert_eq!(sessions.turn(&id, 4).await.unwrap(), Some(said));
+    let first = sessions.turn(&id, 1).await.unwrap().unwrap();
+    assert_eq!((first.role, first.content.as_str()), (TurnRole::User, "Keep answers concise."));
+    assert_eq!(sessions.turns(&id).await.unwrap().len(), 4);
+    assert!(sessions.turn(&id, 5).await.unwrap().is_none());
     sessions.end_session(&id, t(4), false, event("session.ended", None)).await.unwrap();
     assert_eq!(sessions.session(&id).await.unwrap().unwrap().ended_at, Some(t(4)));
     assert!(matches!(
-        sessions.append_turn(&id, TurnRole::User, "late".into(), t(5)).await,
+        sessions.append_turn(turn(5, TurnRole::User, "late")).await,
         Err(DomainError::Conflict(_))
     ));
     assert!(matches!(
@@ -579,9 +610,82 @@ pub async fn sessions_number_turns_and_refuse_writes_after_the_end(backend: Arc<
     ));
     let missing = SessionId::new("sess_missing").unwrap();
     assert!(matches!(
-        sessions.append_turn(&missing, TurnRole::User, "x".into(), t(5)).await,
+        sessions.append_turn(SessionTurn { session_id: missing, ..turn(1, TurnRole::User, "x") }).await,
         Err(DomainError::NotFound { .. })
     ));
+}
+
+/// Contract: see the body.
+pub async fn a_turn_and_the_records_kept_of_it_commit_together_or_not_at_all(backend: Arc<dyn Backend>) {
+    use retold_domain::{Origin, Session, SessionId, SessionTurn, SourceRef, TurnRole};
+    let store: &dyn Backend = backend.as_ref();
+    let id = SessionId::new("sess_turns").unwrap();
+    let session = Session {
+        id: id.clone(),
+        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        project_id: None,
+        started_at: t(1),
+        ended_at: None,
+        scope: None,
+    };
+    store.start_session(session, event("session.started", None)).await.unwrap();
+    let turn = SessionTurn {
+        session_id: id.clone(),
+        turn: 1,
+        role: TurnRole::User,
+        speaker: None,
+        content: "My cat Biscuit is allergic to chicken.".into(),
+        at: t(2),
+        created_at: t(2),
+    };
+    let kept = |n: u32| retold_domain::MemoryRecord {
+        memory_type: MemoryType::Episodic,
+        key: None,
+        source_ref: Some(SourceRef::session_turn_ref(&id, 1)),
+        origin: Origin::Turn,
+        ..record(n, "agent:research-agent/aditya", "My cat Biscuit is allergic to chicken.")
+    };
+    // A unit whose turn number is taken writes neither the turn nor its record.
+    store.append_turn(turn.clone()).await.unwrap();
+    let refused = WriteUnit { turn: Some(turn.clone()), inserts: vec![kept(1)], ..WriteUnit::default() };
+    assert!(matches!(store.apply(refused).await, Err(DomainError::Contention(_))));
+    assert!(store.get(&kept(1).id).await.unwrap().is_none(), "the record did not commit without its turn");
+    // The next number commits the turn and its record together.
+    let second = SessionTurn { turn: 2, content: "She eats salmon kibble now.".into(), ..turn.clone() };
+    let unit = WriteUnit { turn: Some(second.clone()), inserts: vec![kept(2)], ..WriteUnit::default() };
+    store.apply(unit).await.unwrap();
+    assert_eq!(store.turn(&id, 2).await.unwrap(), Some(second));
+    let stored = store.get(&kept(2).id).await.unwrap().unwrap();
+    assert_eq!(
+        (stored.origin, stored.source_ref.clone()),
+        (Origin::Turn, Some(SourceRef::session_turn_ref(&id, 1)))
+    );
+    // The eligibility filter tells turns from memories, and leaves out a session's own turns.
+    let mut memory = record(3, "agent:research-agent/aditya", "Biscuit's vet is Dr. Ruiz.");
+    memory.memory_type = MemoryType::Episodic;
+    memory.key = None;
+    store.apply(WriteUnit { inserts: vec![memory.clone()], ..WriteUnit::default() }).await.unwrap();
+    let ids = |f: EligibilityFilter| async move {
+        store.eligible(&f).await.unwrap().into_iter().map(|e| e.id.to_string()).collect::<Vec<_>>()
+    };
+    let all = filter(&["agent:research-agent/aditya"]);
+    assert_eq!(ids(all.clone()).await, [kept(2).id.to_string(), memory.id.to_string()]);
+    let memories = EligibilityFilter { origins: Some(vec![Origin::Memory]), ..all.clone() };
+    assert_eq!(ids(memories).await, [memory.id.to_string()]);
+    let turns = EligibilityFilter { origins: Some(vec![Origin::Turn]), ..all.clone() };
+    assert_eq!(ids(turns).await, [kept(2).id.to_string()]);
+    let outside = EligibilityFilter { excluded_session: Some(id.clone()), ..all.clone() };
+    assert_eq!(ids(outside).await, [memory.id.to_string()]);
+    let other =
+        EligibilityFilter { excluded_session: Some(SessionId::new("sess_turn").unwrap()), ..all.clone() };
+    assert_eq!(ids(other).await.len(), 2, "only that session's turns are left out, not a prefix of it");
+    // An ended session takes no turn, and the unit's records do not commit either.
+    store.end_session(&id, t(3), false, event("session.ended", None)).await.unwrap();
+    let late = SessionTurn { turn: 3, ..turn };
+    let unit = WriteUnit { turn: Some(late), inserts: vec![kept(4)], ..WriteUnit::default() };
+    assert!(matches!(store.apply(unit).await, Err(DomainError::Conflict(_))));
+    assert!(store.get(&kept(4).id).await.unwrap().is_none());
 }
 
 /// Contract: see the body.
@@ -597,6 +701,7 @@ pub async fn an_ended_session_is_claimed_for_extraction_once_with_a_lease_and_bo
         project_id: None,
         started_at: t(1),
         ended_at: None,
+        scope: None,
     };
     // Claims made at t(5); a claim older than t(4) has lapsed.
     let terms = |now: u32, lapsed_before: u32| ClaimTerms {
@@ -860,7 +965,7 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
     );
     // A record written with a context is re-embedded as the write embedded it.
     assert_eq!(
-        todo.iter().map(retold_domain::ReembedItem::embedding_text).collect::<Vec<_>>(),
+        todo.iter().map(|i| i.indexed().embedding_text()).collect::<Vec<_>>(),
         ["text 1", "text 2\nthe turn before"]
     );
     // Staged vectors of an abandoned target are discarded; the served ones stay.

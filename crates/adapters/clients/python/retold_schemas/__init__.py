@@ -513,11 +513,23 @@ class RecordDto(BaseModel):
     expires_at: AwareDatetime | None = None
     id: str
     last_reinforced_at: AwareDatetime | None = None
+    origin: Annotated[
+        str,
+        Field(
+            description='`memory` (written as a memory) or `turn` (a session turn kept verbatim; `source_ref`\ncites it).'
+        ),
+    ]
     reinforcements: Annotated[int, Field(ge=0)]
     scope_id: str
     scope_kind: str
     source_kind: str
     source_ref: str | None = None
+    speaker: Annotated[
+        str | None,
+        Field(
+            description='Who said it, when the host named the speaker of the turn it keeps.'
+        ),
+    ] = None
     status: Annotated[
         str,
         Field(description='provisional, confirmed, superseded, expired or deleted.'),
@@ -641,6 +653,11 @@ class ReviseActionDto(StrEnum):
     merge_entities = 'merge_entities'
 
 
+class Origin(StrEnum):
+    memory = 'memory'
+    turn = 'turn'
+
+
 class Type(StrEnum):
     semantic = 'semantic'
     episodic = 'episodic'
@@ -672,6 +689,12 @@ class SearchBody(BaseModel):
             description='Also return provisional records on the lower-trust side of a conflict (seed section 7:\nthe confirmed record is the normal result); each is marked in its explanation.'
         ),
     ] = None
+    include_current_session: Annotated[
+        bool | None,
+        Field(
+            description='Also the turn records of the session `principal.session_id` names. Off by default: a\nsearch made inside a session leaves out the conversation its caller is having.'
+        ),
+    ] = None
     include_history: Annotated[
         bool | None, Field(description='Also return superseded records.')
     ] = None
@@ -681,6 +704,13 @@ class SearchBody(BaseModel):
             description='Most results to return (default from configuration, capped by `retrieval.max_limit`).',
             ge=1,
             le=1000,
+        ),
+    ] = None
+    origins: Annotated[
+        list[Origin] | None,
+        Field(
+            description='Only records of these origins: `memory` (written as a memory: `memory_write`,\nextraction, a session summary) or `turn` (a session turn kept verbatim by turn\nmemory). Absent means both; `["memory"]` asks for distilled records only.',
+            max_length=2,
         ),
     ] = None
     principal: PrincipalDto
@@ -751,6 +781,13 @@ class SessionBody(BaseModel):
         extra='forbid',
     )
     principal: PrincipalDto
+    scope: Annotated[
+        str | None,
+        Field(
+            description="Where turn memory keeps this session's turns: a scope the principal may write (a\nproject's shared memory, say). Absent: the principal's private scope\n`agent:<agent_id>/<user_id>`.",
+            pattern='^((user|project|org):[A-Za-z0-9_.@+-]{1,128}|agent:[A-Za-z0-9_.@+-]{1,128}(/[A-Za-z0-9_.@+-]{1,128})?)$',
+        ),
+    ] = None
     tags: Annotated[
         list[Tag] | None,
         Field(
@@ -807,9 +844,15 @@ class StoreCheckDto(BaseModel):
 
 
 class TranscriptTurnDto(BaseModel):
+    at: Annotated[AwareDatetime, Field(description='When it was said.')]
     content: str
-    created_at: AwareDatetime
+    created_at: Annotated[
+        AwareDatetime, Field(description='When the service recorded it.')
+    ]
     role: Annotated[str, Field(description='user, assistant or tool.')]
+    speaker: Annotated[
+        str | None, Field(description='Who spoke, when the host named them.')
+    ] = None
     turn: Annotated[
         int,
         Field(description='The turn number, cited as `session:<id><turn:N>`.', ge=1),
@@ -826,12 +869,46 @@ class TurnBody(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
-    content: Annotated[str, Field(max_length=100000, min_length=1)]
+    at: Annotated[
+        AwareDatetime | None,
+        Field(
+            description="When it was said, for a host that replays or imports history: not in the future, and\nnot before the session's previous turn. Absent: now."
+        ),
+    ] = None
+    content: Annotated[
+        str,
+        Field(
+            description="The turn's text. With turn memory on it is also kept as searchable records: one, or\nfor a turn longer than a record holds, one per part, cut at line and sentence ends.",
+            max_length=100000,
+            min_length=1,
+        ),
+    ]
     principal: PrincipalDto
     role: Annotated[Role, Field(description='user, assistant or tool.')]
+    speaker: Annotated[
+        str | None,
+        Field(
+            description="Who spoke, when the session has more voices than its user, agent and tools (a group\nchat, a multi-party transcript): the name a search knows them by. Absent: the\nsession's user for a user turn, its agent for an assistant turn.",
+            max_length=200,
+            min_length=1,
+            pattern='^\\s*[^\\s\\u0000-\\u001f\\u007f-\\u009f]([^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f])?\\s*$',
+        ),
+    ] = None
 
 
 class TurnDto(BaseModel):
+    memory: Annotated[
+        str,
+        Field(
+            description="What turn memory did: `kept` (its records are searchable now), `off`\n(`sessions.turn_memory` is off), or `scope_not_writable` (the session's scope is no\nlonger writable by its principal); the turn is in the transcript in every case."
+        ),
+    ]
+    record_ids: Annotated[
+        list[str],
+        Field(
+            description='The records that keep it, in order (several for a long turn).'
+        ),
+    ]
     source_ref: str
     turn: Annotated[
         int,

@@ -301,16 +301,24 @@ class Retold:
 
     # Sessions and the decision.
 
-    def start_session(self, principal: Principal, *, tags: Sequence[str] = ()) -> dict:
+    def start_session(self, principal: Principal, *, tags: Sequence[str] = (), scope: str | None = None) -> dict:
+        """Start a session; its turns are kept as memory in `scope` (one the agent may write),
+        else in the principal's private scope."""
         body = {"principal": principal.in_session(None).to_body()}
         if tags:
             body["tags"] = list(tags)
+        if scope is not None:
+            body["scope"] = scope
         return self._send(_START, body)
 
-    def append_turn(self, principal: Principal, role: str, content: str, *, idempotency_key: str | None = None) -> dict:
+    def append_turn(self, principal: Principal, role: str, content: str, *, idempotency_key: str | None = None,
+                    speaker: str | None = None, at: str | None = None) -> dict:
+        """Append a turn: `speaker` names who spoke when the session has more voices than its
+        user, agent and tools; `at` (RFC 3339) is when it was said, for replayed history."""
         session = _session_of(principal)
-        return self._send(_TURN, {"principal": principal.to_body(), "role": role, "content": content},
-                          path=session, idempotency_key=idempotency_key)
+        body = {"principal": principal.to_body(), "role": role, "content": content}
+        body.update(_present({"speaker": speaker, "at": at}))
+        return self._send(_TURN, body, path=session, idempotency_key=idempotency_key)
 
     def profile(self, principal: Principal) -> dict:
         """The profile of the principal's session (a session the host started itself)."""
@@ -507,8 +515,9 @@ class MemorySession:
         self._lock = threading.Lock()
         self.ended = False
 
-    def record(self, role: str, content: str, *, key: str | None = None) -> int | None:
-        """Append a turn, in call order; returns its number.
+    def record(self, role: str, content: str, *, key: str | None = None, speaker: str | None = None) -> int | None:
+        """Append a turn, in call order; returns its number. With the service's turn memory
+        (on by default) it is searchable from the next session on, no tool call needed.
 
         Text past the service's limit is cut; empty content is not a turn (None). `key` names
         the turn for the host (a message id): a retry of it, or recording it again, never adds
@@ -527,7 +536,8 @@ class MemorySession:
             idempotency_key = re.sub(r"[^!-~]", "_", f"turn:{self.id}:{key}")[:255]
         with self._lock:
             try:
-                answer = self.retold.append_turn(self.principal, role, content, idempotency_key=idempotency_key)
+                answer = self.retold.append_turn(self.principal, role, content, idempotency_key=idempotency_key,
+                                                 speaker=speaker)
             except (ValidationFailed, PayloadTooLarge) as error:
                 log.warning("Retold refused a %s turn, skipped: %s", role, error)
                 return None
@@ -585,16 +595,32 @@ def profile_text(profile: Mapping[str, Any] | None) -> str:
     return str(profile.get("text") or "").strip()
 
 
+# Who said a turn kept by turn memory, by its source kind, when the host named no speaker.
+_SAID_BY = {"user_statement": "the user", "system": "you (the assistant)", "tool_result": "a tool"}
+
+
+def said(record: Mapping[str, Any]) -> str:
+    """How a recalled record is introduced: nothing for a memory; for a session turn kept
+    verbatim, who said it and when (`the user said on 2026-12-06: `), since its text is what
+    was said, in the first person of whoever said it."""
+    if record.get("origin") != "turn":
+        return ""
+    who = record.get("speaker") or _SAID_BY.get(record.get("source_kind", ""), "someone")
+    when = str(record.get("event_at") or "")[:10]
+    return f"{who} said on {when}: " if when else f"{who} said: "
+
+
 def recall_text(results: Sequence[Mapping[str, Any]]) -> str:
     """Recalled records as a block for the model's context, each with its id to cite; a long
-    record shows its passage (what the search's token budget counted)."""
+    record shows its passage (what the search's token budget counted); a session turn kept
+    verbatim says who said it and when."""
     if not results:
         return ""
     lines = ["Memories recalled for this turn (Retold; cite the id when you use one):"]
     for result in results:
         record = result["record"]
         shown = (result.get("passage") or {}).get("text") or record["content"]
-        lines.append(f"- [{record['id']}] {shown}")
+        lines.append(f"- [{record['id']}] {said(record)}{shown}")
     return "\n".join(lines)
 
 

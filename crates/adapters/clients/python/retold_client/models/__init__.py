@@ -70,6 +70,7 @@ from .revise_action_dto import ReviseActionDto
 from .revise_body import ReviseBody
 from .revise_response_dto import ReviseResponseDto
 from .search_body import SearchBody
+from .search_body_origins_type_0_item import SearchBodyOriginsType0Item
 from .search_body_types_type_0_item import SearchBodyTypesType0Item
 from .search_list_dto import SearchListDto
 from .search_response_dto import SearchResponseDto
@@ -165,6 +166,7 @@ __all__ = (
     "ReviseBody",
     "ReviseResponseDto",
     "SearchBody",
+    "SearchBodyOriginsType0Item",
     "SearchBodyTypesType0Item",
     "SearchListDto",
     "SearchResponseDto",

@@ -31,6 +31,8 @@ class RecordDto:
             created_at (datetime.datetime):
             creator_agent_id (str):
             id (str):
+            origin (str): `memory` (written as a memory) or `turn` (a session turn kept verbatim; `source_ref`
+                cites it).
             reinforcements (int):
             scope_id (str):
             scope_kind (str):
@@ -45,6 +47,7 @@ class RecordDto:
             expires_at (datetime.datetime | None | Unset):
             last_reinforced_at (datetime.datetime | None | Unset):
             source_ref (None | str | Unset):
+            speaker (None | str | Unset): Who said it, when the host named the speaker of the turn it keeps.
             subject (None | str | Unset): `<entity_id>/<attribute>`, derived.
             subject_entity_id (None | str | Unset):
             supersedes_id (None | str | Unset):
@@ -55,6 +58,7 @@ class RecordDto:
     created_at: datetime.datetime
     creator_agent_id: str
     id: str
+    origin: str
     reinforcements: int
     scope_id: str
     scope_kind: str
@@ -69,6 +73,7 @@ class RecordDto:
     expires_at: datetime.datetime | None | Unset = UNSET
     last_reinforced_at: datetime.datetime | None | Unset = UNSET
     source_ref: None | str | Unset = UNSET
+    speaker: None | str | Unset = UNSET
     subject: None | str | Unset = UNSET
     subject_entity_id: None | str | Unset = UNSET
     supersedes_id: None | str | Unset = UNSET
@@ -88,6 +93,8 @@ class RecordDto:
         creator_agent_id = self.creator_agent_id
 
         id = self.id
+
+        origin = self.origin
 
         reinforcements = self.reinforcements
 
@@ -149,6 +156,12 @@ class RecordDto:
         else:
             source_ref = self.source_ref
 
+        speaker: None | str | Unset
+        if isinstance(self.speaker, Unset):
+            speaker = UNSET
+        else:
+            speaker = self.speaker
+
         subject: None | str | Unset
         if isinstance(self.subject, Unset):
             subject = UNSET
@@ -176,6 +189,7 @@ class RecordDto:
             "created_at": created_at,
             "creator_agent_id": creator_agent_id,
             "id": id,
+            "origin": origin,
             "reinforcements": reinforcements,
             "scope_id": scope_id,
             "scope_kind": scope_kind,
@@ -197,6 +211,8 @@ class RecordDto:
             field_dict["last_reinforced_at"] = last_reinforced_at
         if source_ref is not UNSET:
             field_dict["source_ref"] = source_ref
+        if speaker is not UNSET:
+            field_dict["speaker"] = speaker
         if subject is not UNSET:
             field_dict["subject"] = subject
         if subject_entity_id is not UNSET:
@@ -223,6 +239,8 @@ class RecordDto:
         creator_agent_id = d.pop("creator_agent_id")
 
         id = d.pop("id")
+
+        origin = d.pop("origin")
 
         reinforcements = d.pop("reinforcements")
 
@@ -331,6 +349,16 @@ class RecordDto:
         source_ref = _parse_source_ref(d.pop("source_ref", UNSET))
 
 
+        def _parse_speaker(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        speaker = _parse_speaker(d.pop("speaker", UNSET))
+
+
         def _parse_subject(data: object) -> None | str | Unset:
             if data is None:
                 return data
@@ -367,6 +395,7 @@ class RecordDto:
             created_at=created_at,
             creator_agent_id=creator_agent_id,
             id=id,
+            origin=origin,
             reinforcements=reinforcements,
             scope_id=scope_id,
             scope_kind=scope_kind,
@@ -381,6 +410,7 @@ class RecordDto:
             expires_at=expires_at,
             last_reinforced_at=last_reinforced_at,
             source_ref=source_ref,
+            speaker=speaker,
             subject=subject,
             subject_entity_id=subject_entity_id,
             supersedes_id=supersedes_id,

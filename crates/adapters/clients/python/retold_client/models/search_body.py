@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..models.search_body_origins_type_0_item import SearchBodyOriginsType0Item
 from ..models.search_body_types_type_0_item import SearchBodyTypesType0Item
 from ..types import UNSET, Unset
 from typing import cast
@@ -39,9 +40,16 @@ class SearchBody:
             include_conflicts (bool | Unset): Also return provisional records on the lower-trust side of a conflict (seed
                 section 7:
                 the confirmed record is the normal result); each is marked in its explanation.
+            include_current_session (bool | Unset): Also the turn records of the session `principal.session_id` names. Off
+                by default: a
+                search made inside a session leaves out the conversation its caller is having.
             include_history (bool | Unset): Also return superseded records.
             limit (int | None | Unset): Most results to return (default from configuration, capped by
                 `retrieval.max_limit`).
+            origins (list[SearchBodyOriginsType0Item] | None | Unset): Only records of these origins: `memory` (written as a
+                memory: `memory_write`,
+                extraction, a session summary) or `turn` (a session turn kept verbatim by turn
+                memory). Absent means both; `["memory"]` asks for distilled records only.
             token_budget (int | None | Unset): Most estimated tokens of what the results show (default
                 `retrieval.token_budget`): each
                 result shows its content, or a long record's `passage`; results are kept in rank order
@@ -56,8 +64,10 @@ class SearchBody:
     event_from: datetime.datetime | None | Unset = UNSET
     event_to: datetime.datetime | None | Unset = UNSET
     include_conflicts: bool | Unset = UNSET
+    include_current_session: bool | Unset = UNSET
     include_history: bool | Unset = UNSET
     limit: int | None | Unset = UNSET
+    origins: list[SearchBodyOriginsType0Item] | None | Unset = UNSET
     token_budget: int | None | Unset = UNSET
     types: list[SearchBodyTypesType0Item] | None | Unset = UNSET
 
@@ -95,6 +105,8 @@ class SearchBody:
 
         include_conflicts = self.include_conflicts
 
+        include_current_session = self.include_current_session
+
         include_history = self.include_history
 
         limit: int | None | Unset
@@ -102,6 +114,19 @@ class SearchBody:
             limit = UNSET
         else:
             limit = self.limit
+
+        origins: list[str] | None | Unset
+        if isinstance(self.origins, Unset):
+            origins = UNSET
+        elif isinstance(self.origins, list):
+            origins = []
+            for origins_type_0_item_data in self.origins:
+                origins_type_0_item = origins_type_0_item_data.value
+                origins.append(origins_type_0_item)
+
+
+        else:
+            origins = self.origins
 
         token_budget: int | None | Unset
         if isinstance(self.token_budget, Unset):
@@ -137,10 +162,14 @@ class SearchBody:
             field_dict["event_to"] = event_to
         if include_conflicts is not UNSET:
             field_dict["include_conflicts"] = include_conflicts
+        if include_current_session is not UNSET:
+            field_dict["include_current_session"] = include_current_session
         if include_history is not UNSET:
             field_dict["include_history"] = include_history
         if limit is not UNSET:
             field_dict["limit"] = limit
+        if origins is not UNSET:
+            field_dict["origins"] = origins
         if token_budget is not UNSET:
             field_dict["token_budget"] = token_budget
         if types is not UNSET:
@@ -206,6 +235,8 @@ class SearchBody:
 
         include_conflicts = d.pop("include_conflicts", UNSET)
 
+        include_current_session = d.pop("include_current_session", UNSET)
+
         include_history = d.pop("include_history", UNSET)
 
         def _parse_limit(data: object) -> int | None | Unset:
@@ -216,6 +247,31 @@ class SearchBody:
             return cast(int | None | Unset, data)
 
         limit = _parse_limit(d.pop("limit", UNSET))
+
+
+        def _parse_origins(data: object) -> list[SearchBodyOriginsType0Item] | None | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            try:
+                if not isinstance(data, list):
+                    raise TypeError()
+                origins_type_0 = []
+                _origins_type_0 = data
+                for origins_type_0_item_data in (_origins_type_0):
+                    origins_type_0_item = SearchBodyOriginsType0Item(origins_type_0_item_data)
+
+
+
+                    origins_type_0.append(origins_type_0_item)
+
+                return origins_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(list[SearchBodyOriginsType0Item] | None | Unset, data)
+
+        origins = _parse_origins(d.pop("origins", UNSET))
 
 
         def _parse_token_budget(data: object) -> int | None | Unset:
@@ -260,8 +316,10 @@ class SearchBody:
             event_from=event_from,
             event_to=event_to,
             include_conflicts=include_conflicts,
+            include_current_session=include_current_session,
             include_history=include_history,
             limit=limit,
+            origins=origins,
             token_budget=token_budget,
             types=types,
         )

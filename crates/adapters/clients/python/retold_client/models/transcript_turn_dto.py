@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from ..types import UNSET, Unset
 from typing import cast
 import datetime
 
@@ -25,16 +26,20 @@ class TranscriptTurnDto:
     """ One turn of a session's transcript.
 
         Attributes:
+            at (datetime.datetime): When it was said.
             content (str):
-            created_at (datetime.datetime):
+            created_at (datetime.datetime): When the service recorded it.
             role (str): user, assistant or tool.
             turn (int): The turn number, cited as `session:<id><turn:N>`.
+            speaker (None | str | Unset): Who spoke, when the host named them.
      """
 
+    at: datetime.datetime
     content: str
     created_at: datetime.datetime
     role: str
     turn: int
+    speaker: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
 
@@ -42,6 +47,8 @@ class TranscriptTurnDto:
 
 
     def to_dict(self) -> dict[str, Any]:
+        at = self.at.isoformat()
+
         content = self.content
 
         created_at = self.created_at.isoformat()
@@ -50,15 +57,24 @@ class TranscriptTurnDto:
 
         turn = self.turn
 
+        speaker: None | str | Unset
+        if isinstance(self.speaker, Unset):
+            speaker = UNSET
+        else:
+            speaker = self.speaker
+
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "at": at,
             "content": content,
             "created_at": created_at,
             "role": role,
             "turn": turn,
         })
+        if speaker is not UNSET:
+            field_dict["speaker"] = speaker
 
         return field_dict
 
@@ -67,6 +83,11 @@ class TranscriptTurnDto:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        at = datetime.datetime.fromisoformat(d.pop("at"))
+
+
+
+
         content = d.pop("content")
 
         created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
@@ -78,11 +99,23 @@ class TranscriptTurnDto:
 
         turn = d.pop("turn")
 
+        def _parse_speaker(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        speaker = _parse_speaker(d.pop("speaker", UNSET))
+
+
         transcript_turn_dto = cls(
+            at=at,
             content=content,
             created_at=created_at,
             role=role,
             turn=turn,
+            speaker=speaker,
         )
 
 

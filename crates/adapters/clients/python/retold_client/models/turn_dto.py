@@ -8,6 +8,7 @@ from attrs import field as _attrs_field
 
 from ..types import UNSET, Unset
 
+from typing import cast
 
 
 
@@ -23,10 +24,16 @@ class TurnDto:
     """ An appended turn.
 
         Attributes:
+            memory (str): What turn memory did: `kept` (its records are searchable now), `off`
+                (`sessions.turn_memory` is off), or `scope_not_writable` (the session's scope is no
+                longer writable by its principal); the turn is in the transcript in every case.
+            record_ids (list[str]): The records that keep it, in order (several for a long turn).
             source_ref (str):
             turn (int): The turn number (1, 2, …) to cite as `session:<id><turn:N>`.
      """
 
+    memory: str
+    record_ids: list[str]
     source_ref: str
     turn: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
@@ -36,6 +43,12 @@ class TurnDto:
 
 
     def to_dict(self) -> dict[str, Any]:
+        memory = self.memory
+
+        record_ids = self.record_ids
+
+
+
         source_ref = self.source_ref
 
         turn = self.turn
@@ -44,6 +57,8 @@ class TurnDto:
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update({
+            "memory": memory,
+            "record_ids": record_ids,
             "source_ref": source_ref,
             "turn": turn,
         })
@@ -55,11 +70,18 @@ class TurnDto:
     @classmethod
     def from_dict(cls: type[T], src_dict: Mapping[str, Any]) -> T:
         d = dict(src_dict)
+        memory = d.pop("memory")
+
+        record_ids = cast(list[str], d.pop("record_ids"))
+
+
         source_ref = d.pop("source_ref")
 
         turn = d.pop("turn")
 
         turn_dto = cls(
+            memory=memory,
+            record_ids=record_ids,
             source_ref=source_ref,
             turn=turn,
         )
