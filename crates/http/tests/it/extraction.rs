@@ -197,6 +197,33 @@ async fn extracted_once_through(provider_name: &str) {
     assert_eq!(summary["source_ref"], format!("session:{sid}"));
     assert_eq!(summary["type"], "episodic");
 
+    // With turn memory on, the fact distilled from turn 1 and turn 1 itself are both memory,
+    // told apart by their origin, and a search may ask for either.
+    for distilled in [&preference, &branch, &resume, &summary] {
+        assert_eq!(distilled["origin"], "memory", "{distilled}");
+    }
+    let search = |origins: Value| {
+        let body = json!({"principal": principal("research-agent", "aditya"),
+            "query": "How does Aditya like explanations?", "origins": origins});
+        let (app, host) = (&app, host.clone());
+        async move { app.call("POST", "/v1/memory/search", Some(&host), Some(body)).await.1 }
+    };
+    let turns = search(json!(["turn"])).await;
+    let said = turns["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["record"]["source_ref"] == preference["source_ref"])
+        .unwrap_or_else(|| panic!("the cited turn is kept: {turns}"));
+    assert_eq!(said["record"]["content"], "I prefer concise technical explanations, ideally in English.");
+    let memories = search(json!(["memory"])).await;
+    let first = &memories["results"][0]["record"];
+    assert_eq!(
+        (first["id"].as_str(), first["origin"].as_str()),
+        (Some(id(0).as_str()), Some("memory")),
+        "{memories}"
+    );
+
     // What the provider was sent.
     let sent = provider.requests();
     assert_eq!(sent.len(), 2, "one extraction, one review");

@@ -508,3 +508,40 @@ fn a_hosted_planner_without_its_key_refuses_to_start_and_an_unknown_bundle_too()
     let error = retold_http::hosted_stages(&unknown).err().expect("refused").to_string();
     assert!(error.contains("\"nope\" is not in the bundle registry"), "{error}");
 }
+
+/// A turn kept by turn memory answers the gap as well as a memory would, yet it is not
+/// admitted: the orchestrator regenerates answers from distilled memories only (a verbatim
+/// turn may be a question, a hedge or the agent's own earlier answer).
+#[tokio::test]
+async fn a_turn_kept_verbatim_is_not_admitted_into_an_answer() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(answer("never"));
+    let app = app(Some(&provider), true).await;
+    let host = app.host_key(&[]).await;
+    let jo = principal("assistant", "jo");
+    let (_, first) = app.call("POST", "/v1/sessions", Some(&host), Some(json!({"principal": jo}))).await;
+    let said = json!({"principal": jo, "role": "user", "content": "My preferred editor is Helix, please configure Helix."});
+    let first = first["id"].as_str().unwrap();
+    let (status, kept) =
+        app.call("POST", &format!("/v1/sessions/{first}/turns"), Some(&host), Some(said)).await;
+    assert_eq!((status, kept["memory"].as_str()), (StatusCode::CREATED, Some("kept")), "{kept}");
+    let (_, second) = app.call("POST", "/v1/sessions", Some(&host), Some(json!({"principal": jo}))).await;
+    let outcome = decide(&app, &host, second["id"].as_str().unwrap(), TURN, DRAFT, json!({})).await;
+    assert_eq!(outcome["decision"]["reason"], "nothing_admitted", "{outcome}");
+    assert_eq!(outcome["admitted_records"], json!([]));
+    // Its searches asked for memories only, as their traces say.
+    let search = outcome["decision"]["searches"][0].as_str().unwrap();
+    let (_, trace) = app.call("GET", &format!("/v1/admin/search-log/{search}"), Some(ADMIN_KEY), None).await;
+    assert!(trace.to_string().contains("\"origins\""), "{trace}");
+    // Searched directly, the turn is what the user said.
+    let (_, found) = app
+        .call(
+            "POST",
+            "/v1/memory/search",
+            Some(&host),
+            Some(json!({"principal": jo, "query": "Which editor do I prefer?"})),
+        )
+        .await;
+    assert_eq!(found["results"][0]["record"]["id"], kept["record_ids"][0], "{found}");
+    assert!(provider.requests().is_empty());
+}

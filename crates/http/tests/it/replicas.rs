@@ -3,7 +3,8 @@
 //! by A at once (read-your-writes); a forget on B leaves A's search; A and B racing for one
 //! current fact leave exactly one; A killed with `kill -9` under three writers leaves B
 //! consistent: every write A acknowledged is readable on B and found there through both
-//! channels, no result is returned twice, and B keeps writing.
+//! channels, no result is returned twice, and B keeps writing. A conversation's turns
+//! appended on either are numbered in order and each is searchable on the other.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -100,6 +101,52 @@ fn a_write_on_one_replica_is_searchable_on_the_other_and_survives_its_kill_9() {
         assert!(asked.elapsed() < Duration::from_secs(5), "A still returns {forgotten} after B forgot it");
         std::thread::sleep(Duration::from_millis(5));
     }
+    // One conversation across both: turns appended on A and on B to one session are numbered
+    // in order, and each, kept by turn memory, is found on the other replica; a search made
+    // inside the session, on either, leaves its turns out.
+    let started = post(
+        &format!("{}/v1/sessions", a.url),
+        &key,
+        &json!({"principal": principal(), "scope": "project:replicas"}),
+    )
+    .expect("A starts a session");
+    let sid = started["id"].as_str().unwrap().to_owned();
+    let mut kept = Vec::new();
+    for (n, (on, other)) in [(&a, &b), (&b, &a), (&a, &b), (&b, &a)].into_iter().enumerate() {
+        let body = json!({"principal": principal(), "role": "user",
+            "content": format!("Turn rturn{n}q of the conversation across replicas.")});
+        let turn =
+            post(&format!("{}/v1/sessions/{sid}/turns", on.url), &key, &body).expect("a turn is appended");
+        assert_eq!(
+            (turn["turn"].as_u64(), turn["memory"].as_str()),
+            (Some(n as u64 + 1), Some("kept")),
+            "{turn}"
+        );
+        let id = turn["record_ids"][0].as_str().unwrap().to_owned();
+        let appended = Instant::now();
+        while !search(other, &key, &format!("rturn{n}q")).iter().any(|(hit, both)| *hit == id && *both) {
+            assert!(
+                appended.elapsed() < Duration::from_secs(5),
+                "the other replica never found turn {}",
+                n + 1
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        kept.push(id);
+    }
+    let inside = json!({"principal": {"agent_id": "replica-agent", "user_id": "ops", "session_id": sid},
+        "query": "rturn0q rturn1q rturn2q rturn3q", "limit": 50});
+    for server in [&a, &b] {
+        let found = post(&format!("{}/v1/memory/search", server.url), &key, &inside).unwrap_or_default();
+        let ids: Vec<&str> = found["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|r| r["record"]["id"].as_str())
+            .collect();
+        assert!(kept.iter().all(|k| !ids.contains(&k.as_str())), "{found}");
+    }
+
     delays.sort();
     println!(
         "| replicas | write on A → found on B (both channels) | median {:?} | max {:?} (includes one search round trip) |",
