@@ -510,3 +510,46 @@ async fn retention_deletes_extracted_transcripts_and_records_keep_their_evidence
         "forced: {forced}"
     );
 }
+
+/// A replayed conversation kept in a project's shared memory: its summary is dated when the
+/// conversation happened (its first turn), not when it was replayed, and kept where its turns
+/// are, so whoever may read the conversation may read its summary.
+#[tokio::test]
+async fn a_replayed_sessions_summary_is_dated_at_its_first_turn_and_kept_with_its_turns() {
+    let provider = FakeProvider::start().await.unwrap();
+    provider.respond_with(respond);
+    let app = app_with_provider(&provider, "anthropic", "sk-test-key", &[]).await;
+    let host = app.host_key(&["research-agent"]).await;
+    app.grant("research-agent", "project:retold", true, true).await;
+    let aditya = principal("research-agent", "aditya");
+    let (status, session) = app
+        .call(
+            "POST",
+            "/v1/sessions",
+            Some(&host),
+            Some(json!({"principal": aditya, "scope": "project:retold"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{session}");
+    let sid = session["id"].as_str().unwrap().to_owned();
+    for (n, (role, content)) in TURNS.into_iter().enumerate() {
+        let at = format!("2024-03-0{}T09:00:00Z", n + 1);
+        let body = json!({"principal": aditya, "role": role, "content": content, "at": at});
+        let (status, turn) =
+            app.call("POST", &format!("/v1/sessions/{sid}/turns"), Some(&host), Some(body)).await;
+        assert_eq!(status, StatusCode::CREATED, "{turn}");
+    }
+    let end = json!({"principal": aditya, "wait_for_extraction": true});
+    let (status, report) = app.call("POST", &format!("/v1/sessions/{sid}/end"), Some(&host), Some(end)).await;
+    assert_eq!((status, report["status"].as_str()), (StatusCode::OK, Some("extracted")), "{report}");
+    let summary = record(&app, &host, report["summary"]["record_id"].as_str().unwrap()).await;
+    assert_eq!(
+        (summary["scope_kind"].as_str(), summary["scope_id"].as_str()),
+        (Some("project"), Some("retold"))
+    );
+    assert_eq!(summary["event_at"], "2024-03-01T09:00:00Z");
+    // The extractor read when each turn was said.
+    let prompt =
+        provider.requests().iter().find(|r| r.schema_name() == Some("extract_v1")).unwrap().body.to_string();
+    assert!(prompt.contains("2024-03-03T09:00:00+00:00"), "{prompt}");
+}
