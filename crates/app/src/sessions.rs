@@ -199,6 +199,12 @@ impl SessionService {
         if session.ended_at.is_some() {
             return Err(DomainError::Conflict(format!("session {} has ended", session.id)));
         }
+        if input.content.trim().is_empty() || input.content.contains('\0') {
+            return Err(DomainError::Invalid {
+                field: "content",
+                reason: "must hold text other than whitespace, and no NUL character".into(),
+            });
+        }
         let now = self.clock.now();
         let at = input.at.unwrap_or(now);
         if at > now {

@@ -410,8 +410,11 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
 
 fn bench_embedder() -> Result<Value> {
     // Two workers: the batch throughput below is what two threads reach with a session each.
-    let embedder =
-        OnnxEmbedder::load(OnnxEmbedderConfig { workers: 2, ..OnnxEmbedderConfig::provisioned() })?;
+    let embedder = OnnxEmbedder::load(OnnxEmbedderConfig {
+        workers: 2,
+        threads: 1,
+        ..OnnxEmbedderConfig::provisioned()
+    })?;
     let mut rng = Rng(42);
     let (mut single, mut pair, mut one_run) = (Vec::new(), Vec::new(), Vec::new());
     let (mut record, mut with_sentences) = (Vec::new(), Vec::new());

@@ -875,8 +875,12 @@ pub(crate) fn git_revision() -> String {
 
 pub(crate) fn embedder() -> Result<Arc<CachedEmbedder>> {
     let settings = retold_http::Settings::load(None)?;
-    // Evaluations embed whole datasets on two threads: one session each.
-    let config = retold_index::OnnxEmbedderConfig { workers: 2, ..retold_http::embedder_config(&settings) };
+    // Evaluations embed whole datasets on two threads: one single-threaded session each.
+    let config = retold_index::OnnxEmbedderConfig {
+        workers: 2,
+        threads: 1,
+        ..retold_http::embedder_config(&settings)
+    };
     let inner = Arc::new(OnnxEmbedder::load(config)?);
     let dir = retold_index::cache_dir().join("embedding-cache");
     Ok(Arc::new(CachedEmbedder { inner, dir }))
@@ -1303,7 +1307,7 @@ async fn locomo_layout(
 /// after the layout's promise is checked: in a store that keeps each conversation under its
 /// own user, no search returns another user's record (an error if one does). In one shared
 /// scope other conversations are in reach: `foreign` counts the questions whose default
-/// first ten hold one.
+/// first ten hold a turn of another conversation.
 fn isolated(
     layout: Layout,
     turns: &crate::replay::Turns,
@@ -1324,9 +1328,7 @@ fn isolated(
                 }
             }
             Layout::OneScope => {
-                if config == "default"
-                    && turns.foreign(owner, &retrieved[..retrieved.len().min(10)]).is_some()
-                {
+                if config == "default" && turns.foreign_turn(owner, &retrieved[..retrieved.len().min(10)]) {
                     *foreign += 1;
                 }
             }

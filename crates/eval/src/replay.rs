@@ -199,16 +199,27 @@ pub(crate) struct Turns {
     canonical: HashMap<RecordId, RecordId>,
     first: HashMap<String, RecordId>,
     owner: HashMap<RecordId, String>,
+    key: HashMap<RecordId, String>,
+    keys_of: HashMap<String, std::collections::HashSet<String>>,
 }
 
 impl Turns {
     /// Add what `store` wrote for conversation `owner`.
     pub(crate) fn add(&mut self, owner: &str, written: Vec<(RecordId, String)>) {
         for (id, key) in written {
-            let first = self.first.entry(key).or_insert_with(|| id.clone()).clone();
+            let first = self.first.entry(key.clone()).or_insert_with(|| id.clone()).clone();
             self.owner.insert(id.clone(), owner.to_owned());
+            self.keys_of.entry(owner.to_owned()).or_default().insert(key.clone());
+            self.key.insert(id.clone(), key);
             self.canonical.insert(id, first);
         }
+    }
+
+    /// Whether any of `retrieved` is a turn `owner`'s conversation does not hold (a copy of
+    /// one of its own sessions stored for another conversation is not).
+    pub(crate) fn foreign_turn(&self, owner: &str, retrieved: &[RecordId]) -> bool {
+        let own = self.keys_of.get(owner);
+        retrieved.iter().any(|id| self.key.get(id).is_some_and(|k| !own.is_some_and(|o| o.contains(k))))
     }
 
     /// The canonical record of a turn key.
@@ -250,6 +261,9 @@ mod tests {
         assert_eq!(turns.of_key("s1#2"), Some(&id(3)));
         assert_eq!(turns.foreign("a", &[id(1), id(3)]), None);
         assert_eq!(turns.foreign("a", &[id(1), id(5)]), Some(id(5)));
+        // b's copy of a turn of a's is another user's record, not another conversation's turn.
+        assert_eq!(turns.foreign("a", &[id(4)]), Some(id(4)));
+        assert!(!turns.foreign_turn("a", &[id(1), id(4)]) && turns.foreign_turn("a", &[id(5)]));
     }
 
     #[test]

@@ -188,6 +188,7 @@ const FIELD_RULES: &[(&str, &str, Rule)] = {
         ("MergeBody", "into", Pattern(ENTITY_ID)),
         ("HostKeyBody", "agents", ItemsPattern(TOKEN)),
         ("TurnBody", "role", Enum(ROLES)),
+        ("TurnBody", "content", Pattern(TEXT)),
         ("TurnBody", "speaker", Pattern(NAME)),
         ("SessionBody", "scope", Pattern(SCOPE)),
         ("DecisionBody", "turn", Pattern(TEXT)),

@@ -44,6 +44,7 @@ pub fn embedder_config(settings: &Settings) -> OnnxEmbedderConfig {
         max_length: e.max_length,
         batch_size: e.batch_size,
         workers: e.workers,
+        threads: e.threads,
         model_dir: path_or(&e.model_dir, default_model_dir()),
         runtime_library: path_or(&e.runtime_library, default_runtime_library()),
     }

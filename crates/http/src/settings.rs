@@ -388,6 +388,9 @@ pub struct EmbeddingSettings {
     pub batch_size: usize,
     #[validate(range(min = 1, max = 64))]
     pub workers: usize,
+    /// Threads each ONNX run uses.
+    #[validate(range(min = 1, max = 64))]
+    pub threads: usize,
     /// Most sentence vectors a record gets beside its own vector (its first sentences of four
     /// words or more); 0 gives none.
     #[validate(range(max = 256))]

@@ -35,9 +35,10 @@ pub struct OnnxEmbedderConfig {
     pub max_length: usize,
     /// Texts per ONNX run.
     pub batch_size: usize,
-    /// Concurrent ONNX runs; each session runs on one intra-op thread. Callers waiting for
-    /// a session share its next run.
+    /// Concurrent ONNX runs. Callers waiting for a session share its next run.
     pub workers: usize,
+    /// Threads one run uses (ONNX Runtime's intra-op threads).
+    pub threads: usize,
     /// Directory holding `model.onnx` and `tokenizer.json`.
     pub model_dir: PathBuf,
     /// Path of `libonnxruntime.so`.
@@ -57,6 +58,7 @@ impl OnnxEmbedderConfig {
             max_length: 256,
             batch_size: 32,
             workers: 1,
+            threads: 2,
             model_dir: retold_provision::default_model_dir(),
             runtime_library: retold_provision::default_runtime_library(),
         }
@@ -229,7 +231,7 @@ impl OnnxEmbedder {
 
         let mut sessions = Vec::with_capacity(config.workers);
         for _ in 0..config.workers {
-            let session = build_session(env, &model_path)
+            let session = build_session(env, &model_path, config.threads.max(1))
                 .map_err(|e| IndexError::Model(format!("{}: {e}", model_path.display())))?;
             sessions.push(session);
         }
@@ -445,9 +447,11 @@ pub(crate) struct RunOutput {
     pub(crate) mask: Vec<i64>,
 }
 
-pub(crate) fn build_session(env: &ort::environment::Environment, model: &Path) -> ort::Result<Session> {
-    let threads: usize =
-        std::env::var("RETOLD_EXPERIMENT_THREADS").ok().and_then(|v| v.parse().ok()).unwrap_or(1);
+pub(crate) fn build_session(
+    env: &ort::environment::Environment,
+    model: &Path,
+    threads: usize,
+) -> ort::Result<Session> {
     Session::builder(env)?
         .with_optimization_level(GraphOptimizationLevel::Level3)?
         .with_intra_threads(threads)?

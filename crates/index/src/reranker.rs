@@ -79,7 +79,7 @@ impl OnnxReranker {
                 ..TruncationParams::default()
             }))
             .map_err(|e| IndexError::Tokenizer(format!("setting truncation: {e}")))?;
-        let session = build_session(env, &model_path)
+        let session = build_session(env, &model_path, 1)
             .map_err(|e| IndexError::Model(format!("{}: {e}", model_path.display())))?;
         let io = ModelIo::of(&session, &model_path)?;
         let core = Core { tokenizer, session: Mutex::new(session), io, runs: Default::default() };

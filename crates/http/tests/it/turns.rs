@@ -235,6 +235,8 @@ async fn turns_carry_when_they_were_said_and_who_said_them_and_bad_values_store_
         (json!({"role": "user", "content": "Hi.", "speaker": ""}), "speaker"),
         (json!({"role": "user", "content": "Hi.", "at": "yesterday"}), "at"),
         (json!({"role": "narrator", "content": "Hi."}), "role"),
+        (json!({"role": "user", "content": " \n\t "}), "content"),
+        (json!({"role": "user", "content": "Hi\u{0}there."}), "content"),
     ] {
         let (status, refused) = append(&app, &host, &sid, &host_of_chat, turn.clone()).await;
         assert_eq!(

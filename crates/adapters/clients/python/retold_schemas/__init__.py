@@ -881,6 +881,7 @@ class TurnBody(BaseModel):
             description="The turn's text. With turn memory on it is also kept as searchable records: one, or\nfor a turn longer than a record holds, one per part, cut at line and sentence ends.",
             max_length=100000,
             min_length=1,
+            pattern='^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$',
         ),
     ]
     principal: PrincipalDto
