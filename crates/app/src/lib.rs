@@ -11,6 +11,7 @@
 
 mod activation;
 mod admin;
+mod background;
 mod idempotency;
 mod keys;
 mod operations;
@@ -21,6 +22,7 @@ mod stores;
 
 pub use crate::activation::{ActivationConfig, ActivationService, Inventory};
 pub use crate::admin::{AdminService, EntityView, NewHostKey, Readiness};
+pub use crate::background::BackgroundTasks;
 pub use crate::idempotency::{Answered, IdempotencyService, Idempotent};
 pub use crate::keys::{hash_key, new_key};
 pub use crate::operations::{

@@ -161,6 +161,7 @@ impl ReembedService {
                     dims: model.dims,
                     vector: vectors.next().unwrap_or_default(),
                     sentences: vectors.by_ref().take(count).flatten().collect(),
+                    sentences_pending: false,
                 })
                 .collect();
             // A record deleted since it was read is skipped; it is not live, so the next

@@ -6,7 +6,7 @@ use retold_domain::{
     ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, DecisionLog, EligibilityIndex, EligibilitySource,
     EmbeddingSource, EntityReader, EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore,
     IdempotencyKeys, Inspection, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding,
-    ReviewQueue, SearchLogStore, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
+    ReviewQueue, SearchLogStore, SentenceVectors, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -35,6 +35,7 @@ pub trait AllPorts:
     + TranscriptRetention
     + ReviewQueue
     + Reembedding
+    + SentenceVectors
     + ActivationStore
     + DecisionLog
     + Inspection
@@ -67,6 +68,7 @@ impl<T> AllPorts for T where
         + TranscriptRetention
         + ReviewQueue
         + Reembedding
+        + SentenceVectors
         + ActivationStore
         + DecisionLog
         + Inspection
@@ -103,6 +105,8 @@ pub struct Stores {
     pub retention: Arc<dyn TranscriptRetention>,
     pub reviews: Arc<dyn ReviewQueue>,
     pub reembedding: Arc<dyn Reembedding>,
+    /// Sentence vectors attached after a write commits.
+    pub sentences: Arc<dyn SentenceVectors>,
     pub activation: Arc<dyn ActivationStore>,
     pub decisions: Arc<dyn DecisionLog>,
     pub idempotency: Arc<dyn IdempotencyKeys>,
@@ -137,6 +141,7 @@ impl Stores {
             retention: store.clone(),
             reviews: store.clone(),
             reembedding: store.clone(),
+            sentences: store.clone(),
             activation: store.clone(),
             decisions: store.clone(),
             idempotency: store.clone(),

@@ -37,17 +37,17 @@ pub use crate::inspection::{
     COUNT_CAP, Inspection, PageRequest, RecordBrowse, SearchSummary, SessionSummary,
 };
 pub use crate::ports::{
-    ActivationStore, ApiKeyStore, AuditLog, Centring, Clock, CompletionClient, CompletionRequest,
-    CompletionResponse, ConflictLink, CurrentFacts, DecisionLog, DueReviewRules, EligibilityFilter,
-    EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord, Embedder, EmbeddingModelInfo,
-    EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge, EntityMerge, EntityReader,
-    EntityWriter, Erasure, ErasureReport, ErasureTarget, ExpiryIndex, ExtractionClaims, GrantStore,
-    IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard, KeyedRecord, LexicalHit,
-    LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph, RecordKey, RecordReader,
-    RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker, RetentionReport,
-    ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, SentenceWeight, Snapshots,
-    StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex, WordStemmer, WriteKey, WriteReceipt,
-    WriteReceipts, WriteUnit, turn_session,
+    ActivationStore, ApiKeyStore, AuditLog, Background, BackgroundTask, Centring, Clock, CompletionClient,
+    CompletionRequest, CompletionResponse, ConflictLink, CurrentFacts, DecisionLog, DueReviewRules,
+    EligibilityFilter, EligibilityIndex, EligibilityRow, EligibilitySource, EligibleRecord, Embedder,
+    EmbeddingModelInfo, EmbeddingRow, EmbeddingScan, EmbeddingSource, Entailment, EntailmentJudge,
+    EntityMerge, EntityReader, EntityWriter, Erasure, ErasureReport, ErasureTarget, ExpiryIndex,
+    ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard,
+    KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
+    RecordKey, RecordReader, RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker,
+    RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, SentenceVectors,
+    SentenceWeight, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex,
+    WordStemmer, WriteKey, WriteReceipt, WriteReceipts, WriteUnit, turn_session,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -64,9 +64,12 @@ pub struct EmbeddingRow {
     pub version: u32,
     pub dims: u32,
     pub vector: Vec<f32>,
-    /// The record's sentence vectors ([`crate::sentence_texts`]), `dims` numbers each, one
-    /// after the other; empty when it has none.
+    /// The record's sentence vectors ([`crate::IndexedText::sentence_texts`]), `dims`
+    /// numbers each, one after the other; empty when it has none, or none yet.
     pub sentences: Vec<f32>,
+    /// The record has sentence texts whose vectors are attached after the write commits
+    /// ([`SentenceVectors`]); until then `sentences` is empty.
+    pub sentences_pending: bool,
 }
 
 /// Every compatible stored vector, packed for the index to take over without copying:
@@ -219,6 +222,36 @@ impl EligibilityFilter {
 
 // The store's ports, each sized by the consumers that use it. One store implements them
 // all; the composition root hands each consumer only the ones it asks for.
+
+/// A task that runs apart from the request that started it.
+pub type BackgroundTask = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'static>>;
+
+/// Work that finishes after an answer (a write's sentence vectors), counted so that a caller
+/// can wait until it is done and shutdown finishes it.
+pub trait Background: Send + Sync {
+    /// Run `task` to completion, apart from the caller.
+    fn spawn(&self, task: BackgroundTask);
+    /// Completes once every task spawned before it was called has finished.
+    fn settled(&self) -> BackgroundTask;
+}
+
+/// Sentence vectors attached after a write commits: a write answers once its record, its
+/// lexical row and its own vector are stored, and its sentence vectors follow.
+#[async_trait]
+pub trait SentenceVectors: Send + Sync {
+    /// Store the sentence vectors of a record whose embedding row of `model` still waits for
+    /// them, in one transaction; `false` (nothing changed) when it does not: the record was
+    /// erased or embedded again by another model, or they are there already.
+    async fn attach_sentences(
+        &self,
+        id: &RecordId,
+        model: &EmbeddingModelInfo,
+        sentences: &[f32],
+    ) -> Result<bool>;
+    /// Up to `limit` live records, in key order, whose embedding row of `model` waits for its
+    /// sentence vectors (a process stopped before it attached them).
+    async fn pending_sentences(&self, model: &EmbeddingModelInfo, limit: usize) -> Result<Vec<ReembedItem>>;
+}
 
 /// Applies write units: the only way records, links, FTS rows, embeddings and conflicts change.
 #[async_trait]
@@ -709,6 +742,9 @@ pub trait VectorIndex: Send + Sync {
     /// Add or replace the vector of a record and its sentence vectors (`dims` numbers each,
     /// one after the other; each normalised on the way in).
     fn upsert_with(&self, key: RecordKey, id: &RecordId, vector: &[f32], sentences: &[f32]) -> Result<()>;
+    /// Give a live record its sentence vectors, attached after its write committed; `false`
+    /// (nothing changed) when the index holds no live row for `key`.
+    fn attach_sentences(&self, key: RecordKey, sentences: &[f32]) -> Result<bool>;
     /// Mark a record's vector dead without rebuilding; it is never returned again.
     fn mark_dead(&self, key: RecordKey);
     /// Exact top-k by cosine among live rows whose key is in `eligible`, centred on their

@@ -369,6 +369,7 @@ async fn start_times(vectors: &[Vec<f32>], dims: usize) -> Result<(f64, (f64, f6
                     dims: dims as u32,
                     vector: v.clone(),
                     sentences: Vec::new(),
+                    sentences_pending: false,
                 });
             }
             store.apply(unit).await?;

@@ -100,6 +100,7 @@ pub(crate) async fn orchestrator(
             by_dia.insert(dia.clone(), (id, content.clone()));
             progress(&format!("conv {}", ci + 1), i + 1, turns.len());
         }
+        w.ingestor.settled().await;
         eprintln!();
         let served = stage.pipeline(
             &settings,

@@ -188,6 +188,8 @@ pub(crate) async fn store(
             }
         }
     }
+    // Every turn fully indexed (its sentence vectors attach after its answer) before a search.
+    world.ingestor.settled().await;
     Ok(out)
 }
 

@@ -381,6 +381,8 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
         grants: stores.grants.clone(),
         turns: stores.turns.clone(),
         receipts: stores.receipts.clone(),
+        sentences: stores.sentences.clone(),
+        background: Arc::new(retold_app::BackgroundTasks::default()),
         embedder: embedder.clone(),
         index: index.clone(),
         judge: Arc::new(EmbeddingEntailmentJudge::new(embedder.clone())),
@@ -665,6 +667,19 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
     let (hosted, extraction_status) = hosted_stages(settings)?;
     let components = Components { stores, index, embedder, reranker, clock, ids };
     let services = services(&components, settings, &hosted, extraction_status);
+    // Sentence vectors a stopped process left waiting are attached while the service serves.
+    let ingestor = services.ingestor.clone();
+    tokio::spawn(async move {
+        match ingestor.resume_pending_sentences().await {
+            Ok(0) => {}
+            Ok(n) => {
+                tracing::info!(records = n, "attached the sentence vectors a stopped process left waiting")
+            }
+            Err(error) => {
+                tracing::warn!(%error, "sentence vectors left waiting were not attached; the next start retries")
+            }
+        }
+    });
     let mut admin_hashes = Vec::new();
     if !settings.auth.admin_key_sha256.is_empty() {
         admin_hashes.push(settings.auth.admin_key_sha256.to_lowercase());
@@ -799,6 +814,7 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
     }
     let store = built.store.clone();
     let tasks = built.state.services.sessions.tasks().clone();
+    let ingestor = built.state.services.ingestor.clone();
     let stop = tokio_util::sync::CancellationToken::new();
     if let Some(runner) = built.state.services.sessions.extraction().cloned() {
         let every = std::time::Duration::from_millis(settings.ingestion.extraction.sweep_interval_ms);
@@ -823,6 +839,10 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
             running = tasks.len(),
             "extraction runs or idempotent requests still in flight at shutdown were abandoned"
         );
+    }
+    // Sentence vectors of the last writes: finished, or attached at the next start.
+    if tokio::time::timeout(grace, ingestor.settled()).await.is_err() {
+        tracing::warn!("sentence vectors still being attached at shutdown are attached at the next start");
     }
     // Closing a clone closes the shared pools.
     StoreHandle::clone(&store).close().await?;

@@ -382,6 +382,24 @@ impl VectorIndex for ExactIndex {
         Ok(())
     }
 
+    fn attach_sentences(&self, key: RecordKey, sentences: &[f32]) -> Result<bool> {
+        let dims = self.dims;
+        let sentences = quantised_units(sentences, dims)?;
+        let count = u32::try_from(sentences.len())
+            .map_err(|_| DomainError::Invalid { field: "sentences", reason: "too many".into() })?;
+        let mut inner = self.write();
+        let Some(row) = inner.row_of(key).filter(|row| inner.live[*row]) else { return Ok(false) };
+        let (start, len) = inner.spans[row];
+        let start = if count <= len {
+            inner.sentences.overwrite(start as usize, &sentences, dims);
+            start
+        } else {
+            inner.sentences.extend_from(&sentences, (0, sentences.len()), dims)
+        };
+        inner.spans[row] = (start, count);
+        Ok(true)
+    }
+
     fn mark_dead(&self, key: RecordKey) {
         let mut inner = self.write();
         if let Some(row) = inner.row_of(key)

@@ -42,6 +42,10 @@ pub struct Ports {
     pub turns: Arc<dyn TurnBuffer>,
     /// Receipts of keyed writes (extraction candidates), so a retried run writes nothing twice.
     pub receipts: Arc<dyn WriteReceipts>,
+    /// Sentence vectors attached after a write commits …
+    pub sentences: Arc<dyn retold_domain::SentenceVectors>,
+    /// … by a task of their own.
+    pub background: Arc<dyn retold_domain::Background>,
     pub embedder: Arc<dyn Embedder>,
     pub index: Arc<dyn VectorIndex>,
     pub judge: Arc<dyn EntailmentJudge>,
@@ -425,16 +429,13 @@ impl Ingestor {
                 return self.reject(principal, code, reason).await;
             }
         };
-        // The record's vector, then its sentence vectors, in one model run.
-        let mut sentences = self.embed(request.embedded_texts(self.config.sentence_vectors)).await?;
-        let vector = sentences.remove(0);
+        // The record's own vector now; its sentence vectors after the commit (`attach_later`).
+        let mut texts = request.embedded_texts(self.config.sentence_vectors);
+        let sentence_texts = texts.split_off(1);
+        let vector = self.embed(texts).await?.remove(0);
 
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;
-        for sentence in &sentences {
-            self.ports.index.check(sentence)?;
-        }
-        let sentences: Vec<f32> = sentences.concat();
 
         let source_kind = evidence.source_kind;
         let mut details = evidence.details;
@@ -491,16 +492,20 @@ impl Ingestor {
             version: info.version,
             dims: info.dims,
             vector: vector.clone(),
-            sentences: sentences.clone(),
+            sentences: Vec::new(),
+            sentences_pending: !sentence_texts.is_empty(),
         });
         unit.receipt = key.map(|key| receipt(key, outcome.event_kind(), &record.id, now));
         unit.inserts.push(record);
         unit.events.push(event);
         let keys = self.ports.writer.apply(unit).await?;
         // Committed: nothing below may turn the answer into an error.
+        let mut jobs = Vec::new();
         for EligibleRecord { key, id } in keys {
-            self.index_committed(key, &id, &vector, &sentences);
+            self.index_committed(key, &id, &vector, &[]);
+            jobs.push(crate::sentences::SentenceJob { key, id, texts: sentence_texts.clone() });
         }
+        self.attach_later(jobs);
         Ok(outcome)
     }
 

@@ -10,6 +10,7 @@ mod ingestor;
 mod judge;
 mod merge;
 mod request;
+mod sentences;
 mod turns;
 
 pub use crate::config::IngestConfig;

@@ -136,8 +136,8 @@ impl Ingestor {
             },
             None => (Vec::new(), Vec::new(), None),
         };
-        let mut texts = Vec::new();
-        let mut counts = Vec::with_capacity(requests.len());
+        let mut texts = Vec::with_capacity(requests.len());
+        let mut sentence_texts = Vec::with_capacity(requests.len());
         for request in &requests {
             let indexed = IndexedText {
                 origin: Origin::Turn,
@@ -145,21 +145,17 @@ impl Ingestor {
                 content: request.content.as_str(),
                 context: request.context.as_ref().map(Context::as_str),
             };
-            let embedded = indexed.embedded_texts(self.config.sentence_vectors);
-            counts.push(embedded.len() - 1);
-            texts.extend(embedded);
+            texts.push(indexed.embedding_text());
+            sentence_texts.push(indexed.sentence_texts(self.config.sentence_vectors));
         }
+        // Each part's own vector now, in one call; their sentence vectors after the commit.
         let mut vectors = self.embed(texts).await?.into_iter();
         let info = self.ports.embedder.info();
         let mut unit = WriteUnit { turn: Some(turn.clone()), entities: new_entities, ..WriteUnit::default() };
         let mut indexed = Vec::with_capacity(requests.len());
-        for (i, (request, sentence_count)) in requests.iter().zip(counts).enumerate() {
+        for (i, (request, sentences)) in requests.iter().zip(&sentence_texts).enumerate() {
             let vector = vectors.next().expect("one vector per text");
-            let sentences: Vec<f32> = vectors.by_ref().take(sentence_count).flatten().collect();
             self.ports.index.check(&vector)?;
-            for sentence in sentences.chunks(info.dims as usize) {
-                self.ports.index.check(sentence)?;
-            }
             let record: MemoryRecord = MemoryRecord {
                 origin: Origin::Turn,
                 speaker: turn.speaker.clone(),
@@ -194,17 +190,21 @@ impl Ingestor {
                 version: info.version,
                 dims: info.dims,
                 vector: vector.clone(),
-                sentences: sentences.clone(),
+                sentences: Vec::new(),
+                sentences_pending: !sentences.is_empty(),
             });
-            indexed.push((record.id.clone(), vector, sentences));
+            indexed.push((record.id.clone(), vector, sentences.clone()));
             unit.events.push(event);
             unit.inserts.push(record);
         }
         let keys = self.ports.writer.apply(unit).await?;
         // Committed: nothing below may turn the answer into an error.
+        let mut jobs = Vec::with_capacity(keys.len());
         for (EligibleRecord { key, id }, (_, vector, sentences)) in keys.iter().zip(&indexed) {
-            self.index_committed(*key, id, vector, sentences);
+            self.index_committed(*key, id, vector, &[]);
+            jobs.push(crate::sentences::SentenceJob { key: *key, id: id.clone(), texts: sentences.clone() });
         }
+        self.attach_later(jobs);
         Ok(TurnMemory::Kept(indexed.into_iter().map(|(id, _, _)| id).collect()))
     }
 }

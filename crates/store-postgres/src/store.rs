@@ -521,10 +521,11 @@ async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Resu
 async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
     convert::check_embedding_row("embeddings", row)?;
     txn.execute_raw(stmt(
-        "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
-         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?) \
+        "INSERT INTO embeddings (record_key, record_id, model, version, dims, vector, sentences, sentences_pending) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT (record_key) DO UPDATE SET model = excluded.model, version = excluded.version, \
-           dims = excluded.dims, vector = excluded.vector, sentences = excluded.sentences",
+           dims = excluded.dims, vector = excluded.vector, sentences = excluded.sentences, \
+           sentences_pending = excluded.sentences_pending",
         [
             row.record_id.as_str().into(),
             row.record_id.as_str().into(),
@@ -533,6 +534,7 @@ async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Resu
             i64::from(row.dims).into(),
             convert::vector_to_blob(&row.vector).into(),
             convert::vector_to_blob(&row.sentences).into(),
+            i64::from(row.sentences_pending).into(),
         ],
     ))
     .await?;

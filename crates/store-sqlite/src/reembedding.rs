@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, RecordKey, ReembedCounts, ReembedItem,
-    Reembedding, Result as DomainResult,
+    Reembedding, Result as DomainResult, SentenceVectors,
 };
 use sea_orm::{ConnectionTrait, Value};
 
@@ -82,23 +82,7 @@ impl Reembedding for SqliteStore {
             ))
             .await
             .map_err(StoreError::from)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in rows {
-            let key: i64 = row.try_get("", "key").map_err(StoreError::from)?;
-            let id: String = row.try_get("", "id").map_err(StoreError::from)?;
-            out.push(ReembedItem {
-                key: RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
-                id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
-                content: row.try_get("", "content").map_err(StoreError::from)?,
-                context: row.try_get("", "context").map_err(StoreError::from)?,
-                speaker: row.try_get("", "speaker").map_err(StoreError::from)?,
-                origin: retold_domain::Origin::parse(
-                    &row.try_get::<String>("", "origin").map_err(StoreError::from)?,
-                )
-                .map_err(|e| corrupt("records", e))?,
-            });
-        }
-        Ok(out)
+        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
     }
 
     async fn stage(&self, rows: &[EmbeddingRow]) -> DomainResult<u64> {
@@ -189,5 +173,71 @@ impl Reembedding for SqliteStore {
         insert_event(&txn, &event).await?;
         txn.commit().await.map_err(StoreError::from)?;
         Ok(switched)
+    }
+}
+
+/// A record to embed from a `SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin` row.
+fn item_of(row: &sea_orm::QueryResult) -> Result<ReembedItem, StoreError> {
+    let key: i64 = row.try_get("", "key")?;
+    let id: String = row.try_get("", "id")?;
+    Ok(ReembedItem {
+        key: RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
+        id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
+        content: row.try_get("", "content")?,
+        context: row.try_get("", "context")?,
+        speaker: row.try_get("", "speaker")?,
+        origin: retold_domain::Origin::parse(&row.try_get::<String>("", "origin")?)
+            .map_err(|e| corrupt("records", e))?,
+    })
+}
+
+#[async_trait]
+impl SentenceVectors for SqliteStore {
+    async fn attach_sentences(
+        &self,
+        id: &RecordId,
+        model: &EmbeddingModelInfo,
+        sentences: &[f32],
+    ) -> DomainResult<bool> {
+        if !sentences.len().is_multiple_of(model.dims.max(1) as usize) {
+            let reason = format!("{} numbers are not whole vectors of {}", sentences.len(), model.dims);
+            return Err(corrupt("embeddings", reason).into());
+        }
+        let txn = self.begin_write().await?;
+        let mut values = vec![convert::vector_to_blob(sentences).into(), id.as_str().into()];
+        values.extend(target_values(model));
+        let attached = txn
+            .execute_raw(stmt(
+                "UPDATE embeddings SET sentences = ?, sentences_pending = 0 \
+                 WHERE record_id = ? AND model = ? AND version = ? AND dims = ? AND sentences_pending = 1",
+                values,
+            ))
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected();
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(attached > 0)
+    }
+
+    async fn pending_sentences(
+        &self,
+        model: &EmbeddingModelInfo,
+        limit: usize,
+    ) -> DomainResult<Vec<ReembedItem>> {
+        let mut values = target_values(model);
+        values.push(i64::try_from(limit).unwrap_or(i64::MAX).into());
+        let rows = self
+            .reader
+            .query_all_raw(stmt(
+                &format!(
+                    "SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin FROM records r \
+                     JOIN embeddings s ON s.record_key = r.key \
+                     WHERE {LIVE} AND {OF_TARGET} AND s.sentences_pending = 1 ORDER BY r.key LIMIT ?"
+                ),
+                values,
+            ))
+            .await
+            .map_err(StoreError::from)?;
+        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
     }
 }

@@ -470,8 +470,9 @@ async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Resu
 async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Result<(), StoreError> {
     convert::check_embedding_row("embeddings", row)?;
     txn.execute_raw(stmt(
-        "INSERT OR REPLACE INTO embeddings (record_key, record_id, model, version, dims, vector, sentences) \
-         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO embeddings \
+         (record_key, record_id, model, version, dims, vector, sentences, sentences_pending) \
+         VALUES ((SELECT key FROM records WHERE id = ?), ?, ?, ?, ?, ?, ?, ?)",
         [
             row.record_id.as_str().into(),
             row.record_id.as_str().into(),
@@ -480,6 +481,7 @@ async fn insert_embedding(txn: &DatabaseTransaction, row: &EmbeddingRow) -> Resu
             i64::from(row.dims).into(),
             convert::vector_to_blob(&row.vector).into(),
             convert::vector_to_blob(&row.sentences).into(),
+            i64::from(row.sentences_pending).into(),
         ],
     ))
     .await?;

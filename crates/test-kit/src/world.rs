@@ -150,6 +150,8 @@ impl WorldBuilder {
             grants: shared.clone(),
             turns: shared.clone(),
             receipts: shared.clone(),
+            sentences: shared.clone(),
+            background: Arc::new(retold_app::BackgroundTasks::default()),
             embedder: self.embedder.clone(),
             index: index.clone(),
             judge: Arc::new(EmbeddingEntailmentJudge::new(self.embedder.clone())),
@@ -361,8 +363,10 @@ impl World {
         }
     }
 
-    /// Search through the retriever.
+    /// Search through the retriever, once every earlier write's sentence vectors are attached
+    /// (they follow a write's answer): the search sees what every write fully indexed.
     pub async fn search(&self, p: &Principal, request: SearchRequest) -> SearchResponse {
+        self.ingestor.settled().await;
         self.retriever.search(p, &request).await.expect("search succeeds")
     }
 

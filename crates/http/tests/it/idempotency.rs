@@ -50,6 +50,8 @@ async fn app_on(
     let tasks = services.sessions.tasks().clone();
     let state = retold_http::AppState { services, admin_hashes: vec![retold_http::hash_key(ADMIN_KEY)] };
     TestApp {
+        ingestor: state.services.ingestor.clone(),
+        settle: std::sync::atomic::AtomicBool::new(true),
         router: retold_http::app(state, &settings.server),
         built_store: retold_http::StoreHandle::Sqlite((*store).clone()),
         tasks,

@@ -83,6 +83,12 @@ pub(crate) fn settings(data_dir: &std::path::Path, extra: &[(&str, &str)]) -> Se
 
 pub(crate) struct TestApp {
     pub(crate) router: Router,
+    /// Every call waits for the sentence vectors of the writes it made (`Ingestor::settled`),
+    /// so what a test searches next is what a write fully indexed.
+    pub(crate) ingestor: retold_ingest::Ingestor,
+    /// Whether calls wait for sentence vectors (true unless a test asks what a search sees the
+    /// instant a write answers).
+    pub(crate) settle: std::sync::atomic::AtomicBool,
     pub(crate) built_store: retold_http::StoreHandle,
     /// Background work the app started (extraction runs).
     pub(crate) tasks: tokio_util::task::TaskTracker,
@@ -94,6 +100,8 @@ pub(crate) async fn app_in(dir: tempfile::TempDir, extra: &[(&str, &str)]) -> Te
     let Built { state, store, .. } = retold_http::build(&settings, embedder(&settings)).await.unwrap();
     let tasks = state.services.sessions.tasks().clone();
     TestApp {
+        ingestor: state.services.ingestor.clone(),
+        settle: std::sync::atomic::AtomicBool::new(true),
         router: retold_http::app(state, &settings.server),
         built_store: (*store).clone(),
         tasks,
@@ -155,6 +163,9 @@ impl TestApp {
     /// Any request, as built by the caller. Every error answer must be problem+json.
     pub(crate) async fn send(&self, request: Request<Body>) -> Answer {
         let response = self.router.clone().oneshot(request).await.unwrap();
+        if self.settle.load(std::sync::atomic::Ordering::Relaxed) {
+            self.ingestor.settled().await;
+        }
         let status = response.status();
         let headers = response.headers().clone();
         let content_type = headers.get("content-type").map(|v| v.to_str().unwrap().to_owned());

@@ -164,6 +164,8 @@ async fn answers_made_by_layers_are_problems_too() {
     let retold_http::Built { state, store, .. } =
         retold_http::build(&settings, crate::embedder(&settings)).await.unwrap();
     let over = |router, dir| crate::TestApp {
+        ingestor: state.services.ingestor.clone(),
+        settle: std::sync::atomic::AtomicBool::new(true),
         router,
         built_store: (*store).clone(),
         tasks: state.services.sessions.tasks().clone(),

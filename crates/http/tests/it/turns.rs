@@ -69,6 +69,9 @@ async fn get(app: &TestApp, host: &str, who: &Value, id: &str) -> Value {
 #[tokio::test]
 async fn a_conversation_becomes_searchable_memory_the_moment_each_turn_is_appended_with_no_model_key() {
     let app = app().await;
+    // No call waits for sentence vectors: what is asserted is what a search sees the instant
+    // an append answers.
+    app.settle.store(false, std::sync::atomic::Ordering::Relaxed);
     let host = app.host_key(&[]).await;
     let jo = principal("assistant", "jo");
     let sid = started(&app, &host, &jo).await;

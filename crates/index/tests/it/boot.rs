@@ -62,6 +62,7 @@ async fn boot_rebuilds_from_compatible_rows_only() {
                     dims: vector.len() as u32,
                     // Record 2 also has a sentence vector pointing where record 1 does.
                     sentences: if n == 2 { vec![1.0, 0.0, 0.0] } else { Vec::new() },
+                    sentences_pending: false,
                     vector,
                 }],
                 ..WriteUnit::default()

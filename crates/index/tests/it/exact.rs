@@ -109,6 +109,30 @@ fn upsert_replaces_and_revives() {
 }
 
 #[test]
+fn sentences_attached_after_a_write_rank_its_row_as_if_upserted_with_them() {
+    let sentences = [0.0, 1.0, 0.6, 0.8];
+    let with = ExactIndex::new(2);
+    let later = ExactIndex::new(2);
+    for key in 1..=3u64 {
+        let vector = [1.0, 0.1 * key as f32];
+        with.upsert_with(RecordKey(key), &id(key), &vector, if key == 2 { &sentences } else { &[] }).unwrap();
+        later.upsert(RecordKey(key), &id(key), &vector).unwrap();
+    }
+    assert!(later.attach_sentences(RecordKey(2), &sentences).unwrap());
+    let all = [RecordKey(1), RecordKey(2), RecordKey(3)];
+    let search = |index: &ExactIndex| {
+        index.search_with(&[0.0, 1.0], &all, 3, Centring::NONE, SentenceWeight::new(1.0).unwrap()).unwrap()
+    };
+    assert_eq!(search(&later), search(&with));
+    assert_eq!(search(&later)[0].record_id, id(2), "its best sentence is the query");
+    // A row not there, or dead (forgotten meanwhile), takes none.
+    assert!(!later.attach_sentences(RecordKey(9), &sentences).unwrap());
+    later.mark_dead(RecordKey(3));
+    assert!(!later.attach_sentences(RecordKey(3), &sentences).unwrap());
+    assert!(search(&later).iter().all(|h| h.record_id != id(3)));
+}
+
+#[test]
 fn wrong_dimensions_are_refused() {
     let index = ExactIndex::new(3);
     assert!(index.upsert(RecordKey(1), &id(1), &[1.0, 0.0]).is_err());

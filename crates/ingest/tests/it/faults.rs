@@ -59,6 +59,9 @@ impl VectorIndex for FailingUpserts {
     ) -> Result<()> {
         Err(DomainError::backend("vector index", "injected upsert failure"))
     }
+    fn attach_sentences(&self, key: RecordKey, sentences: &[f32]) -> Result<bool> {
+        self.inner.attach_sentences(key, sentences)
+    }
     fn mark_dead(&self, key: RecordKey) {
         self.inner.mark_dead(key);
     }

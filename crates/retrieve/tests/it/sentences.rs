@@ -211,3 +211,70 @@ async fn the_list_of_the_querys_time_ranks_that_days_records_by_their_best_sente
     let hit = response.hits.iter().find(|h| h.record.id == answer).expect("the answer is a result");
     assert_eq!(hit.window.as_ref().map(|m| m.rank as usize), Some(at(&window) + 1));
 }
+
+/// Background work held until the test runs it, or drops it as a killed process would.
+#[derive(Default)]
+struct Held(std::sync::Mutex<Vec<retold_domain::BackgroundTask>>);
+
+impl retold_domain::Background for Held {
+    fn spawn(&self, task: retold_domain::BackgroundTask) {
+        self.0.lock().unwrap().push(task);
+    }
+    fn settled(&self) -> retold_domain::BackgroundTask {
+        Box::pin(async {})
+    }
+}
+
+/// A write answers before its sentence vectors are embedded: the record is found from the
+/// answer on (by its words and its own vector), its best sentence counts once the write's
+/// task has attached them, and a task that never ran (a process stopped first) is made up by
+/// the next start's `resume_pending_sentences`, once.
+#[tokio::test]
+async fn a_turn_is_found_before_its_sentence_vectors_and_a_task_that_never_ran_is_made_up() {
+    use retold_domain::SentenceVectors as _;
+    let held = std::sync::Arc::new(Held::default());
+    let w = super::world(RetrieveConfig::default()).await;
+    w.grant("s-agent", SCOPE, true, true).await;
+    let w = w.with_ports(|ports| ports.background = held.clone());
+    let p = principal("s-agent", "u");
+    for other in OTHERS {
+        w.write(&p, episode(SCOPE, other)).await;
+    }
+    let answer = w.write(&p, episode(SCOPE, ANSWER)).await;
+    let info = w.ports.embedder.info().clone();
+    let waiting = || async {
+        w.store.pending_sentences(&info, 10).await.unwrap().into_iter().map(|i| i.id).collect::<Vec<_>>()
+    };
+    assert_eq!(waiting().await, std::slice::from_ref(&answer));
+    let task = held.0.lock().unwrap().pop().expect("one task: the one record with sentences");
+
+    // Found at once, before any sentence vector: by the answer's words and its own vector.
+    let response = w.search(&p, SearchRequest::new("Was the gaming party a success?")).await;
+    assert_eq!(ids(&response).first(), Some(&answer));
+    assert!(response.hits.iter().all(|h| h.sentence.is_none()), "no sentence list yet");
+    let hit = &response.hits[0];
+    assert!(hit.lexical.is_some() && hit.dense.is_some(), "{hit:?}");
+
+    // The task attaches them: the sentence list ranks the answer first by its last sentence.
+    task.await;
+    assert!(waiting().await.is_empty());
+    let response = w.search(&p, SearchRequest::new(QUERY)).await;
+    let hit = response.hits.iter().find(|h| h.record.id == answer).expect("a result");
+    assert_eq!(hit.sentence.as_ref().map(|s| s.rank), Some(1));
+
+    // A write whose task is lost waits in the store until the next start attaches it.
+    let lost = w
+        .write(&p, episode(SCOPE, "Joanna: I watched the finals. Nate won the chess match in ten moves."))
+        .await;
+    drop(held.0.lock().unwrap().pop().expect("its task"));
+    assert_eq!(waiting().await, std::slice::from_ref(&lost));
+    assert_eq!(w.ingestor.resume_pending_sentences().await.unwrap(), 1);
+    assert_eq!(w.ingestor.resume_pending_sentences().await.unwrap(), 0, "attached once");
+    let scan = w.store.compatible_embeddings(&info.name, info.version, info.dims).await.unwrap();
+    let key = w.store.key_of(&lost).await.unwrap().expect("stored");
+    let row = scan.keys.iter().position(|k| *k == key).expect("scanned");
+    assert_eq!(scan.sentence_counts[row], 2);
+    let response = w.search(&p, SearchRequest::new("Who won the chess match?")).await;
+    let hit = response.hits.iter().find(|h| h.record.id == lost).expect("a result");
+    assert!(hit.sentence.is_some(), "ranked by its best sentence too: {hit:?}");
+}

@@ -8,6 +8,7 @@ mod m20261202_000001_init;
 mod m20261202_000002_record_context;
 mod m20261205_000001_sentence_vectors;
 mod m20261207_000001_turn_memory;
+mod m20261207_000002_sentences_pending;
 
 pub(crate) struct Migrator;
 
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000002_record_context::Migration),
             Box::new(m20261205_000001_sentence_vectors::Migration),
             Box::new(m20261207_000001_turn_memory::Migration),
+            Box::new(m20261207_000002_sentences_pending::Migration),
         ]
     }
 }

@@ -19,6 +19,7 @@ mod m20261202_000001_record_context;
 mod m20261203_000001_lexical_vocabulary;
 mod m20261205_000001_sentence_vectors;
 mod m20261207_000001_turn_memory;
+mod m20261207_000002_sentences_pending;
 
 pub(crate) struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000001_lexical_vocabulary::Migration),
             Box::new(m20261205_000001_sentence_vectors::Migration),
             Box::new(m20261207_000001_turn_memory::Migration),
+            Box::new(m20261207_000002_sentences_pending::Migration),
         ]
     }
 }

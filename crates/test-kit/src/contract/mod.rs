@@ -125,6 +125,7 @@ pub async fn a_failing_statement_leaves_nothing_behind(backend: Arc<dyn Backend>
             dims: 2,
             vector: vec![1.0, 0.0],
             sentences: vec![0.0, 1.0],
+            sentences_pending: false,
         }],
         events: vec![event("record.created", Some(&r.id))],
         ..WriteUnit::default()
@@ -484,6 +485,7 @@ pub async fn only_compatible_embeddings_are_loaded(backend: Arc<dyn Backend>) {
                     dims,
                     vector: (0..dims).map(|i| i as f32 + 0.5).collect(),
                     sentences: Vec::new(),
+                    sentences_pending: false,
                 }],
                 ..WriteUnit::default()
             })
@@ -518,6 +520,7 @@ pub async fn embeddings_round_trip_bit_for_bit_across_many_rows(backend: Arc<dyn
                 0 => tricky.iter().cycle().take(5 * (i % 4) as usize).map(|x| x * 2.0).collect(),
                 _ => Vec::new(),
             },
+            sentences_pending: false,
         });
         unit.inserts.push(r);
     }
@@ -933,6 +936,7 @@ pub async fn staged_embeddings_sit_beside_the_served_ones_until_one_complete_swi
         dims: m.dims,
         vector: vec![x; m.dims as usize],
         sentences: Vec::new(),
+        sentences_pending: false,
     };
     // The same row with `n` sentence vectors (1, 2, 3, … in order).
     let sentenced = |mut row: EmbeddingRow, n: usize| {
@@ -1056,4 +1060,71 @@ pub async fn records_are_browsed_by_scope_status_and_words_newest_first(backend:
         let found = RecordBrowse { text: Some(nasty.into()), page: page(50, 0), ..all.clone() };
         assert!(browse.browse_records(&found).await.is_ok(), "{nasty:?}");
     }
+}
+
+/// Contract: see the body.
+pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting_until_then(
+    backend: Arc<dyn Backend>,
+) {
+    use retold_domain::{EmbeddingModelInfo, Origin};
+    let store: &dyn Backend = backend.as_ref();
+    let model = EmbeddingModelInfo { name: "minilm".into(), version: 1, dims: 2 };
+    let waiting = |r: &retold_domain::MemoryRecord, pending: bool| EmbeddingRow {
+        record_id: r.id.clone(),
+        model: model.name.clone(),
+        version: model.version,
+        dims: model.dims,
+        vector: vec![1.0, 0.0],
+        sentences: Vec::new(),
+        sentences_pending: pending,
+    };
+    let mut turn = record(1, "project:p", "Two sentences here. And here is the second one.");
+    turn.origin = Origin::Turn;
+    turn.speaker = Some(Name::new("Caroline").unwrap());
+    turn.context = Some(retold_domain::Context::new("Did you go?").unwrap());
+    let done = record(2, "project:p", "No sentences wait here.");
+    let forgotten = record(3, "project:p", "A record forgotten before its sentences came.");
+    for (r, pending) in [(&turn, true), (&done, false), (&forgotten, true)] {
+        store
+            .apply(WriteUnit {
+                embeddings: vec![waiting(r, pending)],
+                inserts: vec![r.clone()],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    // The waiting records, in key order, with what they are indexed by.
+    let pending = store.pending_sentences(&model, 10).await.unwrap();
+    assert_eq!(
+        pending.iter().map(|i| i.id.clone()).collect::<Vec<_>>(),
+        [turn.id.clone(), forgotten.id.clone()]
+    );
+    assert_eq!(pending[0].indexed(), turn.indexed(), "a turn's speaker, origin and context come back");
+    assert_eq!(store.pending_sentences(&model, 1).await.unwrap().len(), 1);
+    // Another model's rows wait for nothing of this one.
+    let other = EmbeddingModelInfo { name: "bge".into(), ..model.clone() };
+    assert!(store.pending_sentences(&other, 10).await.unwrap().is_empty());
+    assert!(!store.attach_sentences(&turn.id, &other, &[0.5, 0.5]).await.unwrap());
+    // Attached once: the row carries them, and waits no more.
+    assert!(store.attach_sentences(&turn.id, &model, &[0.5, 0.5, 0.0, 1.0]).await.unwrap());
+    assert!(!store.attach_sentences(&turn.id, &model, &[9.0, 9.0]).await.unwrap(), "only once");
+    assert!(!store.attach_sentences(&done.id, &model, &[9.0, 9.0]).await.unwrap(), "nothing waited");
+    let scan = store.compatible_embeddings(&model.name, model.version, model.dims).await.unwrap();
+    assert_eq!(scan.sentence_counts, [2, 0, 0]);
+    assert_eq!(scan.sentences, [0.5, 0.5, 0.0, 1.0]);
+    // A forgotten record waits no more for sentences: it is out of every search.
+    let mut gone = forgotten.clone();
+    gone.version = 2;
+    gone.status = Status::Deleted;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: gone, expected_version: 1 }],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    assert!(store.pending_sentences(&model, 10).await.unwrap().is_empty());
+    // Sentences that are not whole vectors are refused.
+    assert!(store.attach_sentences(&forgotten.id, &model, &[1.0, 2.0, 3.0]).await.is_err());
 }
