@@ -88,6 +88,7 @@ const POSTGRES_HTTP_TESTS: &[&str] = &[
     "cli::",
     "telemetry::",
     "turns::",
+    "import::",
 ];
 
 /// Every test (the PostgreSQL store's own against the server at `url`), then the HTTP

@@ -73,6 +73,7 @@ pub(crate) fn app_until(
         .route("/v1/memory/revise", post(tools::memory_revise))
         .route("/v1/memory/forget", post(tools::memory_forget))
         .route("/v1/memory/inventory", post(tools::memory_inventory))
+        .route("/v1/memory/import", post(crate::routes::import::memory_import))
         .route("/v1/sessions", post(sessions::session_start))
         .route("/v1/sessions/{id}/profile", get(sessions::session_profile))
         .route("/v1/sessions/{id}/turns", post(sessions::session_append_turn))

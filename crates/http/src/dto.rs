@@ -367,6 +367,36 @@ pub(crate) struct WriteBody {
     pub(crate) context: Option<String>,
 }
 
+/// What an import did with each line.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ImportResponseDto {
+    /// One per non-blank line, in line order.
+    pub(crate) items: Vec<ImportItemDto>,
+    /// How many lines had each outcome.
+    pub(crate) counts: std::collections::BTreeMap<String, usize>,
+}
+
+/// What an import did with one line.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub(crate) struct ImportItemDto {
+    /// The line's number in the request body, from 1.
+    pub(crate) line: usize,
+    /// created, reinforced, superseding or conflicting (written now, as `memory_write`
+    /// answers); already_imported (written by an earlier import; nothing written now);
+    /// rejected (scope_not_writable, entity_ambiguous); invalid (the line was not read,
+    /// validated or allowed: `code` and `field` say why).
+    pub(crate) outcome: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) record_id: Option<String>,
+    /// The error code a `memory_write` of the line would have answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) code: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) field: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) detail: Option<String>,
+}
+
 /// The outcome of a write.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub(crate) struct WriteResponseDto {

@@ -7,6 +7,8 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod import_cli;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use retold_http::{LogFormat, ServeError, Settings, init_telemetry, serve};
 
@@ -32,6 +34,11 @@ enum Command {
     /// Serve the five memory tools over MCP's stdio transport for one principal, on the
     /// embedded store (for desktop MCP clients; `serve` offers MCP over HTTP at /mcp).
     Mcp(McpArgs),
+    /// Import memories into a running service (POST /v1/memory/import): JSON lines of
+    /// memory_write bodies, or Mem0's export with --from mem0. Bad lines are listed with
+    /// their line numbers and never stop the rest; run again to resume (nothing is written
+    /// twice).
+    Import(import_cli::ImportArgs),
     /// Print the OpenAPI document (JSON) that the service serves at /openapi.json.
     Openapi,
     /// Print the version.
@@ -213,6 +220,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => run_serve(args, cli.log_format).map_err(Into::into),
         Command::Ops(args) => run_ops(args),
         Command::Mcp(args) => run_mcp(args).map_err(Into::into),
+        Command::Import(args) => import_cli::run(&args),
         Command::Openapi => {
             println!("{}", retold_http::openapi_json());
             Ok(())

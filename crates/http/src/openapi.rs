@@ -64,7 +64,7 @@ impl Modify for ServerFaults {
     ),
     paths(
         tools::memory_search, tools::memory_get, tools::memory_write, tools::memory_revise, tools::memory_forget,
-        tools::memory_inventory,
+        tools::memory_inventory, crate::routes::import::memory_import,
         sessions::session_start, sessions::session_profile, sessions::session_append_turn, sessions::session_end,
         sessions::session_decide,
         admin::grant_create, admin::grant_list, admin::grant_revoke,

@@ -22,6 +22,8 @@ use crate::judge::cosine;
 use crate::request::{
     EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
 };
+use crate::sentences::SentenceJob;
+use crate::stages::{WriteStages, timed};
 
 /// How often a write is retried when a concurrent writer changed what it decided against.
 const MAX_ATTEMPTS: usize = 8;
@@ -134,9 +136,26 @@ impl Ingestor {
 
     /// `memory_write`: one of created, reinforced, superseding, conflicting or rejected.
     pub async fn write(&self, principal: &Principal, request: &WriteRequest) -> Result<WriteOutcome> {
+        Ok(self.write_timed(principal, request).await?.0)
+    }
+
+    /// `memory_write`, and where its time went (its last attempt's stages).
+    pub async fn write_timed(
+        &self,
+        principal: &Principal,
+        request: &WriteRequest,
+    ) -> Result<(WriteOutcome, WriteStages)> {
         use tracing::Instrument;
         let span = tracing::info_span!("ingest.write", agent = %principal.agent_id, scope = %request.scope);
-        self.retrying(|| self.write_once(principal, request, None, None)).instrument(span).await
+        let written =
+            self.retrying(|| self.write_once(principal, request, None, None, None)).instrument(span).await?;
+        Ok((self.answered(written.sentences, written.outcome), written.stages))
+    }
+
+    /// A written outcome, its sentence vectors left to follow the answer.
+    fn answered(&self, sentences: Vec<SentenceJob>, outcome: WriteOutcome) -> WriteOutcome {
+        self.attach_later(sentences);
+        outcome
     }
 
     /// A write that a retried run may attempt again (an extraction candidate), applied at most
@@ -156,7 +175,8 @@ impl Ingestor {
             if let Some(receipt) = self.ports.receipts.receipt(key).await? {
                 return Ok(KeyedWrite::Earlier(receipt));
             }
-            self.write_once(principal, request, None, Some(key)).await.map(KeyedWrite::Written)
+            let written = self.write_once(principal, request, None, Some(key), None).await?;
+            Ok(KeyedWrite::Written(self.answered(written.sentences, written.outcome)))
         })
         .instrument(span)
         .await
@@ -401,23 +421,28 @@ impl Ingestor {
         Ok((records, survivor.clone()))
     }
 
-    async fn write_once(
+    /// One attempt of a write; `vector` is the record's, when it was embedded with others (an
+    /// import batch). Its sentence vectors are the caller's to attach, after the answer.
+    pub(crate) async fn write_once(
         &self,
         principal: &Principal,
         request: &WriteRequest,
         forced_target: Option<&RecordId>,
         key: Option<&WriteKey>,
-    ) -> Result<WriteOutcome> {
+        vector: Option<&[f32]>,
+    ) -> Result<Written> {
+        let mut stages = WriteStages::default();
         let now = self.ports.clock.now();
-        let access = self.access(principal).await?;
+        let access = timed(&mut stages.access, self.access(principal)).await?;
+        let rejected = |outcome| Written { outcome, stages: WriteStages::default(), sentences: Vec::new() };
         if !access.can_write(&request.scope) {
             let reason =
                 format!("{} is not among the writable scopes of agent {}", request.scope, principal.agent_id);
-            return self.reject(principal, RejectCode::ScopeNotWritable, reason).await;
+            return self.reject(principal, RejectCode::ScopeNotWritable, reason).await.map(rejected);
         }
         precheck(request, now)?;
-        let evidence = self.check_evidence(request).await?;
-        let resolved = match self.resolve_entities(&access, request).await? {
+        let evidence = timed(&mut stages.evidence, self.check_evidence(request)).await?;
+        let resolved = match timed(&mut stages.entities, self.resolve_entities(&access, request)).await? {
             Resolution::Done(resolved) => resolved,
             Resolution::Ambiguous(code) => {
                 let reason = match &code {
@@ -426,13 +451,20 @@ impl Ingestor {
                     }
                     RejectCode::ScopeNotWritable => unreachable!("resolution only reports ambiguity"),
                 };
-                return self.reject(principal, code, reason).await;
+                return self.reject(principal, code, reason).await.map(rejected);
             }
         };
         // The record's own vector now; its sentence vectors after the commit (`attach_later`).
         let mut texts = request.embedded_texts(self.config.sentence_vectors);
         let sentence_texts = texts.split_off(1);
-        let vector = self.embed(texts).await?.remove(0);
+        stages.sentences_after = sentence_texts.len();
+        let vector = match vector {
+            Some(vector) => vector.to_vec(),
+            None => {
+                stages.embedded = texts.len();
+                timed(&mut stages.embed, self.embed(texts)).await?.remove(0)
+            }
+        };
 
         // Before anything commits: the index update after the commit then has nothing to refuse.
         self.ports.index.check(&vector)?;
@@ -468,8 +500,13 @@ impl Ingestor {
                 key,
                 now,
             };
-            match self.decide_current_fact(fact, &mut record, &mut unit, &mut details).await? {
-                FactStep::Done(reinforced) => return Ok(reinforced),
+            let started = std::time::Instant::now();
+            let step = self.decide_current_fact(fact, &mut record, &mut unit, &mut details).await?;
+            stages.current_fact = started.elapsed();
+            match step {
+                FactStep::Done(reinforced) => {
+                    return Ok(Written { outcome: reinforced, stages, sentences: Vec::new() });
+                }
                 FactStep::Continue(decided) => outcome = decided,
             }
         }
@@ -498,15 +535,16 @@ impl Ingestor {
         unit.receipt = key.map(|key| receipt(key, outcome.event_kind(), &record.id, now));
         unit.inserts.push(record);
         unit.events.push(event);
-        let keys = self.ports.writer.apply(unit).await?;
+        let keys = timed(&mut stages.commit, self.ports.writer.apply(unit)).await?;
         // Committed: nothing below may turn the answer into an error.
-        let mut jobs = Vec::new();
+        let indexed = std::time::Instant::now();
+        let mut sentences = Vec::new();
         for EligibleRecord { key, id } in keys {
             self.index_committed(key, &id, &vector, &[]);
-            jobs.push(crate::sentences::SentenceJob { key, id, texts: sentence_texts.clone() });
+            sentences.push(SentenceJob { key, id, texts: sentence_texts.clone() });
         }
-        self.attach_later(jobs);
-        Ok(outcome)
+        stages.index = indexed.elapsed();
+        Ok(Written { outcome, stages, sentences })
     }
 
     /// The vector index update after a commit, with the key the store gave. `check` took the
@@ -808,15 +846,23 @@ impl Ingestor {
                             .into(),
                     });
                 }
-                self.retrying(|| self.write_once(principal, replacement, Some(id), None))
-                    .await
-                    .map(RevisionOutcome::from)
+                let written =
+                    self.retrying(|| self.write_once(principal, replacement, Some(id), None, None)).await?;
+                Ok(RevisionOutcome::from(self.answered(written.sentences, written.outcome)))
             }
             ReviseAction::MergeEntities { from, into } => {
                 self.merge_entities(crate::merge::MergeAuthority::Principal(principal), from, into).await
             }
         }
     }
+}
+
+/// One attempt's write: its outcome, where its time went, and the sentence vectors that are
+/// to follow the answer.
+pub(crate) struct Written {
+    pub(crate) outcome: WriteOutcome,
+    pub(crate) stages: WriteStages,
+    pub(crate) sentences: Vec<SentenceJob>,
 }
 
 /// What the current-fact step of a write works with.

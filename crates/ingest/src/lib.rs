@@ -6,11 +6,13 @@
 
 mod config;
 mod extraction;
+mod import;
 mod ingestor;
 mod judge;
 mod merge;
 mod request;
 mod sentences;
+mod stages;
 mod turns;
 
 pub use crate::config::IngestConfig;
@@ -20,10 +22,12 @@ pub use crate::extraction::{
     StructuredLLMExtractor, StructuredLLMReviewer, TableReviewer, Transcript, Usage, Verdict,
     revision_refusal, validate_candidate,
 };
+pub use crate::import::{ImportItem, import_key};
 pub use crate::ingestor::{Ingestor, Ports, retry_on_contention};
 pub use crate::judge::EmbeddingEntailmentJudge;
 pub use crate::merge::MergeAuthority;
 pub use crate::request::{
     EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
 };
+pub use crate::stages::WriteStages;
 pub use crate::turns::{TurnMemory, TurnWrite};

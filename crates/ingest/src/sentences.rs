@@ -35,7 +35,7 @@ impl Ingestor {
 
     /// Embed the jobs' sentences in one call and attach them: in the store (only to a row of
     /// the served model that still waits for them), then in the index (only to a live row).
-    async fn attach(&self, jobs: &[SentenceJob]) -> Result<usize> {
+    pub(crate) async fn attach(&self, jobs: &[SentenceJob]) -> Result<usize> {
         let texts: Vec<String> = jobs.iter().flat_map(|j| j.texts.iter().cloned()).collect();
         let vectors = if texts.is_empty() { Vec::new() } else { self.embed(texts).await? };
         let mut vectors = vectors.into_iter();

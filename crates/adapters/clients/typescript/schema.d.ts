@@ -573,6 +573,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/memory/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import memories: a body of JSON lines, each a `memory_write` body that may carry an
+         *     `import_id`, its id where it came from.
+         * @description Every line is validated and written like one `memory_write` (scopes, evidence, entities,
+         *     current facts, audit), in order, with their texts embedded together; the answer has one
+         *     item per non-blank line. A line is written at most once per principal and `import_id`
+         *     (without one, per its own text): sent again, as a retried or resumed import does, it
+         *     answers `already_imported` and writes nothing. A bad line is answered for itself and
+         *     never stops the others. The answer comes once every record it wrote is fully indexed.
+         */
+        post: operations["memory_import"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/memory/inventory": {
         parameters: {
             query?: never;
@@ -1137,6 +1163,32 @@ export interface components {
             id: string;
             key: string;
             name: string;
+        };
+        /** @description What an import did with one line. */
+        ImportItemDto: {
+            /** @description The error code a `memory_write` of the line would have answered. */
+            code?: string | null;
+            detail?: string | null;
+            field?: string | null;
+            /** @description The line's number in the request body, from 1. */
+            line: number;
+            /**
+             * @description created, reinforced, superseding or conflicting (written now, as `memory_write`
+             *     answers); already_imported (written by an earlier import; nothing written now);
+             *     rejected (scope_not_writable, entity_ambiguous); invalid (the line was not read,
+             *     validated or allowed: `code` and `field` say why).
+             */
+            outcome: string;
+            record_id?: string | null;
+        };
+        /** @description What an import did with each line. */
+        ImportResponseDto: {
+            /** @description How many lines had each outcome. */
+            counts: {
+                [key: string]: number;
+            };
+            /** @description One per non-blank line, in line order. */
+            items: components["schemas"]["ImportItemDto"][];
         };
         /** @description What the principal could search, without content, subjects or ids. */
         InventoryDto: {
@@ -4554,6 +4606,85 @@ export interface operations {
                 };
             };
             /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    memory_import: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 1000 lines, within server.body_limit_bytes: each a memory_write body (a JSON object) with an optional import_id (1 to 255 characters). */
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description one item per non-blank line */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResponseDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: more than 1000 lines, or over the body limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed: the body is not UTF-8 text, or its content-type is not application/x-ndjson or application/jsonl */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full or storage_unavailable: the lines before the failing one are written; send the batch again to resume */
             503: {
                 headers: {
                     [name: string]: unknown;

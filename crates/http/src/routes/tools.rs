@@ -265,10 +265,30 @@ pub(crate) async fn memory_write(
     let services = state.services.clone();
     let who = principal.clone();
     Ok(idempotent(&state, &key, &principal, retry, fingerprint, async move {
-        let outcome = services.ingestor.write(&who, &request).await?;
-        Ok(Json(write_response(outcome)?))
+        let (outcome, stages) = services.ingestor.write_timed(&who, &request).await?;
+        Ok((
+            [(axum::http::header::HeaderName::from_static("server-timing"), server_timing(&stages))],
+            Json(write_response(outcome)?),
+        ))
     })
     .await)
+}
+
+/// A write's stages as a `Server-Timing` header: each stage's milliseconds, the texts
+/// embedded, and the sentence texts whose vectors follow the answer.
+fn server_timing(stages: &retold_ingest::WriteStages) -> String {
+    let mut parts: Vec<String> = stages
+        .named()
+        .iter()
+        .map(|(name, took)| match *name {
+            "embed" => {
+                format!("embed;dur={:.2};desc=\"{} texts\"", took.as_secs_f64() * 1000.0, stages.embedded)
+            }
+            _ => format!("{name};dur={:.2}", took.as_secs_f64() * 1000.0),
+        })
+        .collect();
+    parts.push(format!("sentences;desc=\"{} after the answer\"", stages.sentences_after));
+    parts.join(", ")
 }
 
 fn revision_response(outcome: RevisionOutcome) -> ApiResult<ReviseResponseDto> {

@@ -136,3 +136,102 @@ fn ops_commands_run_against_the_real_service_and_fail_cleanly() {
     assert!(stderr(&out).contains("401 Unauthorized unauthorized"), "{}", stderr(&out));
     server.stop();
 }
+
+/// POST `body` to the server as `key`.
+fn post(server: &crate::e2e::Server, key: &str, path: &str, body: &serde_json::Value) -> serde_json::Value {
+    serde_json::from_str(&crate::e2e::curl(&[
+        "-H",
+        &format!("Authorization: Bearer {key}"),
+        "-H",
+        "Content-Type: application/json",
+        "-X",
+        "POST",
+        &format!("{}{path}", server.url),
+        "-d",
+        &body.to_string(),
+    ]))
+    .unwrap()
+}
+
+/// `retold import` against the real service: a JSON lines file with a bad line in the middle
+/// (named by its line number, the rest imported), Mem0's `get_all` export in its published
+/// shape (mapped as docs/import.md says), and the same files again (nothing written twice).
+#[test]
+fn import_sends_a_file_in_batches_names_bad_lines_and_resumes_without_writing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = crate::e2e::start(dir.path(), "cli-admin-key");
+    let host = server.host_key("cli-admin-key");
+    let import = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_retold"))
+            .arg("import")
+            .args(args)
+            .env("RETOLD_URL", &server.url)
+            .env("RETOLD_HOST_KEY", &host)
+            .output()
+            .unwrap()
+    };
+    let write = |content: &str| {
+        serde_json::json!({"principal": {"agent_id": "notes", "user_id": "kai"}, "type": "semantic",
+            "content": content, "scope": "agent:notes/kai", "source_kind": "system"})
+        .to_string()
+    };
+    let lines = [
+        write("The on-call rota lives in the ops wiki."),
+        "{\"principal\": {\"agent_id\": \"notes\"".to_owned(),
+        String::new(),
+        write("Kai's team deploys on Tuesdays and Thursdays."),
+        write("The build cache is on the shared NFS volume."),
+    ];
+    let file = dir.path().join("notes.jsonl");
+    std::fs::write(&file, lines.join("\n")).unwrap();
+    // Batches of two lines: three requests.
+    let out = import(&[file.to_str().unwrap(), "--batch", "2"]);
+    assert_eq!(out.status.code(), Some(1), "a refused line fails the run: {out:?}");
+    let err = stderr(&out);
+    assert!(err.contains("line 2: invalid: validation_failed (body)"), "{err}");
+    assert!(err.contains("1 of 4 lines were not imported"), "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["counts"], serde_json::json!({"created": 3, "invalid": 1}), "{summary}");
+
+    // Mem0's export: get_all's {"results": [...]}.
+    let mem0 = serde_json::json!({"results": [
+        {"id": "6f6c8a5e-1f2b-4c1e-9d0a-0b5f2a1c3d4e", "memory": "Is vegetarian and allergic to peanuts",
+         "hash": "a1b2", "metadata": null, "categories": ["food", "health"],
+         "created_at": "2024-07-20T10:31:12.120531-07:00", "updated_at": "2024-07-21T08:00:00-07:00",
+         "user_id": "alice"},
+        {"id": "0c5d7e8f-9a1b-4c2d-8e3f-4a5b6c7d8e9f", "memory": "Prefers window seats on long flights",
+         "hash": "c3d4", "metadata": {"source": "chat"}, "created_at": "2024-08-02T14:00:00Z",
+         "updated_at": null, "user_id": "alice", "agent_id": "travel-bot"},
+        {"id": "9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a", "memory": "Works night shifts",
+         "hash": "e5f6", "metadata": null, "created_at": "2024-08-03T09:00:00Z", "updated_at": null}
+    ]});
+    let file = dir.path().join("mem0.json");
+    std::fs::write(&file, mem0.to_string()).unwrap();
+    let out = import(&["--from", "mem0", file.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert!(err.contains("memory 3 (id 9d8c7b6a-5f4e-4d3c-2b1a-0f9e8d7c6b5a): invalid: no user_id"), "{err}");
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["counts"], serde_json::json!({"created": 2, "invalid": 1}), "{summary}");
+    // Alice's memories, as the importing agent finds them for her.
+    let found = post(
+        &server,
+        &host,
+        "/v1/memory/search",
+        &serde_json::json!({"principal": {"agent_id": "mem0-import", "user_id": "alice"}, "query": "what can alice not eat?"}),
+    );
+    let record = &found["results"][0]["record"];
+    assert_eq!(record["content"], "Is vegetarian and allergic to peanuts", "{found}");
+    assert_eq!(
+        (record["scope_id"].as_str(), record["source_kind"].as_str(), record["status"].as_str()),
+        (Some("mem0-import/alice"), Some("session_summary"), Some("confirmed"))
+    );
+    assert_eq!(record["source_ref"], "mem0:6f6c8a5e-1f2b-4c1e-9d0a-0b5f2a1c3d4e");
+    assert_eq!(record["tags"], serde_json::json!(["food", "health"]));
+    assert_eq!(record["event_at"], "2024-07-21T15:00:00Z", "{record}");
+
+    // Again: nothing is written twice.
+    let out = import(&["--from", "mem0", file.to_str().unwrap()]);
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["counts"], serde_json::json!({"already_imported": 2, "invalid": 1}), "{summary}");
+    server.stop();
+}

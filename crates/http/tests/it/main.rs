@@ -14,6 +14,7 @@ mod e2e;
 mod extraction;
 mod fuzz;
 mod idempotency;
+mod import;
 mod inspector;
 mod load;
 mod mcp;

@@ -7,6 +7,7 @@ from enum import Enum, StrEnum
 from typing import Annotated
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
+from typing_extensions import TypeAliasType
 
 
 class AliasBody(BaseModel):
@@ -362,6 +363,42 @@ class HostKeyDto(BaseModel):
     id: str
     key: str
     name: str
+
+
+class ImportItemDto(BaseModel):
+    code: Annotated[
+        str | None,
+        Field(
+            description='The error code a `memory_write` of the line would have answered.'
+        ),
+    ] = None
+    detail: str | None = None
+    field: str | None = None
+    line: Annotated[
+        int, Field(description="The line's number in the request body, from 1.", ge=0)
+    ]
+    outcome: Annotated[
+        str,
+        Field(
+            description='created, reinforced, superseding or conflicting (written now, as `memory_write`\nanswers); already_imported (written by an earlier import; nothing written now);\nrejected (scope_not_writable, entity_ambiguous); invalid (the line was not read,\nvalidated or allowed: `code` and `field` say why).'
+        ),
+    ]
+    record_id: str | None = None
+
+
+CountsAdditionalProperty = TypeAliasType(
+    "CountsAdditionalProperty", Annotated[int, Field(ge=0)]
+)
+
+
+class ImportResponseDto(BaseModel):
+    counts: Annotated[
+        dict[str, CountsAdditionalProperty],
+        Field(description='How many lines had each outcome.'),
+    ]
+    items: Annotated[
+        list[ImportItemDto], Field(description='One per non-blank line, in line order.')
+    ]
 
 
 class InventoryDto(BaseModel):

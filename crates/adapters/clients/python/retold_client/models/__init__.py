@@ -43,6 +43,9 @@ from .grant_dto import GrantDto
 from .grant_list_dto import GrantListDto
 from .host_key_body import HostKeyBody
 from .host_key_dto import HostKeyDto
+from .import_item_dto import ImportItemDto
+from .import_response_dto import ImportResponseDto
+from .import_response_dto_counts import ImportResponseDtoCounts
 from .inventory_dto import InventoryDto
 from .link_dto import LinkDto
 from .matches_dto import MatchesDto
@@ -139,6 +142,9 @@ __all__ = (
     "GrantListDto",
     "HostKeyBody",
     "HostKeyDto",
+    "ImportItemDto",
+    "ImportResponseDto",
+    "ImportResponseDtoCounts",
     "InventoryDto",
     "LinkDto",
     "MatchesDto",
