@@ -565,7 +565,7 @@ fn load(
     (searches, writes, errors, elapsed)
 }
 
-fn pct3(samples: Vec<Duration>) -> (f64, f64, f64) {
+pub(crate) fn pct3(samples: Vec<Duration>) -> (f64, f64, f64) {
     let [p50, p95, p99] = quantiles(millis(samples), [0.5, 0.95, 0.99]);
     (p50, p95, p99)
 }
@@ -654,7 +654,7 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
 
 /// A real `retold serve` (the release binary next to this one) on `data_dir` with `env`, and
 /// its base URL once it answers `/health`.
-fn serve(data_dir: &std::path::Path, key: &str, env: &[(&str, &str)]) -> Result<(Killed, String)> {
+pub(crate) fn serve(data_dir: &std::path::Path, key: &str, env: &[(&str, &str)]) -> Result<(Killed, String)> {
     let binary = std::env::current_exe()?.with_file_name("retold");
     anyhow::ensure!(
         binary.is_file(),
@@ -790,7 +790,7 @@ pub(crate) async fn turns(n: usize) -> Result<Value> {
 
 /// The benchmark's server, killed however the benchmark ends (an error or a panicking client
 /// must not leave it running).
-struct Killed(std::process::Child);
+pub(crate) struct Killed(pub(crate) std::process::Child);
 
 impl Drop for Killed {
     fn drop(&mut self) {

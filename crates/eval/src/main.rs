@@ -10,6 +10,7 @@
 
 mod bench;
 mod bench_pipeline;
+mod bench_writes;
 mod eval;
 mod orchestrator;
 mod replay;

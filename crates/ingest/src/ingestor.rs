@@ -1,7 +1,7 @@
 //! The ingestor: one write = policy checks, evidence, entities, the current-fact decision,
 //! embedding, one store transaction and the vector index update.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use retold_domain::text::same_values;
@@ -60,7 +60,13 @@ pub struct Ports {
 pub struct Ingestor {
     pub(crate) ports: Ports,
     pub(crate) config: IngestConfig,
+    /// Attribute names' vectors, for the aliasing check of a current fact: the same few
+    /// names come back on every write about a subject, so each is embedded once.
+    attribute_names: Arc<std::sync::Mutex<HashMap<String, Vec<f32>>>>,
 }
+
+/// Most attribute names whose vectors are kept (the map starts over when it is full).
+const ATTRIBUTE_NAMES_KEPT: usize = 4096;
 
 impl std::fmt::Debug for Ingestor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -90,7 +96,37 @@ pub(crate) enum Resolution {
 impl Ingestor {
     /// An ingestor over `ports` with `config`.
     pub fn new(ports: Ports, config: IngestConfig) -> Self {
-        Self { ports, config }
+        Self { ports, config, attribute_names: Arc::default() }
+    }
+
+    /// The vectors of attribute names (`_` read as spaces), embedding only the names not seen
+    /// before, in one run.
+    async fn attribute_vectors(&self, names: &[String]) -> Result<Vec<Vec<f32>>> {
+        let lock = || self.attribute_names.lock().expect("the attribute-name map is never poisoned");
+        let mut found: HashMap<String, Vec<f32>> = HashMap::new();
+        {
+            let kept = lock();
+            for name in names {
+                if let Some(vector) = kept.get(name) {
+                    found.insert(name.clone(), vector.clone());
+                }
+            }
+        }
+        let mut missing: Vec<String> = names.iter().filter(|n| !found.contains_key(*n)).cloned().collect();
+        missing.sort();
+        missing.dedup();
+        if !missing.is_empty() {
+            let vectors = self.embed(missing.iter().map(|n| n.replace('_', " ")).collect()).await?;
+            let mut kept = lock();
+            if kept.len() + missing.len() > ATTRIBUTE_NAMES_KEPT {
+                kept.clear();
+            }
+            for (name, vector) in missing.into_iter().zip(vectors) {
+                kept.insert(name.clone(), vector.clone());
+                found.insert(name, vector);
+            }
+        }
+        Ok(names.iter().map(|n| found[n].clone()).collect())
     }
 
     /// The readable and writable scopes of a principal, from its stored grants.
@@ -391,9 +427,9 @@ impl Ingestor {
         if attributes.is_empty() {
             return Ok((Vec::new(), attribute.to_owned()));
         }
-        let mut texts = vec![attribute.replace('_', " ")];
-        texts.extend(attributes.iter().map(|a| a.replace('_', " ")));
-        let name_vectors = self.ports.embedder.embed(&texts).await?;
+        let mut names = vec![attribute.to_owned()];
+        names.extend(attributes.iter().cloned());
+        let name_vectors = self.attribute_vectors(&names).await?;
         let mut best: Option<(f64, &String)> = None;
         for (other, vector) in attributes.iter().zip(&name_vectors[1..]) {
             let name_similarity = cosine(&name_vectors[0], vector);

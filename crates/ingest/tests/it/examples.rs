@@ -541,3 +541,61 @@ async fn a_fact_restated_after_other_turns_is_the_same_fact_whatever_its_context
     assert!(matches!(&outcome, WriteOutcome::Reinforced { id: same, .. } if *same == id), "{outcome:?}");
     assert_eq!(w.record(&id).await.reinforcements, 1);
 }
+
+/// The embedder, counting the texts it is given.
+struct Counting {
+    inner: Arc<dyn Embedder>,
+    texts: std::sync::Mutex<Vec<String>>,
+}
+
+#[async_trait::async_trait]
+impl Embedder for Counting {
+    fn info(&self) -> &EmbeddingModelInfo {
+        self.inner.info()
+    }
+    async fn embed(&self, texts: &[String]) -> Result<Vec<Vec<f32>>> {
+        self.texts.lock().unwrap().extend(texts.iter().cloned());
+        self.inner.embed(texts).await
+    }
+}
+
+/// The aliasing check compares a new fact's attribute name with each of the subject's other
+/// attribute names: each name is embedded once, not on every write about the subject (a
+/// subject with 64 attributes made each of its writes embed 65 names).
+#[tokio::test]
+async fn each_attribute_name_is_embedded_once_for_the_aliasing_check() {
+    let counting = Arc::new(Counting { inner: embedder(), texts: std::sync::Mutex::default() });
+    let w = world_with(counting.clone()).await;
+    w.grant("research-agent", "user:aditya", true, true).await;
+    let p = principal("research-agent", "aditya");
+    let facts = [
+        ("Aditya lives in Berlin.", "home_city"),
+        ("Aditya works at Northwind.", "employer"),
+        ("Aditya's editor is Helix.", "editor"),
+        ("Aditya's shell is fish.", "shell"),
+    ];
+    let mut per_write = Vec::new();
+    for (content, attribute) in facts {
+        let before = counting.texts.lock().unwrap().len();
+        w.ingestor.write(&p, &claim(content, attribute, SourceKind::AgentInference)).await.unwrap();
+        let texts = counting.texts.lock().unwrap()[before..].to_vec();
+        per_write.push(texts);
+    }
+    // First fact: its own text only. Second: its text, then both names. Later ones: their
+    // text and their own new name; the names seen before are not embedded again.
+    let names =
+        |texts: &[String]| texts.iter().filter(|t| !t.contains("Aditya")).cloned().collect::<Vec<_>>();
+    assert_eq!(names(&per_write[0]), Vec::<String>::new());
+    assert_eq!(names(&per_write[1]), ["employer", "home city"]);
+    assert_eq!(names(&per_write[2]), ["editor"]);
+    assert_eq!(names(&per_write[3]), ["shell"]);
+    // And the aliasing still reads them: an equivalent name is aliased to the existing one.
+    let outcome = w
+        .ingestor
+        .write(&p, &claim("Aditya resides in Munich.", "city_of_residence", SourceKind::AgentInference))
+        .await
+        .unwrap();
+    let id = outcome.record_id().unwrap().clone();
+    let event = &w.store.record_events(&id).await.unwrap()[0];
+    assert_eq!(event.details.get("attribute_aliased_to").map(String::as_str), Some("home_city"), "{event:?}");
+}
