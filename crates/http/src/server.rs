@@ -630,7 +630,12 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
         Some(feed) => Some(feed.change_head().await?),
         None => None,
     };
-    let (index, report) = ExactIndex::rebuild(stores.embeddings.as_ref(), embedder.info()).await?;
+    // The eligibility table is read beside the index's scan and build (two cores, two reads).
+    let embeddings = stores.embeddings.clone();
+    let derived = tokio::spawn(derive_eligibility_table(stores));
+    let (index, report) = ExactIndex::rebuild(embeddings.as_ref(), embedder.info()).await?;
+    let (stores, table) =
+        derived.await.map_err(|e| retold_domain::DomainError::backend("boot", e.to_string()))??;
     if report.incompatible > 0 {
         // Serving would leave those records out of the dense channel without a word.
         let stored = stores.reembedding.stored_models().await?;
@@ -649,7 +654,6 @@ pub async fn build(settings: &Settings, embedder: Arc<OnnxEmbedder>) -> Result<B
             info.dims
         )));
     }
-    let (stores, table) = derive_eligibility_table(stores).await?;
     let index = Arc::new(index);
     if let (Some(feed), Some(after), StoreHandle::Postgres { follower, .. }) = (feed, after, &store) {
         let follow =

@@ -923,15 +923,27 @@ impl ExactIndex {
             }
             *slot = row as u32;
         }
-        let mut matrix = scan.vectors;
-        unit_rows("vector", &mut matrix, dims)?;
-        // The rows are unit vectors now: quantised as they are, as `upsert_with` does.
-        let mut rows_i8 = I8Rows::with_capacity(rows, dims);
-        for row in 0..rows {
-            rows_i8.push_unit(&matrix[row * dims..(row + 1) * dims]);
-        }
         let spans = spans_from_counts(&scan.sentence_counts, rows, scan.sentences.len(), dims)?;
-        let sentences = quantised_units(&scan.sentences, dims)?;
+        let mut matrix = scan.vectors;
+        // The records' rows and the sentences are made ready on two threads (a boot's largest
+        // part after the scan): the sentences' first half beside the rows, then the rest.
+        let half = (scan.sentences.len() / dims.max(1)).div_ceil(2) * dims;
+        let (first, second) = scan.sentences.split_at(half);
+        let (rows_i8, sentences) = std::thread::scope(|threads| -> Result<(I8Rows, I8Rows)> {
+            let beside = threads.spawn(|| quantised_units(first, dims));
+            unit_rows("vector", &mut matrix, dims)?;
+            // The rows are unit vectors now: quantised as they are, as `upsert_with` does.
+            let mut rows_i8 = I8Rows::with_capacity(rows, dims);
+            for row in 0..rows {
+                rows_i8.push_unit(&matrix[row * dims..(row + 1) * dims]);
+            }
+            let rest = quantised_units(second, dims)?;
+            let mut sentences = beside
+                .join()
+                .map_err(|_| DomainError::backend("vector index", "a boot thread panicked"))??;
+            sentences.extend_from(&rest, (0, rest.len()), dims);
+            Ok((rows_i8, sentences))
+        })?;
         drop(scan.sentences);
         let inner = Inner {
             ids: scan.ids,
