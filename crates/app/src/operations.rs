@@ -135,6 +135,8 @@ pub struct OperationsService {
     records: Arc<dyn RecordReader>,
     audit: Arc<dyn retold_domain::AuditLog>,
     inspection: Arc<dyn retold_domain::Inspection>,
+    graph: Arc<dyn retold_domain::RecordGraph>,
+    entities: Arc<dyn retold_domain::EntityReader>,
     config: OperationsConfig,
     snapshot_dir: std::path::PathBuf,
     index: Arc<dyn VectorIndex>,
@@ -169,12 +171,68 @@ impl OperationsService {
             records: stores.records.clone(),
             audit: stores.audit.clone(),
             inspection: stores.inspection.clone(),
+            graph: stores.graph.clone(),
+            entities: stores.entities.clone(),
             config,
             snapshot_dir,
             index,
             clock,
             ids,
         }
+    }
+
+    /// The memories of a user (`user:<u>` and every `agent:*/<u>`) or of one scope, to take
+    /// elsewhere: every record but deleted and erased ones (history included: superseded,
+    /// expired, provisional), oldest first; their entity links; the entities they link to,
+    /// with aliases, merged ones with the entity they were merged into; the conflict links
+    /// between them. No embedding: the importing store embeds with its own model.
+    pub async fn export(&self, target: &ErasureTarget) -> Result<retold_ingest::MemorySet> {
+        if matches!(target, ErasureTarget::Record(_)) {
+            return Err(DomainError::Invalid { field: "target", reason: "export a user or a scope".into() });
+        }
+        let mut keyed = self.erasure.erasure_records(target).await?;
+        keyed.retain(|k| k.record.status != Status::Deleted);
+        keyed.sort_by_key(|k| k.key);
+        let records: Vec<retold_domain::MemoryRecord> = keyed.into_iter().map(|k| k.record).collect();
+        let ids: Vec<RecordId> = records.iter().map(|r| r.id.clone()).collect();
+        let mut links = Vec::new();
+        let mut conflicts = Vec::new();
+        for chunk in ids.chunks(500) {
+            links.extend(self.graph.links_of(chunk).await?);
+            conflicts.extend(self.graph.conflicts_of(chunk).await?);
+        }
+        let exported: std::collections::HashSet<&RecordId> = ids.iter().collect();
+        conflicts.retain(|c| exported.contains(&c.record_id) && exported.contains(&c.conflicting_id));
+        conflicts.sort_by(|a, b| (&a.record_id, &a.conflicting_id).cmp(&(&b.record_id, &b.conflicting_id)));
+        conflicts.dedup();
+        // The linked entities, and the entities they were merged into (a link may name a
+        // merged entity; following it needs the survivor).
+        let mut wanted: Vec<retold_domain::EntityId> = links.iter().map(|l| l.entity_id.clone()).collect();
+        let mut entities = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        while let Some(id) = wanted.pop() {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            let entity = self
+                .entities
+                .entity(&id)
+                .await?
+                .ok_or_else(|| DomainError::NotFound { what: "entity", id: id.to_string() })?;
+            if let Some(into) = &entity.merged_into {
+                wanted.push(into.clone());
+            }
+            let aliases = self.entities.aliases(&id).await?;
+            entities.push((entity, aliases));
+        }
+        entities.sort_by(|(a, _), (b, _)| {
+            (a.merged_into.is_some(), &a.created_at, &a.id).cmp(&(
+                b.merged_into.is_some(),
+                &b.created_at,
+                &b.id,
+            ))
+        });
+        Ok(retold_ingest::MemorySet { entities, records, links, conflicts })
     }
 
     /// Move every provisional or confirmed record whose `expires_at` passed to `expired`

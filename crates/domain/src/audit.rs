@@ -56,11 +56,13 @@ pub enum EventKind {
     OpsExpiry,
     /// A snapshot was taken (file, bytes, whether its check passed).
     OpsSnapshot,
+    /// Exported records were restored into this store (how many, the first and last id).
+    OpsImport,
 }
 
 impl EventKind {
     /// Every kind, in declaration order.
-    pub const ALL: [EventKind; 33] = [
+    pub const ALL: [EventKind; 34] = [
         Self::RecordCreated,
         Self::RecordSuperseding,
         Self::RecordConflicting,
@@ -94,6 +96,7 @@ impl EventKind {
         Self::DecisionMade,
         Self::OpsExpiry,
         Self::OpsSnapshot,
+        Self::OpsImport,
     ];
 
     /// The dotted name (`record.created`, `entity.alias_added`, …).
@@ -132,6 +135,7 @@ impl EventKind {
             Self::DecisionMade => "decision.made",
             Self::OpsExpiry => "ops.expiry",
             Self::OpsSnapshot => "ops.snapshot",
+            Self::OpsImport => "ops.import",
         }
     }
 

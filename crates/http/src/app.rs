@@ -108,6 +108,8 @@ pub(crate) fn app_until(
         .route("/v1/admin/reviews", get(crate::routes::ops::review_list))
         .route("/v1/admin/reviews/{id}/resolve", post(crate::routes::ops::review_resolve))
         .route("/v1/admin/ops/verify", post(crate::routes::ops::ops_verify))
+        .route("/v1/admin/export", get(crate::routes::export::export))
+        .route("/v1/admin/import", post(crate::routes::export::restore))
         .route("/ready", get(ready))
         .route("/health", get(health))
         .fallback(not_found)

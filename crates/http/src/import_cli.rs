@@ -4,6 +4,9 @@
 //! JSON lines file of any size. Every item is written at most once, so running the command
 //! again resumes an interrupted import.
 //!
+//! A file `retold export` wrote (its first line says so) is restored as it was through the
+//! admin's `POST /v1/admin/import`: ids, statuses, history, entities and links.
+//!
 //! `--from mem0` reads Mem0's export (`get_all`'s JSON: `{"results": [...]}` or a list, or one
 //! memory per line) and maps each memory as `docs/import.md` says.
 
@@ -34,9 +37,12 @@ pub(crate) struct ImportArgs {
     /// The running service's base URL.
     #[arg(long, env = "RETOLD_URL", default_value = "http://127.0.0.1:8420")]
     url: String,
-    /// A host key (created with POST /v1/admin/host-keys).
+    /// A host key (created with POST /v1/admin/host-keys), for memory_write lines and Mem0.
     #[arg(long, env = "RETOLD_HOST_KEY", hide_env_values = true)]
-    key: String,
+    key: Option<String>,
+    /// The admin key, for a file `retold export` wrote (restored as it was).
+    #[arg(long, env = "RETOLD_ADMIN_KEY", hide_env_values = true)]
+    admin_key: Option<String>,
     /// Lines per request, 1 to 1000 (a batch is also cut at 768 KiB).
     #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u16).range(1..=i64::from(MAX_LINES)))]
     batch: u16,
@@ -98,6 +104,12 @@ pub(crate) fn run(args: &ImportArgs) -> Result<(), Failure> {
     let client = reqwest::blocking::Client::builder().timeout(None).build()?;
     let url = format!("{}/v1/memory/import", args.url.trim_end_matches('/'));
     let mut summary = Summary::default();
+    if args.from == Format::Retold && is_export(&args.file)? {
+        return restore(&client, args, file, size, started);
+    }
+    let Some(key) = args.key.as_deref() else {
+        return Err(Box::new(ImportError("a host key is required: --key or RETOLD_HOST_KEY".into())));
+    };
     match args.from {
         Format::Retold => {
             let bar = bar(size, "bytes")?;
@@ -107,7 +119,7 @@ pub(crate) fn run(args: &ImportArgs) -> Result<(), Failure> {
                     Item { label: format!("line {}", at + 1), line }
                 })
             });
-            send_all(&client, &url, args, lines, &mut summary)?;
+            send_all(&client, &url, key, args.batch, lines, &mut summary)?;
             bar.finish_and_clear();
         }
         Format::Mem0 => {
@@ -127,7 +139,7 @@ pub(crate) fn run(args: &ImportArgs) -> Result<(), Failure> {
                 }
             }
             let mapped = mapped.into_iter().inspect(|_| bar.inc(1));
-            send_all(&client, &url, args, mapped, &mut summary)?;
+            send_all(&client, &url, key, args.batch, mapped, &mut summary)?;
             bar.finish_and_clear();
         }
     }
@@ -174,7 +186,8 @@ fn bar(length: u64, unit: &str) -> Result<indicatif::ProgressBar, Failure> {
 fn send_all(
     client: &reqwest::blocking::Client,
     url: &str,
-    args: &ImportArgs,
+    key: &str,
+    lines_per_batch: u16,
     items: impl Iterator<Item = std::io::Result<Item>>,
     summary: &mut Summary,
 ) -> Result<(), Failure> {
@@ -186,16 +199,16 @@ fn send_all(
             continue;
         }
         if !batch.is_empty()
-            && (batch.len() >= usize::from(args.batch) || bytes + item.line.len() + 1 > MAX_BATCH_BYTES)
+            && (batch.len() >= usize::from(lines_per_batch) || bytes + item.line.len() + 1 > MAX_BATCH_BYTES)
         {
-            send(client, url, &args.key, &std::mem::take(&mut batch), summary)?;
+            send(client, url, key, &std::mem::take(&mut batch), summary)?;
             bytes = 0;
         }
         bytes += item.line.len() + 1;
         batch.push(item);
     }
     if !batch.is_empty() {
-        send(client, url, &args.key, &batch, summary)?;
+        send(client, url, key, &batch, summary)?;
     }
     Ok(())
 }
@@ -347,4 +360,106 @@ fn tag(text: &str) -> String {
         .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ':' | '.' | '/'))
         .take(64)
         .collect()
+}
+
+/// Whether the file's first non-blank line is an export's (`{"item": "export", …}`).
+fn is_export(path: &std::path::Path) -> Result<bool, Failure> {
+    let file = std::fs::File::open(path).map_err(|e| ImportError(format!("{}: {e}", path.display())))?;
+    for line in BufReader::new(file).lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let first: Option<Value> = serde_json::from_str(&line).ok();
+        return Ok(first.is_some_and(|v| v["item"] == "export"));
+    }
+    Ok(false)
+}
+
+/// An export restored in batches through `POST /v1/admin/import` (each batch one transaction;
+/// a batch sent again changes nothing, so a run again resumes).
+fn restore(
+    client: &reqwest::blocking::Client,
+    args: &ImportArgs,
+    file: std::fs::File,
+    size: u64,
+    started: Instant,
+) -> Result<(), Failure> {
+    let Some(key) = args.admin_key.as_deref() else {
+        return Err(Box::new(ImportError(
+            "this file is an export, restored with the admin key: --admin-key or RETOLD_ADMIN_KEY".into(),
+        )));
+    };
+    let url = format!("{}/v1/admin/import", args.url.trim_end_matches('/'));
+    let bar = bar(size, "bytes")?;
+    let mut totals: BTreeMap<String, u64> = BTreeMap::new();
+    let mut batch: Vec<String> = Vec::new();
+    let mut bytes = 0;
+    let mut lines = BufReader::new(file).lines().peekable();
+    let mut first_line = 1;
+    let mut number = 0;
+    while let Some(line) = lines.next() {
+        let line = line?;
+        number += 1;
+        bar.inc(line.len() as u64 + 1);
+        bytes += line.len() + 1;
+        batch.push(line);
+        let last = lines.peek().is_none();
+        if last || batch.len() >= usize::from(args.batch) || bytes > MAX_BATCH_BYTES {
+            let body = batch.join("\n");
+            let mut attempt = 0;
+            let answer: Value = loop {
+                attempt += 1;
+                let sent = client
+                    .post(&url)
+                    .bearer_auth(key)
+                    .header("content-type", "application/x-ndjson")
+                    .body(body.clone())
+                    .send();
+                let failed = match sent {
+                    Ok(response) => {
+                        let status = response.status();
+                        let answer: Value = response.json().unwrap_or(Value::Null);
+                        if status.is_success() {
+                            break answer;
+                        }
+                        let message = format!(
+                            "lines {first_line}–{number}: {url} answered {status} {}: {}",
+                            answer["code"].as_str().unwrap_or("unknown"),
+                            answer["detail"].as_str().unwrap_or("no detail")
+                        );
+                        if !status.is_server_error() {
+                            return Err(Box::new(ImportError(message)));
+                        }
+                        message
+                    }
+                    Err(e) => format!("could not reach {url}: {e}"),
+                };
+                if attempt >= ATTEMPTS {
+                    return Err(Box::new(ImportError(format!(
+                        "{failed}; run the same command again to resume (what was restored is skipped)"
+                    ))));
+                }
+                std::thread::sleep(Duration::from_millis(500 * u64::from(attempt)));
+            };
+            for name in ["records", "entities", "conflicts", "already_present"] {
+                *totals.entry(name.to_owned()).or_insert(0) += answer[name].as_u64().unwrap_or(0);
+            }
+            batch.clear();
+            bytes = 0;
+            first_line = number + 1;
+        }
+    }
+    bar.finish_and_clear();
+    let seconds = started.elapsed().as_secs_f64();
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json!({
+            "file": args.file.display().to_string(),
+            "lines": number,
+            "restored": totals,
+            "seconds": (seconds * 100.0).round() / 100.0,
+        }))?
+    );
+    Ok(())
 }

@@ -39,6 +39,10 @@ enum Command {
     /// their line numbers and never stop the rest; run again to resume (nothing is written
     /// twice).
     Import(import_cli::ImportArgs),
+    /// Export a user's or a scope's memories from a running service (GET /v1/admin/export)
+    /// as JSON lines: records with their history, entities, links and conflicts, no
+    /// embeddings. `retold import` restores the file into any store as it was.
+    Export(ExportArgs),
     /// Print the OpenAPI document (JSON) that the service serves at /openapi.json.
     Openapi,
     /// Print the version.
@@ -57,6 +61,26 @@ struct ServeArgs {
     /// override both.
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("whose").required(true).multiple(false))]
+struct ExportArgs {
+    /// Every record of a user: `user:<u>` and every `agent:*/<u>`.
+    #[arg(long, group = "whose")]
+    user: Option<String>,
+    /// Every record of one scope (`project:p`, …).
+    #[arg(long, group = "whose")]
+    scope: Option<String>,
+    /// Write here instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// The running service's base URL.
+    #[arg(long, env = "RETOLD_URL", default_value = "http://127.0.0.1:8420")]
+    url: String,
+    /// The admin key.
+    #[arg(long, env = "RETOLD_ADMIN_KEY", hide_env_values = true)]
+    admin_key: String,
 }
 
 #[derive(Debug, Args)]
@@ -221,6 +245,7 @@ fn main() -> ExitCode {
         Command::Ops(args) => run_ops(args),
         Command::Mcp(args) => run_mcp(args).map_err(Into::into),
         Command::Import(args) => import_cli::run(&args),
+        Command::Export(args) => run_export(&args),
         Command::Openapi => {
             println!("{}", retold_http::openapi_json());
             Ok(())
@@ -313,6 +338,53 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
     let check = answer.get("check").unwrap_or(&answer);
     if check.get("ok").is_some_and(|ok| ok == false) {
         return Err(Box::new(OpsError("the check failed (see above)".into())));
+    }
+    Ok(())
+}
+
+/// `retold export`: the admin endpoint's JSON lines, into a file or standard output.
+fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
+    retold_hosted::install_tls_provider();
+    let url = format!("{}/v1/admin/export", args.url.trim_end_matches('/'));
+    let (name, value) = match (&args.user, &args.scope) {
+        (Some(user), _) => ("user", user.as_str()),
+        (_, Some(scope)) => ("scope", scope.as_str()),
+        _ => unreachable!("clap requires one"),
+    };
+    // Ids and scopes hold letters, digits and `_ . @ + - : /`; of those only `+` means
+    // something else in a query.
+    let value: String = value
+        .chars()
+        .map(|c| match c {
+            '+' | '%' | '&' | '#' | ' ' | '=' => format!("%{:02X}", c as u32),
+            c => c.to_string(),
+        })
+        .collect();
+    let mut response = reqwest::blocking::Client::builder()
+        .timeout(None)
+        .build()?
+        .get(format!("{url}?{name}={value}"))
+        .bearer_auth(&args.admin_key)
+        .send()
+        .map_err(|e| OpsError(format!("could not reach {url}: {e}")))?;
+    let status = response.status();
+    if !status.is_success() {
+        let answer: serde_json::Value = response.json().unwrap_or_default();
+        return Err(Box::new(OpsError(format!(
+            "{url} answered {status} {}: {}",
+            answer["code"].as_str().unwrap_or("unknown"),
+            answer["detail"].as_str().unwrap_or("no detail")
+        ))));
+    }
+    match &args.out {
+        Some(path) => {
+            let mut file =
+                std::fs::File::create(path).map_err(|e| OpsError(format!("{}: {e}", path.display())))?;
+            response.copy_to(&mut file)?;
+        }
+        None => {
+            response.copy_to(&mut std::io::stdout().lock())?;
+        }
     }
     Ok(())
 }

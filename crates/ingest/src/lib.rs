@@ -11,6 +11,7 @@ mod ingestor;
 mod judge;
 mod merge;
 mod request;
+mod restore;
 mod sentences;
 mod stages;
 mod turns;
@@ -29,5 +30,6 @@ pub use crate::merge::MergeAuthority;
 pub use crate::request::{
     EntityRef, KeyedWrite, RejectCode, ReviseAction, RevisionOutcome, WriteOutcome, WriteRequest,
 };
+pub use crate::restore::{MemorySet, Restored};
 pub use crate::stages::WriteStages;
 pub use crate::turns::{TurnMemory, TurnWrite};

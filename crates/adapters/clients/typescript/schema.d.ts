@@ -109,6 +109,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/admin/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a user's or a scope's memories as JSON lines.
+         * @description The first line describes the export; then the entities the records link to (with their
+         *     aliases), the records oldest first (every status but deleted: history included), each
+         *     with its entity links, and the conflict links between them. No embeddings: the store that
+         *     imports them embeds them with its own model. `retold import` (or `POST /v1/admin/import`)
+         *     restores them as they were.
+         */
+        get: operations["export"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/admin/extractions/run": {
         parameters: {
             query?: never;
@@ -175,6 +199,30 @@ export interface paths {
         put?: never;
         /** Create a host key (shown once, stored hashed). */
         post: operations["host_key_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore exported memories (the lines `GET /v1/admin/export` writes) as they were.
+         * @description Records keep their ids, statuses, history, times and links; nothing is decided again.
+         *     Each record is embedded by the served model. The lines of one request are restored in one
+         *     transaction, all or nothing; what the store holds already (by id) is left as it is, so a
+         *     request sent again changes nothing. Send entities before the records that link to them
+         *     and conflicts after both records (the export's order).
+         */
+        post: operations["restore"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1396,6 +1444,14 @@ export interface components {
              */
             action: "confirm" | "expire" | "forget" | "approve" | "reject";
         };
+        /** @description What a restore did. */
+        RestoredDto: {
+            /** @description Records and entities the store held already (by id), left as they were. */
+            already_present: number;
+            conflicts: number;
+            entities: number;
+            records: number;
+        };
         /** @description A transcript-retention run. */
         RetentionBody: {
             /** @description Only count what would be deleted. */
@@ -2317,6 +2373,85 @@ export interface operations {
             };
         };
     };
+    export: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Every record of a user: `user:<u>` and every `agent:*\/<u>`. */
+                user: string | null;
+                /** @description Every record of one scope (`project:p`, `user:u`, `agent:a/u`, …). */
+                scope: string | null;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (not the admin key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed (give exactly one of user or scope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     extraction_run: {
         parameters: {
             query?: never;
@@ -2711,6 +2846,103 @@ export interface operations {
                 };
             };
             /** @description validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    restore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description At most 1000 lines of an export, within server.body_limit_bytes. */
+        requestBody: {
+            content: {
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description What was restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RestoredDto"];
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (not the admin key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not_found: a link names an entity that is neither restored nor stored */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload_too_large: more than 1000 lines, or over the body limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed: a line (named in the detail) is not an export line, or the content-type is not JSON lines; nothing was restored */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,7 @@
 //! Route handlers: thin, converting DTOs to domain calls and back.
 
 pub(crate) mod admin;
+pub(crate) mod export;
 pub(crate) mod import;
 pub(crate) mod inspect;
 pub(crate) mod ops;

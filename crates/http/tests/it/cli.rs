@@ -235,3 +235,49 @@ fn import_sends_a_file_in_batches_names_bad_lines_and_resumes_without_writing_tw
     assert_eq!(summary["counts"], serde_json::json!({"already_imported": 2, "invalid": 1}), "{summary}");
     server.stop();
 }
+
+/// `retold export` writes a user's memories; `retold import` restores the file into another
+/// service's empty store (it knows an export by its first line), and the same search finds
+/// the same record there.
+#[test]
+fn export_then_import_moves_a_users_memories_to_another_service() {
+    let dir = tempfile::tempdir().unwrap();
+    let from = crate::e2e::start(&dir.path().join("from"), "cli-admin-key");
+    let to = crate::e2e::start(&dir.path().join("to"), "cli-admin-key");
+    let host = from.host_key("cli-admin-key");
+    for content in
+        ["The on-call rota lives in the ops wiki.", "Kai's team deploys on Tuesdays and Thursdays."]
+    {
+        post(
+            &from,
+            &host,
+            "/v1/memory/write",
+            &serde_json::json!({"principal": {"agent_id": "notes", "user_id": "kai"}, "type": "semantic",
+                "content": content, "scope": "agent:notes/kai", "source_kind": "system"}),
+        );
+    }
+    let file = dir.path().join("kai.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_retold"))
+        .args(["export", "--user", "kai", "--out", file.to_str().unwrap()])
+        .env("RETOLD_URL", &from.url)
+        .env("RETOLD_ADMIN_KEY", "cli-admin-key")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(std::fs::read_to_string(&file).unwrap().lines().count(), 3, "the header and two records");
+    let out = Command::new(env!("CARGO_BIN_EXE_retold"))
+        .args(["import", file.to_str().unwrap()])
+        .env("RETOLD_URL", &to.url)
+        .env("RETOLD_ADMIN_KEY", "cli-admin-key")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(summary["restored"]["records"], 2, "{summary}");
+    let search = serde_json::json!({"principal": {"agent_id": "notes", "user_id": "kai"}, "query": "when does the team deploy?"});
+    let before = post(&from, &host, "/v1/memory/search", &search);
+    let after = post(&to, &to.host_key("cli-admin-key"), "/v1/memory/search", &search);
+    assert_eq!(after["results"][0]["record"]["id"], before["results"][0]["record"]["id"], "{after}");
+    from.stop();
+    to.stop();
+}

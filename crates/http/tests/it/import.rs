@@ -188,3 +188,138 @@ async fn a_write_answers_where_its_time_went() {
         .unwrap();
     assert!(embed > 0.0, "the model ran: {timing}");
 }
+
+async fn export(app: &TestApp, query: &str) -> String {
+    let answer = app.call_with("GET", &format!("/v1/admin/export?{query}"), Some(ADMIN_KEY), &[], None).await;
+    assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
+    assert_eq!(answer.headers["content-type"], "application/x-ndjson");
+    answer.body.as_str().unwrap().to_owned()
+}
+
+async fn restore(app: &TestApp, lines: &str) -> Answer {
+    let request = Request::builder()
+        .method("POST")
+        .uri("/v1/admin/import")
+        .header("authorization", format!("Bearer {ADMIN_KEY}"))
+        .header("content-type", "application/x-ndjson")
+        .body(Body::from(lines.to_owned()))
+        .unwrap();
+    app.send(request).await
+}
+
+async fn search_ids(app: &TestApp, key: &str, query: &str) -> Vec<(String, String)> {
+    let body = json!({"principal": principal("importer", "jo"), "query": query, "include_history": true, "include_conflicts": true});
+    let (status, found) = app.call("POST", "/v1/memory/search", Some(key), Some(body)).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    found["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["record"]["id"].as_str().unwrap().to_owned(),
+                r["record"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A user's memories exported and restored into an empty store come back as they were:
+/// history (a superseded fact, a provisional one in conflict), entities with their aliases,
+/// turn records with speaker and context; and the same searches find the same records in
+/// the same order. Restoring again changes nothing; a bad line restores nothing.
+#[tokio::test]
+async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
+    let source = app().await;
+    let key = source.host_key(&[]).await;
+    let jo = principal("importer", "jo");
+    let fact = |content: &str, source_kind: &str| {
+        json!({"principal": jo, "type": "semantic", "content": content, "scope": "agent:importer/jo",
+            "source_kind": source_kind, "subject": {"name": "Jo", "kind": "person"}, "attribute": "editor"})
+    };
+    for body in [
+        fact("Jo edits code in Vim.", "tool_result"),
+        fact("Jo edits code in Helix now.", "system"),
+        fact("Jo edits code in Emacs.", "agent_inference"),
+        note("The staging database is db-stage-02 in eu-west-1. Backups run nightly at 02:00 UTC."),
+        note("Deploys need two approvals from the platform team."),
+    ] {
+        let (status, answer) = source.call("POST", "/v1/memory/write", Some(&key), Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+    }
+    // A conversation kept as turn memory, and an alias for Jo.
+    let (_, session) = source.call("POST", "/v1/sessions", Some(&key), Some(json!({"principal": jo}))).await;
+    let sid = session["id"].as_str().unwrap();
+    for (role, content) in
+        [("user", "My cat Biscuit is allergic to chicken."), ("assistant", "Noted: no chicken for Biscuit.")]
+    {
+        let (status, turn) = source
+            .call(
+                "POST",
+                &format!("/v1/sessions/{sid}/turns"),
+                Some(&key),
+                Some(json!({"principal": jo, "role": role, "content": content})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{turn}");
+    }
+    let (_, page) = source.call("GET", "/v1/admin/records?q=Helix", Some(ADMIN_KEY), None).await;
+    let subject = page["records"][0]["subject_entity_id"].as_str().unwrap().to_owned();
+    let (status, _) = source
+        .call(
+            "POST",
+            &format!("/v1/admin/entities/{subject}/aliases"),
+            Some(ADMIN_KEY),
+            Some(json!({"alias": "Jojo"})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+
+    let lines = export(&source, "user=jo").await;
+    let items: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(items[0]["item"], "export");
+    assert_eq!(items[0]["records"], 7, "{lines}");
+    let statuses: Vec<&str> =
+        items.iter().filter(|i| i["item"] == "record").map(|i| i["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains(&"superseded") && statuses.contains(&"provisional"), "{statuses:?}");
+    assert!(items.iter().any(|i| i["item"] == "entity" && i["aliases"] == json!(["Jojo"])), "{lines}");
+    assert!(items.iter().any(|i| i["item"] == "conflict"), "{lines}");
+    assert!(!lines.contains("\"vector\""), "no embeddings");
+
+    // Into an empty store: the same records, the same answers.
+    let target = app().await;
+    let target_key = target.host_key(&[]).await;
+    let restored = restore(&target, &lines).await;
+    assert_eq!(restored.status, StatusCode::OK, "{}", restored.body);
+    assert_eq!(restored.body, json!({"records": 7, "entities": 2, "conflicts": 1, "already_present": 0}));
+    for query in [
+        "what editor does Jo use?",
+        "where is the staging database?",
+        "what is Biscuit allergic to?",
+        "Jojo",
+        "deploy approvals",
+    ] {
+        assert_eq!(
+            search_ids(&source, &key, query).await,
+            search_ids(&target, &target_key, query).await,
+            "{query}"
+        );
+    }
+    assert_eq!(
+        export(&target, "user=jo").await.lines().skip(1).collect::<Vec<_>>(),
+        lines.lines().skip(1).collect::<Vec<_>>()
+    );
+
+    // Again: nothing changes.
+    let again = restore(&target, &lines).await;
+    assert_eq!(again.body, json!({"records": 0, "entities": 0, "conflicts": 1, "already_present": 9}));
+
+    // A bad line restores nothing and names its line.
+    let empty = app().await;
+    let broken = lines.replacen("\"status\":\"confirmed\"", "\"status\":\"sort-of\"", 1);
+    let refused = restore(&empty, &broken).await;
+    assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
+    assert!(refused.body["detail"].as_str().unwrap().starts_with("line "), "{}", refused.body);
+    assert_eq!(refused.body["field"], "status");
+    assert_eq!(export(&empty, "user=jo").await.lines().count(), 1, "only the header");
+}

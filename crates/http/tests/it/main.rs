@@ -173,7 +173,7 @@ impl TestApp {
         let bytes = response.into_body().collect().await.unwrap().to_bytes();
         let body = if bytes.is_empty() {
             Value::Null
-        } else if content_type.as_deref().is_some_and(|c| c.contains("json")) {
+        } else if content_type.as_deref().is_some_and(|c| c.contains("json") && !c.contains("ndjson")) {
             serde_json::from_slice(&bytes).unwrap()
         } else {
             Value::String(String::from_utf8_lossy(&bytes).into_owned())

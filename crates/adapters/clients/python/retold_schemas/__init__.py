@@ -620,6 +620,19 @@ class ResolveBody(BaseModel):
     ]
 
 
+class RestoredDto(BaseModel):
+    already_present: Annotated[
+        int,
+        Field(
+            description='Records and entities the store held already (by id), left as they were.',
+            ge=0,
+        ),
+    ]
+    conflicts: Annotated[int, Field(ge=0)]
+    entities: Annotated[int, Field(ge=0)]
+    records: Annotated[int, Field(ge=0)]
+
+
 class RetentionBody(BaseModel):
     model_config = ConfigDict(
         extra='forbid',

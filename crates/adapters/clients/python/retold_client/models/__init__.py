@@ -65,6 +65,7 @@ from .refused_dto import RefusedDto
 from .resolution_dto import ResolutionDto
 from .resolve_body import ResolveBody
 from .resolve_body_action import ResolveBodyAction
+from .restored_dto import RestoredDto
 from .retention_body import RetentionBody
 from .retention_dto import RetentionDto
 from .review_dto import ReviewDto
@@ -164,6 +165,7 @@ __all__ = (
     "ResolutionDto",
     "ResolveBody",
     "ResolveBodyAction",
+    "RestoredDto",
     "RetentionBody",
     "RetentionDto",
     "ReviewDto",
