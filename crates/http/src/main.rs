@@ -346,24 +346,26 @@ fn run_ops(args: OpsArgs) -> Result<(), Box<dyn std::error::Error>> {
 fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
     retold_hosted::install_tls_provider();
     let url = format!("{}/v1/admin/export", args.url.trim_end_matches('/'));
-    let (name, value) = match (&args.user, &args.scope) {
-        (Some(user), _) => ("user", user.as_str()),
-        (_, Some(scope)) => ("scope", scope.as_str()),
-        _ => unreachable!("clap requires one"),
-    };
     // Ids and scopes hold letters, digits and `_ . @ + - : /`; of those only `+` means
     // something else in a query.
-    let value: String = value
-        .chars()
-        .map(|c| match c {
-            '+' | '%' | '&' | '#' | ' ' | '=' => format!("%{:02X}", c as u32),
-            c => c.to_string(),
-        })
-        .collect();
+    let escaped = |value: &str| -> String {
+        value
+            .chars()
+            .map(|c| match c {
+                '+' | '%' | '&' | '#' | ' ' | '=' | '?' => format!("%{:02X}", c as u32),
+                c => c.to_string(),
+            })
+            .collect()
+    };
+    let url = match (&args.user, &args.scope) {
+        (Some(user), _) => format!("{url}/users/{}", escaped(user).replace('/', "%2F")),
+        (_, Some(scope)) => format!("{url}?scope={}", escaped(scope)),
+        _ => unreachable!("clap requires one"),
+    };
     let mut response = reqwest::blocking::Client::builder()
         .timeout(None)
         .build()?
-        .get(format!("{url}?{name}={value}"))
+        .get(&url)
         .bearer_auth(&args.admin_key)
         .send()
         .map_err(|e| OpsError(format!("could not reach {url}: {e}")))?;

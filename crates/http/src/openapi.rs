@@ -74,7 +74,7 @@ impl Modify for ServerFaults {
         crate::routes::ops::ops_erase, crate::routes::ops::ops_expire, crate::routes::ops::ops_snapshot,
         crate::routes::ops::ops_verify, crate::routes::ops::ops_retention, crate::routes::ops::ops_flag_reviews,
         crate::routes::ops::review_list, crate::routes::ops::review_resolve,
-        crate::routes::export::export, crate::routes::export::restore,
+        crate::routes::export::export_scope, crate::routes::export::export_user, crate::routes::export::restore,
         inspect::record_list, inspect::record_inspect, inspect::search_list, inspect::search_as,
         inspect::session_list, inspect::session_profile, inspect::conflict_list, inspect::ops_status,
         crate::app::ready,

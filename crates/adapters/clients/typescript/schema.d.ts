@@ -117,14 +117,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Export a user's or a scope's memories as JSON lines.
+         * Export a scope's memories as JSON lines.
          * @description The first line describes the export; then the entities the records link to (with their
          *     aliases), the records oldest first (every status but deleted: history included), each
          *     with its entity links, and the conflict links between them. No embeddings: the store that
          *     imports them embeds them with its own model. `retold import` (or `POST /v1/admin/import`)
          *     restores them as they were.
          */
-        get: operations["export"];
+        get: operations["export_scope"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/export/users/{user}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a user's memories as JSON lines: `user:<u>` and every `agent:*\/<u>`, in the format
+         *     of `GET /v1/admin/export`.
+         */
+        get: operations["export_user"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2373,15 +2393,90 @@ export interface operations {
             };
         };
     };
-    export: {
+    export_scope: {
+        parameters: {
+            query: {
+                /** @description Every record of one scope (`project:p`, `user:u`, `agent:a/u`, …). */
+                scope: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description JSON lines */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            /** @description unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden (not the admin key) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description validation_failed (the scope) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_unavailable (the store's disk failed), or the request timed out */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description storage_full (the store's disk is full; nothing was written, reads still work) */
+            507: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    export_user: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @description Every record of a user: `user:<u>` and every `agent:*\/<u>`. */
-                user: string | null;
-                /** @description Every record of one scope (`project:p`, `user:u`, `agent:a/u`, …). */
-                scope: string | null;
+                /** @description Every record of the user: `user:<u>` and every `agent:*\/<u>`. */
+                user: string;
             };
             cookie?: never;
         };
@@ -2414,7 +2509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description validation_failed (give exactly one of user or scope) */
+            /** @description validation_failed (the user id) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4882,6 +4977,15 @@ export interface operations {
             };
             /** @description unauthorized */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description forbidden: an admin key (memory tools take a host key) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -90,19 +90,28 @@ pub(crate) struct RecordLine {
     links: Vec<(String, String)>,
 }
 
-/// Whose memories to export: one of `user` or `scope`.
+/// The scope to export.
 #[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct ExportQuery {
-    /// Every record of a user: `user:<u>` and every `agent:*/<u>`.
-    #[param(max_length = 128)]
-    user: Option<String>,
+pub(crate) struct ScopeQuery {
     /// Every record of one scope (`project:p`, `user:u`, `agent:a/u`, …).
-    #[param(max_length = 300)]
-    scope: Option<String>,
+    #[param(
+        pattern = r"^((user|project|org):[A-Za-z0-9_.@+-]{1,128}|agent:[A-Za-z0-9_.@+-]{1,128}(/[A-Za-z0-9_.@+-]{1,128})?)$"
+    )]
+    scope: String,
 }
 
-/// Export a user's or a scope's memories as JSON lines.
+/// The user to export.
+#[derive(Debug, Clone, Deserialize, IntoParams)]
+#[into_params(parameter_in = Path)]
+pub(crate) struct UserPath {
+    /// Every record of the user: `user:<u>` and every `agent:*/<u>`.
+    #[param(pattern = r"^[A-Za-z0-9_.@+-]{1,128}$")]
+    user: String,
+}
+
+/// Export a scope's memories as JSON lines.
 ///
 /// The first line describes the export; then the entities the records link to (with their
 /// aliases), the records oldest first (every status but deleted: history included), each
@@ -110,32 +119,58 @@ pub(crate) struct ExportQuery {
 /// imports them embeds them with its own model. `retold import` (or `POST /v1/admin/import`)
 /// restores them as they were.
 #[utoipa::path(
-    get, path = "/v1/admin/export", operation_id = "export", tag = "operations",
-    params(ExportQuery),
+    get, path = "/v1/admin/export", operation_id = "export_scope", tag = "operations",
+    params(ScopeQuery),
     responses(
         (status = 200, description = "JSON lines", body = String, content_type = "application/x-ndjson"),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
-        (status = 422, description = "validation_failed (give exactly one of user or scope)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed (the scope)", body = crate::error::Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
-pub(crate) async fn export(
+pub(crate) async fn export_scope(
     State(state): State<AppState>,
     _: AdminKey,
-    ValidQuery(query): ValidQuery<ExportQuery>,
+    ValidQuery(query): ValidQuery<ScopeQuery>,
 ) -> ApiResult<Response> {
-    let target = match (&query.user, &query.scope) {
-        (Some(user), None) => ErasureTarget::User(field("user", UserId::new(user.clone()))?),
-        (None, Some(scope)) => ErasureTarget::Scope(field("scope", Scope::parse(scope))?),
-        _ => return Err(ApiError::validation("user", "give exactly one of user or scope")),
-    };
-    let set = state.services.operations.export(&target).await?;
+    let target = ErasureTarget::Scope(field("scope", Scope::parse(&query.scope))?);
+    export(&state, &target, (Some(query.scope), None)).await
+}
+
+/// Export a user's memories as JSON lines: `user:<u>` and every `agent:*/<u>`, in the format
+/// of `GET /v1/admin/export`.
+#[utoipa::path(
+    get, path = "/v1/admin/export/users/{user}", operation_id = "export_user", tag = "operations",
+    params(UserPath),
+    responses(
+        (status = 200, description = "JSON lines", body = String, content_type = "application/x-ndjson"),
+        (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden (not the admin key)", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 422, description = "validation_failed (the user id)", body = crate::error::Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub(crate) async fn export_user(
+    State(state): State<AppState>,
+    _: AdminKey,
+    axum::extract::Path(UserPath { user }): axum::extract::Path<UserPath>,
+) -> ApiResult<Response> {
+    let target = ErasureTarget::User(field("user", UserId::new(user.clone()))?);
+    export(&state, &target, (None, Some(user))).await
+}
+
+async fn export(
+    state: &AppState,
+    target: &ErasureTarget,
+    (scope, user): (Option<String>, Option<String>),
+) -> ApiResult<Response> {
+    let set = state.services.operations.export(target).await?;
     let mut lines = Vec::with_capacity(set.entities.len() + set.records.len() + set.conflicts.len() + 1);
     lines.push(ExportLine::Export {
         format: FORMAT,
-        scope: query.scope,
-        user: query.user,
+        scope,
+        user,
         at: Utc::now(),
         records: set.records.len(),
     });

@@ -34,6 +34,7 @@ pub(crate) const MAX_LINES: usize = 1000;
     responses(
         (status = 200, description = "one item per non-blank line", body = ImportResponseDto),
         (status = 401, description = "unauthorized", body = crate::error::Problem, content_type = "application/problem+json"),
+        (status = 403, description = "forbidden: an admin key (memory tools take a host key)", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 413, description = "payload_too_large: more than 1000 lines, or over the body limit", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 422, description = "validation_failed: the body is not UTF-8 text, or its content-type is not application/x-ndjson or application/jsonl", body = crate::error::Problem, content_type = "application/problem+json"),
         (status = 503, description = "storage_full or storage_unavailable: the lines before the failing one are written; send the batch again to resume", body = crate::error::Problem, content_type = "application/problem+json"),

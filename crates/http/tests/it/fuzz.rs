@@ -8,7 +8,9 @@
 //! or a replacement principal that differs from the request's; a turn, for an `at` in the
 //! future or before its session's previous turn; and
 //! `ensure_resource_availability` is off, because a session belongs to one principal and any
-//! other answers 404 on purpose. `RETOLD_FUZZ_EXAMPLES` sets examples per operation (CI runs
+//! other answers 404 on purpose. The two JSON-lines imports (`memory_import`, `restore`) are
+//! left out: schemathesis serialises no `application/x-ndjson` body (`import.rs` tests them
+//! line by line). `RETOLD_FUZZ_EXAMPLES` sets examples per operation (CI runs
 //! 25; `cargo xtask reliability fuzz` runs 1,000).
 
 use std::process::Command;
@@ -54,6 +56,7 @@ sensitive-markers = ["token", "secret", "password", "passwd", "credential"]
         .arg(&config)
         .args(["run", document, "--url", &server.url, "--checks", "all"])
         .args(["--exclude-checks", "ensure_resource_availability", "--max-examples", &examples])
+        .args(["--exclude-operation-id-regex", "^(memory_import|restore)$"])
         .args(["--seed", "1", "--no-color", "--continue-on-failure", "--suppress-health-check", "all"])
         .current_dir(dir.path())
         .output()

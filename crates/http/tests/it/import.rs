@@ -190,7 +190,7 @@ async fn a_write_answers_where_its_time_went() {
 }
 
 async fn export(app: &TestApp, query: &str) -> String {
-    let answer = app.call_with("GET", &format!("/v1/admin/export?{query}"), Some(ADMIN_KEY), &[], None).await;
+    let answer = app.call_with("GET", &format!("/v1/admin/export{query}"), Some(ADMIN_KEY), &[], None).await;
     assert_eq!(answer.status, StatusCode::OK, "{}", answer.body);
     assert_eq!(answer.headers["content-type"], "application/x-ndjson");
     answer.body.as_str().unwrap().to_owned()
@@ -275,7 +275,7 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
         .await;
     assert_eq!(status, StatusCode::OK);
 
-    let lines = export(&source, "user=jo").await;
+    let lines = export(&source, "/users/jo").await;
     let items: Vec<Value> = lines.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(items[0]["item"], "export");
     assert_eq!(items[0]["records"], 7, "{lines}");
@@ -306,7 +306,7 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
         );
     }
     assert_eq!(
-        export(&target, "user=jo").await.lines().skip(1).collect::<Vec<_>>(),
+        export(&target, "/users/jo").await.lines().skip(1).collect::<Vec<_>>(),
         lines.lines().skip(1).collect::<Vec<_>>()
     );
 
@@ -321,5 +321,5 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
     assert_eq!(refused.status, StatusCode::UNPROCESSABLE_ENTITY, "{}", refused.body);
     assert!(refused.body["detail"].as_str().unwrap().starts_with("line "), "{}", refused.body);
     assert_eq!(refused.body["field"], "status");
-    assert_eq!(export(&empty, "user=jo").await.lines().count(), 1, "only the header");
+    assert_eq!(export(&empty, "/users/jo").await.lines().count(), 1, "only the header");
 }
