@@ -191,7 +191,9 @@ fn reliability(args: &[String]) -> Result<()> {
 /// `cargo run --release -p retold-eval -- <command> <args>`: evaluations and benchmarks
 /// link the whole service, so they live in their own crate and always build in release.
 fn release_eval(command: &str, args: &[String]) -> Result<()> {
-    if command == "bench" && args.first().is_some_and(|a| a == "http" || a == "turns" || a == "writes") {
+    if command == "bench"
+        && args.first().is_some_and(|a| a == "http" || a == "turns" || a == "writes" || a == "roundtrip")
+    {
         // The HTTP benchmarks drive the real `retold serve`, the release binary beside it.
         cargo(&["build", "--release", "-p", "retold-http", "--bin", "retold"])?;
     }

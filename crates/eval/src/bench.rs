@@ -56,13 +56,13 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
             "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
-            "index" | "store" | "stores" | "pipeline" | "http" | "ops" | "turns" | "writes"
+            "index" | "store" | "stores" | "pipeline" | "http" | "ops" | "turns" | "writes" | "roundtrip"
                 if parsed.what.is_empty() =>
             {
                 parsed.what = arg.clone()
             }
             other => bail!(
-                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|stores|http|ops|turns|writes] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
+                "unknown bench argument {other:?}; usage: cargo xtask bench [pipeline|index|store|stores|http|ops|turns|writes|roundtrip] [--large] [--n N,..] [--dims D,..] [--clients C] [--seconds S] [--out FILE]"
             ),
         }
     }
@@ -85,6 +85,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             let sizes = args.sizes.clone().unwrap_or_else(|| vec![10_000, 50_000]);
             runtime.block_on(crate::bench_pipeline::ops(sizes[0], *sizes.get(1).unwrap_or(&sizes[0])))?
         }
+        "roundtrip" => runtime.block_on(crate::bench_writes::roundtrip(
+            args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(50_000),
+        ))?,
         "writes" => runtime.block_on(crate::bench_writes::writes(
             args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(100),
         ))?,

@@ -360,3 +360,127 @@ async fn import_beside_the_embedder(
         "import": {"seconds": import_s, "records_per_s": import_rate, "ratio": import_rate / raw_rate, "counts": counts},
         "search": {"queries": questions.len(), "in_process_ms": {"p50": i50, "p95": i95}, "http_ms": {"p50": h50, "p95": h95}, "ratio_p50": h50 / i50}}))
 }
+
+/// A synthetic note of an agent's memory: a project's decision, a tool result, a preference,
+/// each with identifiers, so that a query names what it is after.
+fn note(n: usize, principal: &Value, scope: &str) -> Value {
+    const PROJECTS: [&str; 12] = [
+        "atlas", "beacon", "cobalt", "delta", "ember", "fjord", "granite", "harbor", "iris", "juniper",
+        "kestrel", "lumen",
+    ];
+    const OWNERS: [&str; 8] = ["Priya", "Sam", "Noor", "Kai", "Lena", "Tomás", "Aiko", "Ravi"];
+    const DONE: [&str; 8] = [
+        "moved the build cache to the shared volume",
+        "rotated the deploy key",
+        "raised the request timeout to 45 seconds",
+        "pinned the database driver to 0.9",
+        "switched the queue to at-least-once delivery",
+        "added a canary stage before production",
+        "dropped the legacy CSV export",
+        "enabled query logging on the replica",
+    ];
+    let project = PROJECTS[n % PROJECTS.len()];
+    let owner = OWNERS[(n / PROJECTS.len()) % OWNERS.len()];
+    let done = DONE[(n / 7) % DONE.len()];
+    let ticket = 1000 + n;
+    let content = match n % 3 {
+        0 => format!("On {project}, {owner} {done} (ticket {project}-{ticket})."),
+        1 => format!(
+            "Tool result for {project}-{ticket}: {owner}'s run finished in {}.{} s with exit code {}.",
+            n % 90,
+            n % 10,
+            n % 4
+        ),
+        _ => format!(
+            "{owner} asked that {project} reviews mention ticket {project}-{ticket} and wait for two approvals."
+        ),
+    };
+    json!({"principal": principal, "type": "semantic", "scope": scope, "source_kind": "system", "content": content,
+        "tags": [project]})
+}
+
+/// `bench roundtrip`: `n` records imported into one server, exported, restored into an empty
+/// second server; the same questions asked of both, their results compared record by record.
+pub(crate) async fn roundtrip(n: usize) -> Result<Value> {
+    let _ = retold_http::hosted_stages(&retold_http::Settings::load(None)?)?;
+    let principal = json!({"agent_id": "bench", "user_id": "host"});
+    let scope = "agent:bench/host";
+    let key = "bench-admin-key";
+    let lines: Vec<String> = (0..n).map(|i| note(i, &principal, scope).to_string()).collect();
+    let queries: Vec<String> = (0..100)
+        .map(|q| {
+            let n = q * 97 % n.max(1);
+            match q % 4 {
+                0 => format!("what did we do about ticket {}?", 1000 + n),
+                1 => "who rotated the deploy key?".to_owned(),
+                2 => format!("what is the review rule on {}?", ["atlas", "ember", "iris", "lumen"][q % 4]),
+                _ => format!("how long did the run for ticket {} take?", 1000 + n),
+            }
+        })
+        .collect();
+    let (from_dir, to_dir) = (tempfile::tempdir()?, tempfile::tempdir()?);
+    let (from, from_url) = serve(from_dir.path(), key, &[])?;
+    let (to, to_url) = serve(to_dir.path(), key, &[])?;
+    let who = principal.clone();
+    let report = tokio::task::spawn_blocking(move || -> Result<Value> {
+        let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(900)).build()?;
+        let host_of = |base: &str| -> Result<String> {
+            Ok(client.post(format!("{base}/v1/admin/host-keys")).bearer_auth(key).json(&json!({"name": "bench"}))
+                .send()?.error_for_status()?.json::<Value>()?["key"].as_str().unwrap_or_default().to_owned())
+        };
+        let (from_host, to_host) = (host_of(&from_url)?, host_of(&to_url)?);
+        let started = Instant::now();
+        for batch in lines.chunks(IMPORT_BATCH) {
+            client.post(format!("{from_url}/v1/memory/import")).bearer_auth(&from_host)
+                .header("content-type", "application/x-ndjson").body(batch.join("\n")).send()?.error_for_status()?;
+        }
+        let import_s = started.elapsed().as_secs_f64();
+        let ask = |base: &str, host: &str| -> Result<Vec<Vec<String>>> {
+            let mut all = Vec::new();
+            for query in &queries {
+                let found: Value = client.post(format!("{base}/v1/memory/search")).bearer_auth(host)
+                    .json(&json!({"principal": who, "query": query, "limit": 10})).send()?.error_for_status()?.json()?;
+                all.push(found["results"].as_array().cloned().unwrap_or_default().iter()
+                    .map(|r| r["record"]["id"].as_str().unwrap_or_default().to_owned()).collect());
+            }
+            Ok(all)
+        };
+        let before = ask(&from_url, &from_host)?;
+        let started = Instant::now();
+        let exported = client.get(format!("{from_url}/v1/admin/export/users/host")).bearer_auth(key).send()?.error_for_status()?.text()?;
+        let export_s = started.elapsed().as_secs_f64();
+        let export_lines: Vec<&str> = exported.lines().collect();
+        let started = Instant::now();
+        let mut restored = 0;
+        for batch in export_lines.chunks(1000) {
+            let answer: Value = client.post(format!("{to_url}/v1/admin/import")).bearer_auth(key)
+                .header("content-type", "application/x-ndjson").body(batch.join("\n")).send()?.error_for_status()?.json()?;
+            restored += answer["records"].as_u64().unwrap_or(0);
+        }
+        let restore_s = started.elapsed().as_secs_f64();
+        let after = ask(&to_url, &to_host)?;
+        let same = before.iter().zip(&after).filter(|(a, b)| a == b).count();
+        let same_sets = before.iter().zip(&after).filter(|(a, b)| {
+            let (mut a, mut b) = ((*a).clone(), (*b).clone());
+            a.sort();
+            b.sort();
+            a == b
+        }).count();
+        let again = client.get(format!("{to_url}/v1/admin/export/users/host")).bearer_auth(key).send()?.error_for_status()?.text()?;
+        let same_export = again.lines().skip(1).eq(exported.lines().skip(1));
+        println!("\n{n} records imported into one `retold serve`, exported, restored into an empty second one; 100 questions asked of both (first 10 results):");
+        println!("| step | seconds | records/s |\n|---|---|---|");
+        println!("| import (POST /v1/memory/import) | {import_s:.1} | {:.0} |", n as f64 / import_s);
+        println!("| export (GET /v1/admin/export) | {export_s:.1} | {:.0} |", n as f64 / export_s);
+        println!("| restore (POST /v1/admin/import) | {restore_s:.1} | {:.0} |", restored as f64 / restore_s);
+        println!("identical results (ids in order): {same} / {}; same records in any order: {same_sets} / {}; restored {restored}; export of the restored store identical: {same_export}",
+            queries.len(), queries.len());
+        Ok(json!({"records": n, "import_s": import_s, "export_s": export_s, "restore_s": restore_s, "restored": restored,
+            "queries": queries.len(), "identical_in_order": same, "identical_as_sets": same_sets, "export_again_identical": same_export,
+            "export_bytes": exported.len()}))
+    })
+    .await??;
+    drop(from);
+    drop(to);
+    Ok(json!({"roundtrip": report}))
+}
