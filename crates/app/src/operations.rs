@@ -193,8 +193,16 @@ impl OperationsService {
         let mut keyed = self.erasure.erasure_records(target).await?;
         keyed.retain(|k| k.record.status != Status::Deleted);
         keyed.sort_by_key(|k| k.key);
-        let records: Vec<retold_domain::MemoryRecord> = keyed.into_iter().map(|k| k.record).collect();
+        let mut records: Vec<retold_domain::MemoryRecord> = keyed.into_iter().map(|k| k.record).collect();
         let ids: Vec<RecordId> = records.iter().map(|r| r.id.clone()).collect();
+        // A version that was forgotten (deleted) is not exported: the record that superseded
+        // it goes without the reference, as its history now begins with it.
+        let kept: std::collections::HashSet<RecordId> = ids.iter().cloned().collect();
+        for record in &mut records {
+            if record.supersedes_id.as_ref().is_some_and(|older| !kept.contains(older)) {
+                record.supersedes_id = None;
+            }
+        }
         let mut links = Vec::new();
         let mut conflicts = Vec::new();
         for chunk in ids.chunks(500) {

@@ -423,10 +423,20 @@ fn restore(
                         if status.is_success() {
                             break answer;
                         }
+                        // The service numbers the lines of the batch; the file's number is
+                        // what a reader looks for.
+                        let detail = answer["detail"].as_str().unwrap_or("no detail");
+                        let detail = match detail
+                            .strip_prefix("line ")
+                            .and_then(|rest| rest.split_once(": "))
+                            .and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest)))
+                        {
+                            Some((n, rest)) => format!("line {}: {rest}", first_line + n - 1),
+                            None => format!("lines {first_line}–{number}: {detail}"),
+                        };
                         let message = format!(
-                            "lines {first_line}–{number}: {url} answered {status} {}: {}",
-                            answer["code"].as_str().unwrap_or("unknown"),
-                            answer["detail"].as_str().unwrap_or("no detail")
+                            "{url} answered {status} {}: {detail}",
+                            answer["code"].as_str().unwrap_or("unknown")
                         );
                         if !status.is_server_error() {
                             return Err(Box::new(ImportError(message)));

@@ -357,6 +357,13 @@ fn run_export(args: &ExportArgs) -> Result<(), Box<dyn std::error::Error>> {
             })
             .collect()
     };
+    if args.user.as_deref().is_some_and(|u| u == "." || u == "..") {
+        // A URL path cannot carry them (clients resolve dot segments).
+        return Err(Box::new(OpsError(format!(
+            "the user id {:?} cannot be exported by path; export its scopes with --scope",
+            args.user.as_deref().unwrap_or_default()
+        ))));
+    }
     let url = match (&args.user, &args.scope) {
         (Some(user), _) => format!("{url}/users/{}", escaped(user).replace('/', "%2F")),
         (_, Some(scope)) => format!("{url}?scope={}", escaped(scope)),

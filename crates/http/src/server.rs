@@ -909,10 +909,16 @@ pub async fn serve_mcp_stdio(
         }
     };
     let store = built.store.clone();
+    let ingestor = built.state.services.ingestor.clone();
     let rest = crate::app::app(built.state, &settings.server);
     let tools = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
         .map_err(ServeError::Orchestrator)?;
     let served = tools.serve_stdio(&key, agent_id, user_id, project_id).await;
+    // Sentence vectors of the last writes: finished, or attached at the next start.
+    let grace = std::time::Duration::from_millis(settings.server.shutdown_grace_ms);
+    if tokio::time::timeout(grace, ingestor.settled()).await.is_err() {
+        tracing::warn!("sentence vectors still being attached at exit are attached at the next start");
+    }
     StoreHandle::clone(&store).close().await?;
     served.map_err(|e| ServeError::Io(std::io::Error::other(format!("MCP over stdio: {e}"))))
 }

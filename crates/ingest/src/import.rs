@@ -22,11 +22,14 @@ pub struct ImportItem {
     pub key: WriteKey,
 }
 
-/// The key an item is imported under: its principal's agent and user and `id`, the item's
-/// identity where it came from (a Mem0 memory id, a row id, or the line's own text).
-pub fn import_key(principal: &Principal, id: &str) -> WriteKey {
+/// The key an item is imported under: its principal (agent, user, project), the scope it is
+/// written to, and `id`, the item's identity where it came from (a Mem0 memory id, a row id,
+/// or the line's own text). The same item imported into another scope is another item.
+pub fn import_key(principal: &Principal, scope: &retold_domain::Scope, id: &str) -> WriteKey {
     let mut hash = Sha256::new();
-    for part in [principal.agent_id.as_str(), principal.user_id.as_str(), id] {
+    let project = principal.project_id.as_ref().map_or("", |p| p.as_str());
+    let scope = scope.to_string();
+    for part in [principal.agent_id.as_str(), principal.user_id.as_str(), project, scope.as_str(), id] {
         hash.update((part.len() as u64).to_le_bytes());
         hash.update(part.as_bytes());
     }

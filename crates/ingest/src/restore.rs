@@ -57,8 +57,42 @@ impl Ingestor {
                 });
             }
         }
-        // Merged entities after the ones they were merged into.
-        entities.sort_by_key(|e| e.entity.merged_into.is_some());
+        // Each entity after the one it was merged into (a chain of merges, survivors first).
+        let merged_into: std::collections::HashMap<_, _> =
+            entities.iter().map(|e| (e.entity.id.clone(), e.entity.merged_into.clone())).collect();
+        let depth = |id: &retold_domain::EntityId| {
+            let mut hops = 0usize;
+            let mut at = merged_into.get(id).cloned().flatten();
+            while let Some(next) = at {
+                hops += 1;
+                if hops > merged_into.len() {
+                    break;
+                }
+                at = merged_into.get(&next).cloned().flatten();
+            }
+            hops
+        };
+        let depths: std::collections::HashMap<_, _> =
+            entities.iter().map(|e| (e.entity.id.clone(), depth(&e.entity.id))).collect();
+        entities.sort_by_key(|e| depths[&e.entity.id]);
+        // Every entity a restored record or entity refers to is restored now or stored.
+        let restored_entities: std::collections::HashSet<_> =
+            set.entities.iter().map(|(e, _)| e.id.clone()).collect();
+        let referred = set
+            .links
+            .iter()
+            .map(|l| &l.entity_id)
+            .chain(set.records.iter().filter_map(|r| r.key.as_ref().map(|k| &k.subject_entity_id)))
+            .chain(set.entities.iter().filter_map(|(e, _)| e.merged_into.as_ref()));
+        let mut checked = std::collections::HashSet::new();
+        for id in referred {
+            if !restored_entities.contains(id)
+                && checked.insert(id.clone())
+                && self.ports.entities.entity(id).await?.is_none()
+            {
+                return Err(DomainError::NotFound { what: "entity", id: id.to_string() });
+            }
+        }
         let restoring: std::collections::HashSet<_> = records.iter().map(|r| r.id.clone()).collect();
         for record in &records {
             if let Some(older) = &record.supersedes_id
@@ -108,11 +142,14 @@ impl Ingestor {
             unit.inserts.push((*record).clone());
         }
         unit.links = set.links.iter().filter(|l| restoring.contains(&l.record_id)).cloned().collect();
-        // Conflicts between records restored now or stored already (a link held already is
-        // left as it is).
+        // Conflicts of a record restored now with one restored now or stored already (those
+        // between stored records are the store's own already).
         let known = |id| restoring.contains(id) || stored.contains(id);
         let mut conflicts = Vec::new();
         for link in &set.conflicts {
+            if !restoring.contains(&link.record_id) && !restoring.contains(&link.conflicting_id) {
+                continue;
+            }
             let both = [link.record_id.clone(), link.conflicting_id.clone()];
             if (known(&link.record_id) && known(&link.conflicting_id))
                 || self.ports.records.get_many(&both).await?.len() == 2

@@ -23,7 +23,7 @@ pub(crate) const MAX_LINES: usize = 1000;
 ///
 /// Every line is validated and written like one `memory_write` (scopes, evidence, entities,
 /// current facts, audit), in order, with their texts embedded together; the answer has one
-/// item per non-blank line. A line is written at most once per principal and `import_id`
+/// item per non-blank line. A line is written at most once per principal, scope and `import_id`
 /// (without one, per its own text): sent again, as a retried or resumed import does, it
 /// answers `already_imported` and writes nothing. A bad line is answered for itself and
 /// never stops the others. The answer comes once every record it wrote is fully indexed.
@@ -135,7 +135,7 @@ fn item(key: &HostKey, line: &str) -> Result<ImportItem, ApiError> {
     body.validate()?;
     let principal = key.principal(&body.principal)?;
     let request = write_request(&body)?;
-    Ok(ImportItem { key: import_key(&principal, &id), principal, request })
+    Ok(ImportItem { key: import_key(&principal, &request.scope, &id), principal, request })
 }
 
 impl ImportItemDto {

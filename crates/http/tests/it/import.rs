@@ -114,6 +114,53 @@ async fn an_import_answers_every_line_for_itself_and_a_batch_sent_again_writes_n
     edited["content"] = json!("The staging database moved to db-stage-03.");
     let third = import(&app, &key, &line(&edited)).await;
     assert_eq!(third.body["items"][0]["outcome"], "already_imported", "{}", third.body);
+    // The same item imported into another scope is another item there.
+    app.grant("importer", "project:infra", true, true).await;
+    let mut elsewhere = with_id.clone();
+    elsewhere["scope"] = json!("project:infra");
+    let fourth = import(&app, &key, &line(&elsewhere)).await;
+    assert_eq!(fourth.body["items"][0]["outcome"], "created", "{}", fourth.body);
+}
+
+/// A version that was forgotten is not exported; the version that superseded it is, without
+/// the reference, and restores.
+#[tokio::test]
+async fn an_export_without_a_forgotten_version_restores() {
+    let source = app().await;
+    let key = source.host_key(&[]).await;
+    let jo = principal("importer", "jo");
+    let fact = |content: &str, source_kind: &str| {
+        json!({"principal": jo, "type": "semantic", "content": content, "scope": "agent:importer/jo",
+            "source_kind": source_kind, "subject": {"name": "Jo", "kind": "person"}, "attribute": "editor"})
+    };
+    let (_, old) = source
+        .call("POST", "/v1/memory/write", Some(&key), Some(fact("Jo edits code in Vim.", "tool_result")))
+        .await;
+    let (_, new) = source
+        .call("POST", "/v1/memory/write", Some(&key), Some(fact("Jo edits code in Helix now.", "system")))
+        .await;
+    assert_eq!(new["outcome"], "superseding", "{new}");
+    let forget = json!({"principal": jo, "id": old["record_id"], "reason": "wrong"});
+    let (status, _) = source.call("POST", "/v1/memory/forget", Some(&key), Some(forget)).await;
+    assert_eq!(status, StatusCode::OK);
+    let lines = export(&source, "/users/jo").await;
+    let target = app().await;
+    let restored = restore(&target, &lines).await;
+    assert_eq!(
+        (restored.status, restored.body["records"].as_u64()),
+        (StatusCode::OK, Some(1)),
+        "{}",
+        restored.body
+    );
+    let (_, got) = target
+        .call(
+            "POST",
+            "/v1/memory/get",
+            Some(&target.host_key(&[]).await),
+            Some(json!({"principal": jo, "ids": [new["record_id"]]})),
+        )
+        .await;
+    assert_eq!(got["records"][0]["record"]["supersedes_id"], Value::Null, "{got}");
 }
 
 #[tokio::test]
@@ -312,7 +359,7 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
 
     // Again: nothing changes.
     let again = restore(&target, &lines).await;
-    assert_eq!(again.body, json!({"records": 0, "entities": 0, "conflicts": 1, "already_present": 9}));
+    assert_eq!(again.body, json!({"records": 0, "entities": 0, "conflicts": 0, "already_present": 9}));
 
     // A bad line restores nothing and names its line.
     let empty = app().await;
