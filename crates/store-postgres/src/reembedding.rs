@@ -5,8 +5,8 @@ use std::collections::BTreeSet;
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, RecordKey, ReembedCounts, ReembedItem,
-    Reembedding, Result as DomainResult, SentenceVectors,
+    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, ReembedCounts, ReembedItem, Reembedding,
+    Result as DomainResult, SentenceVectors,
 };
 use sea_orm::{ConnectionTrait, TransactionTrait, Value};
 
@@ -86,7 +86,7 @@ impl Reembedding for PostgresStore {
             ))
             .await
             .map_err(StoreError::from)?;
-        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
+        rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
 
     async fn stage(&self, rows: &[EmbeddingRow]) -> DomainResult<u64> {
@@ -223,21 +223,6 @@ impl Reembedding for PostgresStore {
     }
 }
 
-/// A record to embed from a `SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin` row.
-fn item_of(row: &sea_orm::QueryResult) -> Result<ReembedItem, StoreError> {
-    let key: i64 = row.try_get("", "key")?;
-    let id: String = row.try_get("", "id")?;
-    Ok(ReembedItem {
-        key: RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
-        id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
-        content: row.try_get("", "content")?,
-        context: row.try_get("", "context")?,
-        speaker: row.try_get("", "speaker")?,
-        origin: retold_domain::Origin::parse(&row.try_get::<String>("", "origin")?)
-            .map_err(|e| corrupt("records", e))?,
-    })
-}
-
 #[async_trait]
 impl SentenceVectors for PostgresStore {
     async fn attach_sentences(
@@ -289,6 +274,6 @@ impl SentenceVectors for PostgresStore {
             ))
             .await
             .map_err(StoreError::from)?;
-        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
+        rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
 }

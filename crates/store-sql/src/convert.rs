@@ -380,3 +380,19 @@ pub fn vector_from_blob(table: &'static str, blob: &[u8]) -> Result<Vec<f32>, St
     }
     Ok(blob.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect())
 }
+
+/// A record to embed from a `SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin` row
+/// (re-embedding, and sentence vectors a stopped process left waiting).
+pub fn reembed_item(row: &QueryResult) -> Result<retold_domain::ReembedItem, StoreError> {
+    let key: i64 = row.try_get("", "key")?;
+    let id: String = row.try_get("", "id")?;
+    Ok(retold_domain::ReembedItem {
+        key: retold_domain::RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
+        id: retold_domain::RecordId::new(id).map_err(|e| corrupt("records", e))?,
+        content: row.try_get("", "content")?,
+        context: row.try_get("", "context")?,
+        speaker: row.try_get("", "speaker")?,
+        origin: retold_domain::Origin::parse(&row.try_get::<String>("", "origin")?)
+            .map_err(|e| corrupt("records", e))?,
+    })
+}

@@ -3,8 +3,8 @@
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, RecordKey, ReembedCounts, ReembedItem,
-    Reembedding, Result as DomainResult, SentenceVectors,
+    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, ReembedCounts, ReembedItem, Reembedding,
+    Result as DomainResult, SentenceVectors,
 };
 use sea_orm::{ConnectionTrait, Value};
 
@@ -82,7 +82,7 @@ impl Reembedding for SqliteStore {
             ))
             .await
             .map_err(StoreError::from)?;
-        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
+        rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
 
     async fn stage(&self, rows: &[EmbeddingRow]) -> DomainResult<u64> {
@@ -176,21 +176,6 @@ impl Reembedding for SqliteStore {
     }
 }
 
-/// A record to embed from a `SELECT r.key, r.id, r.content, r.context, r.speaker, r.origin` row.
-fn item_of(row: &sea_orm::QueryResult) -> Result<ReembedItem, StoreError> {
-    let key: i64 = row.try_get("", "key")?;
-    let id: String = row.try_get("", "id")?;
-    Ok(ReembedItem {
-        key: RecordKey(u64::try_from(key).map_err(|e| corrupt("records", e))?),
-        id: RecordId::new(id).map_err(|e| corrupt("records", e))?,
-        content: row.try_get("", "content")?,
-        context: row.try_get("", "context")?,
-        speaker: row.try_get("", "speaker")?,
-        origin: retold_domain::Origin::parse(&row.try_get::<String>("", "origin")?)
-            .map_err(|e| corrupt("records", e))?,
-    })
-}
-
 #[async_trait]
 impl SentenceVectors for SqliteStore {
     async fn attach_sentences(
@@ -238,6 +223,6 @@ impl SentenceVectors for SqliteStore {
             ))
             .await
             .map_err(StoreError::from)?;
-        rows.iter().map(|row| item_of(row).map_err(Into::into)).collect()
+        rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
 }
