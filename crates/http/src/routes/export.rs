@@ -18,13 +18,11 @@ use utoipa::{IntoParams, ToSchema};
 use crate::auth::AdminKey;
 use crate::dto::field;
 use crate::error::{ApiError, ApiResult, ErrorCode};
-use crate::routes::{ValidQuery, field_of, read_body};
+use crate::routes::{ValidQuery, field_of, json_lines};
 use crate::state::AppState;
 
 /// The export format's version (the first line says it).
 const FORMAT: u32 = 1;
-/// Most lines one restore request takes.
-pub(crate) const MAX_LINES: usize = 1000;
 
 /// One line of an export.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
@@ -333,23 +331,8 @@ pub(crate) async fn restore(
     _: AdminKey,
     request: Request,
 ) -> ApiResult<Json<RestoredDto>> {
-    let kind = request.headers().get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    let kind = kind.map(|k| k.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
-    if !kind.as_deref().is_some_and(|k| k == "application/x-ndjson" || k == "application/jsonl") {
-        return Err(ApiError::validation(
-            "content-type",
-            "send JSON lines with Content-Type: application/x-ndjson",
-        ));
-    }
-    let (_, bytes) = read_body(request, &state).await?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| ApiError::validation("body", e.to_string()))?;
+    let text = json_lines(request, &state).await?;
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() > MAX_LINES {
-        return Err(ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!("{} lines; at most {MAX_LINES} in one request", lines.len()),
-        ));
-    }
     let mut set = MemorySet::default();
     for (at, line) in lines.iter().enumerate() {
         if line.trim().is_empty() {

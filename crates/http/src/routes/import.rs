@@ -10,13 +10,10 @@ use validator::Validate;
 
 use crate::auth::HostKey;
 use crate::dto::{ImportItemDto, ImportResponseDto, WriteBody};
-use crate::error::{ApiError, ApiResult, ErrorCode};
+use crate::error::{ApiError, ApiResult};
 use crate::routes::tools::write_request;
-use crate::routes::{field_of, read_body};
+use crate::routes::{field_of, json_lines};
 use crate::state::AppState;
-
-/// Most lines one request takes (blank lines count); `retold import` sends a file in batches.
-pub(crate) const MAX_LINES: usize = 1000;
 
 /// Import memories: a body of JSON lines, each a `memory_write` body that may carry an
 /// `import_id`, its id where it came from.
@@ -46,23 +43,8 @@ pub(crate) async fn memory_import(
     key: HostKey,
     request: Request,
 ) -> ApiResult<Json<ImportResponseDto>> {
-    let kind = request.headers().get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
-    let kind = kind.map(|k| k.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
-    if !kind.as_deref().is_some_and(|k| k == "application/x-ndjson" || k == "application/jsonl") {
-        return Err(ApiError::validation(
-            "content-type",
-            "send JSON lines with Content-Type: application/x-ndjson (or application/jsonl)",
-        ));
-    }
-    let (_, bytes) = read_body(request, &state).await?;
-    let text = std::str::from_utf8(&bytes).map_err(|e| ApiError::validation("body", e.to_string()))?;
+    let text = json_lines(request, &state).await?;
     let lines: Vec<&str> = text.lines().collect();
-    if lines.len() > MAX_LINES {
-        return Err(ApiError::new(
-            ErrorCode::PayloadTooLarge,
-            format!("{} lines; at most {MAX_LINES} in one request", lines.len()),
-        ));
-    }
     let mut answers = Vec::new();
     let mut items = Vec::new();
     let mut numbers = Vec::new();

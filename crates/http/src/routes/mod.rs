@@ -85,6 +85,33 @@ pub(crate) async fn read_body(
     Ok((again, bytes))
 }
 
+/// Most lines one JSON-lines request takes (blank lines count); `retold import` sends a file
+/// in batches.
+pub(crate) const MAX_JSON_LINES: usize = 1000;
+
+/// A JSON-lines body (`application/x-ndjson` or `application/jsonl`) as UTF-8 text of at most
+/// [`MAX_JSON_LINES`] lines: the imports' bodies.
+pub(crate) async fn json_lines(request: Request, state: &AppState) -> Result<String, ApiError> {
+    let kind = request.headers().get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let kind = kind.map(|k| k.split(';').next().unwrap_or_default().trim().to_ascii_lowercase());
+    if !kind.as_deref().is_some_and(|k| k == "application/x-ndjson" || k == "application/jsonl") {
+        return Err(ApiError::validation(
+            "content-type",
+            "send JSON lines with Content-Type: application/x-ndjson (or application/jsonl)",
+        ));
+    }
+    let (_, bytes) = read_body(request, state).await?;
+    let text = String::from_utf8(bytes.to_vec()).map_err(|e| ApiError::validation("body", e.to_string()))?;
+    let lines = text.lines().count();
+    if lines > MAX_JSON_LINES {
+        return Err(ApiError::new(
+            ErrorCode::PayloadTooLarge,
+            format!("{lines} lines; at most {MAX_JSON_LINES} in one request"),
+        ));
+    }
+    Ok(text)
+}
+
 /// A query string parsed into `T`, with problem+json errors naming the field (axum's own
 /// `Query` answers a plain-text 400 the document does not list).
 #[derive(Debug)]
