@@ -223,42 +223,17 @@ fn send(
     summary: &mut Summary,
 ) -> Result<(), Failure> {
     let body = batch.iter().map(|i| i.line.as_str()).collect::<Vec<_>>().join("\n");
-    let mut attempt = 0;
-    let answer: Value = loop {
-        attempt += 1;
-        let sent = client
-            .post(url)
-            .bearer_auth(key)
-            .header("content-type", "application/x-ndjson")
-            .body(body.clone())
-            .send();
-        let failed = match sent {
-            Ok(response) => {
-                let status = response.status();
-                let answer: Value = response.json().unwrap_or(Value::Null);
-                if status.is_success() {
-                    break answer;
-                }
-                let code = answer["code"].as_str().unwrap_or("unknown");
-                let detail = answer["detail"].as_str().unwrap_or("no detail");
-                if status == reqwest::StatusCode::PAYLOAD_TOO_LARGE && batch.len() == 1 {
-                    eprintln!("{}: not imported: {code}: {detail}", batch[0].label);
-                    summary.count("invalid");
-                    return Ok(());
-                }
-                if !status.is_server_error() {
-                    return Err(Box::new(ImportError(format!("{url} answered {status} {code}: {detail}"))));
-                }
-                format!("{url} answered {status} {code}: {detail}")
+    let answer = match post_batch(client, url, key, &body)? {
+        Ok(answer) => answer,
+        Err((status, answer)) => {
+            let (code, detail) = problem(&answer);
+            if status == reqwest::StatusCode::PAYLOAD_TOO_LARGE && batch.len() == 1 {
+                eprintln!("{}: not imported: {code}: {detail}", batch[0].label);
+                summary.count("invalid");
+                return Ok(());
             }
-            Err(e) => format!("could not reach {url}: {e}"),
-        };
-        if attempt >= ATTEMPTS {
-            return Err(Box::new(ImportError(format!(
-                "{failed}; run the same command again to resume (what was imported is skipped)"
-            ))));
+            return Err(Box::new(ImportError(format!("{url} answered {status} {code}: {detail}"))));
         }
-        std::thread::sleep(Duration::from_millis(500 * u64::from(attempt)));
     };
     for item in answer["items"].as_array().map(Vec::as_slice).unwrap_or_default() {
         let outcome = item["outcome"].as_str().unwrap_or("unknown");
@@ -275,6 +250,53 @@ fn send(
         }
     }
     Ok(())
+}
+
+/// POST one batch of lines, again after a failure of the service or the connection (what it
+/// wrote stays written, and a batch sent again writes nothing twice), at most `ATTEMPTS`
+/// times: the service's answer, or the refusal (status and problem) it answered.
+fn post_batch(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    key: &str,
+    body: &str,
+) -> Result<Result<Value, (reqwest::StatusCode, Value)>, Failure> {
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let sent = client
+            .post(url)
+            .bearer_auth(key)
+            .header("content-type", "application/x-ndjson")
+            .body(body.to_owned())
+            .send();
+        let failed = match sent {
+            Ok(response) => {
+                let status = response.status();
+                let answer: Value = response.json().unwrap_or(Value::Null);
+                if status.is_success() {
+                    return Ok(Ok(answer));
+                }
+                if !status.is_server_error() {
+                    return Ok(Err((status, answer)));
+                }
+                let (code, detail) = problem(&answer);
+                format!("{url} answered {status} {code}: {detail}")
+            }
+            Err(e) => format!("could not reach {url}: {e}"),
+        };
+        if attempt >= ATTEMPTS {
+            return Err(Box::new(ImportError(format!(
+                "{failed}; run the same command again to resume (what was imported is skipped)"
+            ))));
+        }
+        std::thread::sleep(Duration::from_millis(500 * u64::from(attempt)));
+    }
+}
+
+/// A problem answer's code and detail.
+fn problem(answer: &Value) -> (&str, &str) {
+    (answer["code"].as_str().unwrap_or("unknown"), answer["detail"].as_str().unwrap_or("no detail"))
 }
 
 /// Mem0's memories, each with what names it: `get_all`'s JSON (`{"results": [...]}`, or the
@@ -406,51 +428,22 @@ fn restore(
         batch.push(line);
         let last = lines.peek().is_none();
         if last || batch.len() >= usize::from(args.batch) || bytes > MAX_BATCH_BYTES {
-            let body = batch.join("\n");
-            let mut attempt = 0;
-            let answer: Value = loop {
-                attempt += 1;
-                let sent = client
-                    .post(&url)
-                    .bearer_auth(key)
-                    .header("content-type", "application/x-ndjson")
-                    .body(body.clone())
-                    .send();
-                let failed = match sent {
-                    Ok(response) => {
-                        let status = response.status();
-                        let answer: Value = response.json().unwrap_or(Value::Null);
-                        if status.is_success() {
-                            break answer;
-                        }
-                        // The service numbers the lines of the batch; the file's number is
-                        // what a reader looks for.
-                        let detail = answer["detail"].as_str().unwrap_or("no detail");
-                        let detail = match detail
-                            .strip_prefix("line ")
-                            .and_then(|rest| rest.split_once(": "))
-                            .and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest)))
-                        {
-                            Some((n, rest)) => format!("line {}: {rest}", first_line + n - 1),
-                            None => format!("lines {first_line}–{number}: {detail}"),
-                        };
-                        let message = format!(
-                            "{url} answered {status} {}: {detail}",
-                            answer["code"].as_str().unwrap_or("unknown")
-                        );
-                        if !status.is_server_error() {
-                            return Err(Box::new(ImportError(message)));
-                        }
-                        message
-                    }
-                    Err(e) => format!("could not reach {url}: {e}"),
-                };
-                if attempt >= ATTEMPTS {
-                    return Err(Box::new(ImportError(format!(
-                        "{failed}; run the same command again to resume (what was restored is skipped)"
-                    ))));
+            let answer = match post_batch(client, &url, key, &batch.join("\n"))? {
+                Ok(answer) => answer,
+                Err((status, answer)) => {
+                    // The service numbers the lines of the batch; the file's number is what a
+                    // reader looks for.
+                    let (code, detail) = problem(&answer);
+                    let detail = match detail
+                        .strip_prefix("line ")
+                        .and_then(|rest| rest.split_once(": "))
+                        .and_then(|(n, rest)| Some((n.parse::<usize>().ok()?, rest)))
+                    {
+                        Some((n, rest)) => format!("line {}: {rest}", first_line + n - 1),
+                        None => format!("lines {first_line}–{number}: {detail}"),
+                    };
+                    return Err(Box::new(ImportError(format!("{url} answered {status} {code}: {detail}"))));
                 }
-                std::thread::sleep(Duration::from_millis(500 * u64::from(attempt)));
             };
             for name in ["records", "entities", "conflicts", "already_present"] {
                 *totals.entry(name.to_owned()).or_insert(0) += answer[name].as_u64().unwrap_or(0);
