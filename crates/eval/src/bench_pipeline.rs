@@ -742,6 +742,16 @@ pub(crate) async fn turns(n: usize) -> Result<Value> {
                 (dia, speaker, said, at.to_rfc3339())
             })
             .collect();
+    // memory_write as the harness wrote turns (speaker subject, the turn before as context).
+    let bodies: Vec<Value> = crate::bench_writes::turn_bodies(
+        "conv",
+        &first["conversation"],
+        &json!({"agent_id": "bench", "user_id": "host"}),
+        "project:conv",
+    )?
+    .into_iter()
+    .take(n)
+    .collect();
     let key = "bench-admin-key";
     let mut rows = Vec::new();
     println!("\n{} LoCoMo turns, one client over loopback, each embedded by the server:", turns.len());
@@ -757,6 +767,7 @@ pub(crate) async fn turns(n: usize) -> Result<Value> {
         let dir = tempfile::tempdir()?;
         let (server, base) = serve(dir.path(), key, &env)?;
         let turns = turns.clone();
+        let bodies = bodies.clone();
         let door_name = door.to_owned();
         let times = tokio::task::spawn_blocking(move || -> Result<Vec<Duration>> {
             let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build()?;
@@ -773,20 +784,12 @@ pub(crate) async fn turns(n: usize) -> Result<Value> {
             let mut times = Vec::with_capacity(turns.len());
             let mut session = String::new();
             let mut previous: Option<(String, String)> = None;
-            for (dia, speaker, said, at) in &turns {
+            for (at_turn, (dia, speaker, said, at)) in turns.iter().enumerate() {
                 let dataset_session = dia.split(':').next().unwrap_or_default();
                 let fresh = previous.as_ref().is_none_or(|(s, _)| s != dataset_session);
                 let t = if door_name == "memory_write" {
-                    let context = previous
-                        .as_ref()
-                        .filter(|_| !fresh)
-                        .map(|(_, before)| retold_domain::text::last_chars(before, crate::eval::CONTEXT_CHARS).to_owned());
-                    let body = json!({"principal": principal, "type": "episodic", "content": format!("{speaker}: {said}"),
-                        "scope": "project:conv", "source_kind": "system", "event_at": at, "context": context,
-                        "subject": {"name": speaker, "kind": "person"},
-                        "source_ref": format!("session:sess_{}<turn:{}>", dataset_session, dia.split(':').nth(1).unwrap_or("1"))});
                     let t = Instant::now();
-                    post("/v1/memory/write", &host, body)?;
+                    post("/v1/memory/write", &host, bodies[at_turn].clone())?;
                     t.elapsed()
                 } else {
                     if fresh {

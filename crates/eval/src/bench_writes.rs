@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use serde_json::{Value, json};
 
-use crate::bench_pipeline::{pct3, serve};
+use crate::bench_pipeline::{pct3, quantiles, serve};
 
 /// The stages `memory_write` answers in `Server-Timing`, in order.
 const STAGES: [&str; 7] = ["access", "evidence", "entities", "embed", "current_fact", "commit", "index"];
@@ -24,7 +24,12 @@ fn locomo() -> Result<Value> {
 
 /// A conversation's turns as `memory_write` bodies, as a host writes turns: the speaker as
 /// subject, the end of the turn before as context, the session's date, a session citation.
-fn turn_bodies(sample: &str, conversation: &Value, principal: &Value, scope: &str) -> Result<Vec<Value>> {
+pub(crate) fn turn_bodies(
+    sample: &str,
+    conversation: &Value,
+    principal: &Value,
+    scope: &str,
+) -> Result<Vec<Value>> {
     let turns = crate::eval::locomo_turns(sample, conversation)?;
     let mut bodies = Vec::with_capacity(turns.len());
     let mut previous: Option<(String, String)> = None;
@@ -114,9 +119,9 @@ fn stages_of(timing: &str) -> (Vec<f64>, usize, usize) {
     (durations, embedded, after)
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    if values.is_empty() { 0.0 } else { values[values.len() / 2] }
+fn median(values: Vec<f64>) -> f64 {
+    let [p50] = quantiles(values, [0.5]);
+    p50
 }
 
 pub(crate) async fn writes(n: usize) -> Result<Value> {
@@ -208,10 +213,12 @@ async fn import_beside_the_embedder(
     scope: &str,
     key: &str,
 ) -> Result<Value> {
+    // Conversations 2–5: the first one's turns were written in the stage part above.
     let mut bodies = Vec::new();
     for (at, sample) in data.as_array().context("a list")?.iter().enumerate().skip(1) {
         bodies.extend(turn_bodies(&format!("conv{at}"), &sample["conversation"], principal, scope)?);
     }
+    // Questions about the imported conversations (2–5).
     let questions: Vec<String> = data
         .as_array()
         .context("a list")?
@@ -467,6 +474,7 @@ pub(crate) async fn roundtrip(n: usize) -> Result<Value> {
             a == b
         }).count();
         let again = client.get(format!("{to_url}/v1/admin/export/users/host")).bearer_auth(key).send()?.error_for_status()?.text()?;
+        // Past the header, which says when each export was made.
         let same_export = again.lines().skip(1).eq(exported.lines().skip(1));
         println!("\n{n} records imported into one `retold serve`, exported, restored into an empty second one; 100 questions asked of both (first 10 results):");
         println!("| step | seconds | records/s |\n|---|---|---|");

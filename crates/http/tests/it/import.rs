@@ -352,6 +352,7 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
             "{query}"
         );
     }
+    // Past the header line, which says when each export was made.
     assert_eq!(
         export(&target, "/users/jo").await.lines().skip(1).collect::<Vec<_>>(),
         lines.lines().skip(1).collect::<Vec<_>>()
