@@ -844,10 +844,7 @@ pub async fn serve(settings: Settings) -> Result<(), ServeError> {
             "extraction runs or idempotent requests still in flight at shutdown were abandoned"
         );
     }
-    // Sentence vectors of the last writes: finished, or attached at the next start.
-    if tokio::time::timeout(grace, ingestor.settled()).await.is_err() {
-        tracing::warn!("sentence vectors still being attached at shutdown are attached at the next start");
-    }
+    settle(&ingestor, grace).await;
     // Closing a clone closes the shared pools.
     StoreHandle::clone(&store).close().await?;
     println!("retold stopped");
@@ -914,13 +911,17 @@ pub async fn serve_mcp_stdio(
     let tools = retold_adapter_mcp::MemoryTools::new(rest, &crate::openapi::document())
         .map_err(ServeError::Orchestrator)?;
     let served = tools.serve_stdio(&key, agent_id, user_id, project_id).await;
-    // Sentence vectors of the last writes: finished, or attached at the next start.
-    let grace = std::time::Duration::from_millis(settings.server.shutdown_grace_ms);
+    settle(&ingestor, std::time::Duration::from_millis(settings.server.shutdown_grace_ms)).await;
+    StoreHandle::clone(&store).close().await?;
+    served.map_err(|e| ServeError::Io(std::io::Error::other(format!("MCP over stdio: {e}"))))
+}
+
+/// Wait at most `grace` for the sentence vectors of the last writes; what is left is attached
+/// at the next start.
+async fn settle(ingestor: &retold_ingest::Ingestor, grace: std::time::Duration) {
     if tokio::time::timeout(grace, ingestor.settled()).await.is_err() {
         tracing::warn!("sentence vectors still being attached at exit are attached at the next start");
     }
-    StoreHandle::clone(&store).close().await?;
-    served.map_err(|e| ServeError::Io(std::io::Error::other(format!("MCP over stdio: {e}"))))
 }
 
 fn write_owner_only(path: &std::path::Path, text: &str) -> std::io::Result<()> {
