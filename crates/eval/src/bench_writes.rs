@@ -135,10 +135,15 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
     let first = &data[0];
     let turns: Vec<Value> =
         turn_bodies("conv0", &first["conversation"], &principal, scope)?.into_iter().take(n).collect();
-    let kinds: Vec<(&str, Vec<Value>)> = vec![
-        ("LoCoMo turn (speaker, context, date)", turns),
-        ("one-line fact (subject, attribute)", (0..n).map(|i| fact(i, &principal, scope)).collect()),
-        ("4 kB tool output", (0..n).map(|i| tool_output(i, &principal, scope)).collect()),
+    let raw = raw_embedder_on(&turns).await?;
+    // A host's agent writes a turn, then waits for its model: a write every 150 ms. One
+    // client sending the next as soon as the last is answered is the busiest a host gets.
+    let paced = Duration::from_millis(150);
+    let kinds: Vec<(&str, Duration, Vec<Value>)> = vec![
+        ("LoCoMo turn (speaker, context, date)", paced, turns.clone()),
+        ("LoCoMo turn, back to back", Duration::ZERO, turns),
+        ("one-line fact (subject, attribute)", paced, (0..n).map(|i| fact(i, &principal, scope)).collect()),
+        ("4 kB tool output", paced, (0..n).map(|i| tool_output(i, &principal, scope)).collect()),
     ];
     let host_base = base.clone();
     let stage_rows = tokio::task::spawn_blocking(move || -> Result<(String, Vec<Value>)> {
@@ -154,10 +159,10 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
             .unwrap_or_default()
             .to_owned();
         let mut rows = Vec::new();
-        println!("\nOne `memory_write` at a time every 150 ms over loopback, each embedded by the server; medians of the stages it answers in Server-Timing (ms):");
-        println!("| record | writes | texts embedded | sentences after | p50 / p95 ms | {} | HTTP and the rest |", STAGES.join(" | "));
-        println!("|---|---|---|---|---|{}---|", "---|".repeat(STAGES.len()));
-        for (kind, bodies) in &kinds {
+        println!("\nOne `memory_write` at a time over loopback (every 150 ms, or back to back), each embedded by the server; medians of the stages it answers in Server-Timing (ms):");
+        println!("| record | sent | writes | texts embedded | sentences after | p50 / p95 ms | {} | HTTP and the rest |", STAGES.join(" | "));
+        println!("|---|---|---|---|---|---|{}---|", "---|".repeat(STAGES.len()));
+        for (kind, pace, bodies) in &kinds {
             let mut totals = Vec::new();
             let mut per_stage: Vec<Vec<f64>> = vec![Vec::new(); STAGES.len()];
             let mut rest = Vec::new();
@@ -178,13 +183,14 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
                 totals.push(took);
                 embedded.push(e as f64);
                 after.push(a as f64);
-                std::thread::sleep(Duration::from_millis(150).saturating_sub(took));
+                std::thread::sleep(pace.saturating_sub(took));
             }
             let (p50, p95, _) = pct3(totals);
             let stage_medians: Vec<f64> = per_stage.into_iter().map(median).collect();
             let rest = median(rest);
+            let sent = if pace.is_zero() { "back to back".to_owned() } else { format!("every {} ms", pace.as_millis()) };
             println!(
-                "| {kind} | {} | {:.0} | {:.0} | {p50:.1} / {p95:.1} | {} | {rest:.2} |",
+                "| {kind} | {sent} | {} | {:.0} | {:.0} | {p50:.1} / {p95:.1} | {} | {rest:.2} |",
                 bodies.len(),
                 median(embedded.clone()),
                 median(after.clone()),
@@ -192,7 +198,7 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
             );
             let stages: serde_json::Map<String, Value> =
                 STAGES.iter().zip(&stage_medians).map(|(s, m)| ((*s).to_owned(), json!(m))).collect();
-            rows.push(json!({"record": kind, "writes": bodies.len(), "p50_ms": p50, "p95_ms": p95,
+            rows.push(json!({"record": kind, "pace_ms": pace.as_millis(), "writes": bodies.len(), "p50_ms": p50, "p95_ms": p95,
                 "texts_embedded": median(embedded), "sentences_after": median(after), "stage_p50_ms": stages, "rest_p50_ms": rest}));
         }
         Ok((host, rows))
@@ -201,7 +207,48 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
     drop(server);
     let (_, stage_rows) = stage_rows;
     let import = import_beside_the_embedder(&data, &principal, scope, key).await?;
-    Ok(json!({"write_stages": stage_rows, "import": import}))
+    Ok(json!({"write_stages": stage_rows, "raw_embedder": raw, "import": import}))
+}
+
+/// The served model in this process over the turns' record texts (content and context), one
+/// text per run as a write embeds it, every 150 ms and back to back: the floor of a turn's
+/// write, and what the model's run costs when the machine's caches have gone cold between
+/// writes.
+async fn raw_embedder_on(turns: &[Value]) -> Result<Value> {
+    let settings = retold_http::Settings::load(None)?;
+    let model = retold_http::model_ops::load_model(&settings).await?;
+    let texts: Vec<String> = turns
+        .iter()
+        .map(|body| {
+            retold_domain::IndexedText {
+                origin: retold_domain::Origin::Memory,
+                speaker: None,
+                content: body["content"].as_str().unwrap_or_default(),
+                context: body["context"].as_str(),
+            }
+            .embedded_texts(0)
+            .remove(0)
+        })
+        .collect();
+    println!("\nThe raw embedder in process, one turn's record text per run (ms):");
+    println!("| sent | runs | p50 / p95 ms |");
+    println!("|---|---|---|");
+    let mut rows = Vec::new();
+    for pace in [Duration::from_millis(150), Duration::ZERO] {
+        let mut took = Vec::with_capacity(texts.len());
+        for text in &texts {
+            let started = Instant::now();
+            retold_domain::Embedder::embed(model.as_ref(), std::slice::from_ref(text)).await?;
+            let elapsed = started.elapsed();
+            took.push(elapsed);
+            tokio::time::sleep(pace.saturating_sub(elapsed)).await;
+        }
+        let (p50, p95, _) = pct3(took);
+        let sent = if pace.is_zero() { "back to back".to_owned() } else { format!("every {} ms", pace.as_millis()) };
+        println!("| {sent} | {} | {p50:.1} / {p95:.1} |", texts.len());
+        rows.push(json!({"pace_ms": pace.as_millis(), "runs": texts.len(), "p50_ms": p50, "p95_ms": p95}));
+    }
+    Ok(json!(rows))
 }
 
 /// Import LoCoMo dev's other conversations' turns (as `memory_write` bodies) into a fresh
