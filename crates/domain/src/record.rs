@@ -219,7 +219,8 @@ impl<'a> IndexedText<'a> {
     /// speaker the host named (`"Caroline: "`); for a turn without one, nobody (its text is
     /// exactly what was said, so "ERROR: disk full" or "Note: …" is not a speaker); for a
     /// memory written without one, the content's own transcript label
-    /// ([`crate::text::speaker_label`]: "Nate: We played chess." has `Nate: `).
+    /// ([`crate::text::speaker_label`]: "Nate: We played chess." has `Nate: `; a log level
+    /// or a note's heading, "ERROR: " or "Note: ", is none, so it stays on its own line).
     fn label_and_body(&self) -> (String, &'a str) {
         match (self.speaker, self.origin) {
             (Some(speaker), _) => (format!("{speaker}: "), self.content),

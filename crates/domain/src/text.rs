@@ -354,21 +354,122 @@ pub fn sentence_spans(chars: &[char]) -> Vec<(usize, usize)> {
     spans
 }
 
+/// Words that head a line of a note, a log or a message rather than name who said it
+/// ("Note: …", "Update: …", "Re: …"), lowercased.
+pub const HEADING_WORDS: &[&str] = &[
+    "action",
+    "answer",
+    "bug",
+    "caution",
+    "cause",
+    "command",
+    "context",
+    "date",
+    "debug",
+    "decision",
+    "edit",
+    "error",
+    "example",
+    "fact",
+    "feature",
+    "fix",
+    "fwd",
+    "goal",
+    "hint",
+    "important",
+    "info",
+    "input",
+    "issue",
+    "link",
+    "location",
+    "log",
+    "note",
+    "notes",
+    "output",
+    "problem",
+    "question",
+    "re",
+    "reason",
+    "ref",
+    "reminder",
+    "request",
+    "response",
+    "result",
+    "results",
+    "solution",
+    "source",
+    "status",
+    "step",
+    "subject",
+    "summary",
+    "task",
+    "time",
+    "tip",
+    "title",
+    "todo",
+    "topic",
+    "update",
+    "warning",
+];
+
 /// A transcript line's speaker label: the opening `Name: ` of `content` when what comes
-/// before the colon is one to three words of at most 40 characters with no sentence end in
-/// them ("Caroline: I went hiking." has `Caroline: `). Empty when there is none.
+/// before the colon reads as a name: one to three words of at most 40 characters with no
+/// sentence end in them, starting with a capital, not all capitals (`ERROR: `, `WARN: `,
+/// `TODO: ` and `Q: ` are a log's or a form's), and not a heading word ([`HEADING_WORDS`]:
+/// `Note: `, `Update: `). "Caroline: I went hiking." has `Caroline: `. Empty when there is none.
 pub fn speaker_label(content: &str) -> &str {
     let Some((before, _)) = content.split_once(": ") else { return "" };
     let words = before.split_whitespace().count();
     let plain = !before.contains(['.', '!', '?', '\n', '[', '(']);
+    let capitalised = before.chars().next().is_some_and(char::is_uppercase);
+    let not_all_capitals = before.chars().any(char::is_lowercase);
+    let heading = before
+        .split_whitespace()
+        .next()
+        .is_some_and(|first| HEADING_WORDS.contains(&first.to_lowercase().as_str()));
     if (1..=3).contains(&words)
         && before.chars().count() <= 40
         && plain
-        && !before.starts_with(char::is_whitespace)
+        && capitalised
+        && not_all_capitals
+        && !heading
     {
         &content[..before.len() + 2]
     } else {
         ""
+    }
+}
+
+/// Estimated tokens of `text` as a language model's tokenizer counts them: four characters
+/// a token in Latin script (and for digits, punctuation and spaces), two in other alphabets
+/// (Cyrillic, Greek, Arabic, Hebrew, Devanagari, Thai: their letters take more tokens), and
+/// one a character in scripts written without spaces (Han, kana, Hangul) and for emoji.
+pub fn estimated_tokens(text: &str) -> usize {
+    text.chars().map(token_quarters).sum::<usize>().div_ceil(4)
+}
+
+/// A character's share of a token, in quarters (see [`estimated_tokens`]).
+pub fn token_quarters(c: char) -> usize {
+    let code = u32::from(c);
+    let wide = matches!(code,
+        0x1100..=0x11FF      // Hangul jamo
+        | 0x2E80..=0x303F    // CJK radicals, symbols and punctuation
+        | 0x3040..=0x30FF    // Hiragana, Katakana
+        | 0x3100..=0x31FF    // Bopomofo, Hangul compatibility jamo, Katakana extensions
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0xFF00..=0xFFEF    // full-width forms
+        | 0x1F300..=0x1FAFF  // emoji
+        | 0x20000..=0x3FFFF  // CJK extensions B onwards
+    );
+    if wide {
+        4
+    } else if c.is_alphabetic() && code > 0x024F {
+        2
+    } else {
+        1
     }
 }
 

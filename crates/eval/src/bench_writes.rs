@@ -244,7 +244,8 @@ async fn raw_embedder_on(turns: &[Value]) -> Result<Value> {
             tokio::time::sleep(pace.saturating_sub(elapsed)).await;
         }
         let (p50, p95, _) = pct3(took);
-        let sent = if pace.is_zero() { "back to back".to_owned() } else { format!("every {} ms", pace.as_millis()) };
+        let sent =
+            if pace.is_zero() { "back to back".to_owned() } else { format!("every {} ms", pace.as_millis()) };
         println!("| {sent} | {} | {p50:.1} / {p95:.1} |", texts.len());
         rows.push(json!({"pace_ms": pace.as_millis(), "runs": texts.len(), "p50_ms": p50, "p95_ms": p95}));
     }

@@ -4,9 +4,9 @@
 //! that matched and not for the rest of a long conversation turn; `memory_get` returns the
 //! whole record. Without a query term in the record, the passage is its opening.
 
-use retold_domain::text::{sentence_spans, unicode61_spans, unicode61_tokens};
+use retold_domain::text::{sentence_spans, token_quarters, unicode61_spans, unicode61_tokens};
 
-use crate::pipeline::{CHARS_PER_TOKEN, text_tokens};
+use crate::pipeline::text_tokens;
 use crate::query::lexical_terms;
 
 /// The shown part of a record's content: `text` is `content[start..end]` (in characters),
@@ -62,22 +62,36 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
         .collect();
     // The anchor: the sentence with the most query words (the first of equals).
     let anchor = (0..sentences.len()).rev().max_by_key(|&i| found[i]).unwrap_or(0);
-    let budget_chars = max_tokens * CHARS_PER_TOKEN;
+    // The budget and every range's cost in quarter tokens (`token_quarters`): `cost(a, b)`
+    // is what `chars[a..b]` costs.
+    let budget = max_tokens * 4;
+    let mut quarters = Vec::with_capacity(chars.len() + 1);
+    quarters.push(0);
+    for &c in &chars {
+        quarters.push(quarters.last().copied().unwrap_or(0) + token_quarters(c));
+    }
+    let cost = |a: usize, b: usize| quarters[b] - quarters[a];
     let (mut from, mut to) = sentences[anchor];
-    if to - from > budget_chars {
+    if cost(from, to) > budget {
         // One sentence longer than the passage: start a little before its first match, at a
-        // word's start when one is near, and end at a word's end when one is near.
+        // word's start when one is near, and end at a word's end when one is near. The lead
+        // costs a quarter of the budget, at most 80 quarters (20 tokens); the reaches for a
+        // word's edge are as many characters as the budget has tokens.
+        let reach = budget / 4;
         let first = spans.iter().find(|s| s.0 >= from && s.1 <= to).map_or(from, |s| s.0);
-        let lead = (budget_chars / 4).min(80);
-        from = word_start(&chars, first.saturating_sub(lead).max(from), lead);
-        to = word_end(&chars, (from + budget_chars).min(to), budget_chars / 4);
+        let lead = reach.min(80);
+        let start = from + quarters[from..=first].partition_point(|&q| quarters[first] - q > lead);
+        from = word_start(&chars, start, lead);
+        // The furthest end whose range fits the budget.
+        let fits = quarters[from..=to].partition_point(|&q| q - quarters[from] <= budget);
+        to = word_end(&chars, from + fits.saturating_sub(1), reach);
     } else {
         // Grow by whole sentences: next the neighbour with more query words (the following
         // one on equals), while the passage fits.
         let (mut before, mut after) = (anchor, anchor + 1);
         loop {
-            let next = sentences.get(after).filter(|s| s.1 - from <= budget_chars);
-            let prev = before.checked_sub(1).filter(|&b| to - sentences[b].0 <= budget_chars);
+            let next = sentences.get(after).filter(|s| cost(from, s.1) <= budget);
+            let prev = before.checked_sub(1).filter(|&b| cost(sentences[b].0, to) <= budget);
             match (prev, next) {
                 (Some(b), Some(_)) if found[b] > found[after] => {
                     before = b;
@@ -237,6 +251,25 @@ mod tests {
         assert!(p.text.contains("E4021"), "{}", p.text);
         assert!(p.end - p.start >= 150 && text_tokens(&p.text) <= 51, "{} chars", p.end - p.start);
         check_located(&blob, &p);
+    }
+
+    #[test]
+    fn a_han_passage_fits_the_limit_in_tokens_not_in_latin_characters() {
+        // Each Han character is a token: 30 tokens hold about two of these sentences, not
+        // eight (as four characters a token would have it).
+        let text = "我们周一在东京开会讨论预算。".repeat(10)
+            + "服务器报错 E4021 后重启了。"
+            + &"我们周五去看电影然后吃晚饭。".repeat(10);
+        let p = passage(&text, &words("E4021"), 30).unwrap();
+        assert!(p.text.contains("服务器报错 E4021 后重启了。"), "{}", p.text);
+        assert!(text_tokens(&p.text) <= 32, "{} tokens: {}", text_tokens(&p.text), p.text);
+        check_located(&text, &p);
+        // One Han sentence longer than the limit is cut to it too.
+        let long = "数据库".repeat(100) + " E4021 " + &"日志".repeat(100);
+        let p = passage(&long, &words("E4021"), 20).unwrap();
+        assert!(p.text.contains("E4021"), "{}", p.text);
+        assert!(text_tokens(&p.text) <= 22, "{} tokens: {}", text_tokens(&p.text), p.text);
+        check_located(&long, &p);
     }
 
     #[test]

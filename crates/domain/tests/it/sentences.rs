@@ -132,10 +132,72 @@ fn a_sentence_of_fewer_than_four_words_gets_no_vector_of_its_own() {
 fn a_speaker_label_is_one_to_three_plain_words_before_the_first_colon() {
     assert_eq!(speaker_label("Caroline: I went."), "Caroline: ");
     assert_eq!(speaker_label("Dr Ada Lovelace: Hello."), "Dr Ada Lovelace: ");
-    assert_eq!(speaker_label("Note: the cache is cold."), "Note: ");
+    assert_eq!(speaker_label("Mary-Kate O'Brien: Hello."), "Mary-Kate O'Brien: ");
     // Four words, a sentence end, or no ": " is no label.
     assert_eq!(speaker_label("The thing I said: yes."), "");
     assert_eq!(speaker_label("Yes. Then: no."), "");
     assert_eq!(speaker_label("see https://example.com"), "");
     assert_eq!(speaker_label(": empty"), "");
+}
+
+#[test]
+fn a_log_level_a_form_field_or_a_note_s_heading_is_no_speaker() {
+    for line in [
+        "ERROR: connection refused to db-prod-3:5432",
+        "WARN: disk 91% full on /var",
+        "TODO: rotate the staging keys",
+        "Q: which region is the bucket in?",
+        "Note: the cache is cold.",
+        "Update: the migration finished at 02:10.",
+        "Re: invoice 4471",
+        "Step 3: run the seed script",
+        "fix: handle a null customer id",
+        "user: I prefer tea",
+    ] {
+        assert_eq!(speaker_label(line), "", "{line}");
+    }
+}
+
+#[test]
+fn a_memory_of_log_lines_or_a_note_keeps_its_heading_on_its_own_line_only() {
+    // Written as a memory (no speaker named): the first line's level is not copied onto the
+    // other lines, as a transcript's speaker would be.
+    assert_eq!(
+        sentence_texts(
+            None,
+            "ERROR: connection refused to db-prod-3:5432\nretrying in 5 s with backoff\nERROR: giving up after 3 attempts",
+            None,
+            16
+        ),
+        [
+            "ERROR: connection refused to db-prod-3:5432",
+            "retrying in 5 s with backoff",
+            "ERROR: giving up after 3 attempts"
+        ]
+    );
+    assert_eq!(
+        sentence_texts(None, "Note: the cache is cold today. Warm it before the benchmark runs.", None, 16),
+        ["Note: the cache is cold today.", "Warm it before the benchmark runs."]
+    );
+    // A transcript line's speaker still is.
+    assert_eq!(
+        sentence_texts(None, "Priya: I moved the standup to 10am. The room is Lovelace now.", None, 16),
+        ["Priya: I moved the standup to 10am.", "Priya: The room is Lovelace now."]
+    );
+}
+
+#[test]
+fn tokens_are_estimated_by_script() {
+    use retold_domain::text::estimated_tokens;
+    // Latin: four characters a token.
+    assert_eq!(estimated_tokens("The build cache is cold."), 6);
+    assert_eq!(estimated_tokens(""), 0);
+    // Han and kana: a character a token, so 12 characters are 12 tokens, not 3.
+    assert_eq!(estimated_tokens("我的猫对鸡肉过敏。所以我买"), 13);
+    assert_eq!(estimated_tokens("ありがとうございます"), 10);
+    assert_eq!(estimated_tokens("안녕하세요"), 5);
+    // Other alphabets: two letters a token; spaces and punctuation as in Latin.
+    assert_eq!(estimated_tokens("Привет"), 3);
+    // An emoji is a token.
+    assert_eq!(estimated_tokens("🎉🎉"), 2);
 }

@@ -63,12 +63,10 @@ impl Candidate {
     }
 }
 
-/// Characters per estimated token.
-pub(crate) const CHARS_PER_TOKEN: usize = 4;
-
-/// Estimated tokens of a text: four characters a token.
+/// Estimated tokens of a text, by script ([`retold_domain::text::estimated_tokens`]: four
+/// Latin characters a token, one Han character a token).
 pub fn text_tokens(text: &str) -> usize {
-    text.chars().count().div_ceil(CHARS_PER_TOKEN)
+    retold_domain::text::estimated_tokens(text)
 }
 
 /// Estimated tokens of a result showing `text` (a record's content or its passage): the text
