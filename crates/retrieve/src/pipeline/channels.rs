@@ -41,7 +41,7 @@ type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 /// what was left.
 type DenseAndEntity = (
     Option<((Found<DenseMatch>, Option<Found<DenseMatch>>, Option<Found<DenseMatch>>), Duration)>,
-    Option<((Found<EntityMatch>, Broad), Duration)>,
+    Option<((Vec<NarrowLink>, Broad), Duration)>,
     Vec<String>,
     Option<String>,
 );
@@ -168,9 +168,12 @@ impl Retriever {
             hits.push(Channel::Lexical, list, trace);
             timings.0.push((PipelineStage::Lexical, micros(took)));
         }
-        if let Some(((((mut list, mut trace, mut matches), keys), broad), took)) = entity {
+        if let Some(((narrow, broad), took)) = entity {
+            // The other lists fused: what orders a narrow entity's records and what a broad
+            // entity's corroborate.
+            let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
+            let ((mut list, mut trace, mut matches), keys) = rank_narrow(narrow, &order, k);
             if self.config.entity_broad_corroborates && !broad.is_empty() {
-                let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
                 corroborate(&order, &broad, k, &mut list, &mut trace, &mut matches);
             }
             hits.entity = matches;
@@ -396,16 +399,17 @@ impl Retriever {
             .collect())
     }
 
-    /// Entity: the linked eligible records of the entities the query names (`named`): about
-    /// before mentions, then more matched entities, then newer records. The person a
-    /// question's pronouns point at only corroborates: their records rank as the other
-    /// channels found them, however few there are.
+    /// Entity: the linked eligible records of the entities the query names (`named`), each
+    /// with its best role and how many of them link it ([`rank_narrow`] orders them), and a
+    /// broad entity's links apart. The person a question's pronouns point at only
+    /// corroborates: their records rank as the other channels found them, however few there
+    /// are.
     async fn entity(
         &self,
         found: &[Named],
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Found<EntityMatch>, Broad)> {
+    ) -> Result<(Vec<NarrowLink>, Broad)> {
         let pronoun_named: Vec<EntityId> =
             found.iter().filter(|n| n.by_pronoun).map(|n| n.entity.id.clone()).collect();
         let mut entity_ids: Vec<EntityId> = found.iter().map(|n| n.entity.id.clone()).collect();
@@ -464,26 +468,66 @@ impl Retriever {
                 entry.3 = link.entity_id;
             }
         }
-        let mut ranked: Vec<(RecordId, (LinkRole, usize, RecordKey, EntityId))> =
-            per_record.into_iter().collect();
-        ranked.sort_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1)).then(b.1.2.cmp(&a.1.2)));
-        ranked.truncate(k);
-        let (mut list, mut trace, mut matches, mut key_of) =
-            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
-        for (i, (id, (role, count, key, entity_id))) in ranked.into_iter().enumerate() {
-            let rank = i as u32 + 1;
-            trace.push(TraceCandidate {
-                record_id: id.clone(),
-                rank,
-                score: count as f64,
-                detail: format!("{} {entity_id}", role.as_str()),
-            });
-            matches.insert(id.clone(), EntityMatch { rank, entity_id, role });
-            key_of.insert(id.clone(), key);
-            list.push(id);
-        }
-        Ok((((list, trace, matches), key_of), broad_links))
+        let narrow = per_record
+            .into_iter()
+            .map(|(id, (role, entities, key, entity_id))| NarrowLink { id, role, entities, key, entity_id })
+            .collect();
+        Ok((narrow, broad_links))
     }
+}
+
+/// A record linked to a narrow entity the query names: its best role, how many of the
+/// query's entities link it, its key, and the entity of its best role.
+pub(super) struct NarrowLink {
+    pub(super) id: RecordId,
+    pub(super) role: LinkRole,
+    pub(super) entities: usize,
+    pub(super) key: RecordKey,
+    pub(super) entity_id: EntityId,
+}
+
+/// The entity channel's list of narrow entities' records, up to `k`: about before mentions,
+/// then linked to more of the query's entities, then by relevance to the query: the order
+/// the other channels' lists fuse in (`order`, [`ChannelHits::fused`]); last the records no
+/// other list found, newest first. A person a conversation names is narrow in a store of
+/// many conversations and linked to hundreds of their turns: the query's words, not their
+/// age, pick which of them the channel lists.
+pub(super) fn rank_narrow(
+    narrow: Vec<NarrowLink>,
+    order: &[(RecordId, f64)],
+    k: usize,
+) -> Found<EntityMatch> {
+    let position: HashMap<&RecordId, usize> =
+        order.iter().enumerate().map(|(at, (id, _))| (id, at)).collect();
+    let mut ranked: Vec<(Option<usize>, NarrowLink)> =
+        narrow.into_iter().map(|link| (position.get(&link.id).copied(), link)).collect();
+    ranked.sort_by(|(pa, a), (pb, b)| {
+        a.role
+            .cmp(&b.role)
+            .then(b.entities.cmp(&a.entities))
+            .then(pa.unwrap_or(usize::MAX).cmp(&pb.unwrap_or(usize::MAX)))
+            .then(b.key.cmp(&a.key))
+    });
+    ranked.truncate(k);
+    let (mut list, mut trace, mut matches, mut key_of) =
+        (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+    for (i, (at, link)) in ranked.into_iter().enumerate() {
+        let rank = i as u32 + 1;
+        let relevance = match at {
+            Some(at) => format!("rank {} of the other lists fused", at + 1),
+            None => "no other list found it: newest first".to_owned(),
+        };
+        trace.push(TraceCandidate {
+            record_id: link.id.clone(),
+            rank,
+            score: link.entities as f64,
+            detail: format!("{} {} ({relevance})", link.role.as_str(), link.entity_id),
+        });
+        matches.insert(link.id.clone(), EntityMatch { rank, entity_id: link.entity_id, role: link.role });
+        key_of.insert(link.id.clone(), link.key);
+        list.push(link.id);
+    }
+    ((list, trace, matches), key_of)
 }
 
 /// The words of `query` that name or point at a person the store knows, folded: the people

@@ -579,3 +579,52 @@ fn a_broad_entity_lists_its_records_in_the_other_lists_fused_order() {
     corroborate(&order, &broad, 1, &mut list, &mut trace, &mut matches);
     assert_eq!(list, [id(2)]);
 }
+
+/// A narrow entity's records (a person of one conversation in a store of many) are listed by
+/// the query's relevance (the other lists fused), not by age: a newer turn of the same
+/// speaker that no other list found comes after an older one the query's words found.
+#[test]
+fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
+    use retold_domain::{Channel, EntityId, LinkRole};
+
+    use super::ChannelHits;
+    use super::channels::{NarrowLink, rank_narrow};
+    let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
+    let person = EntityId::new("ent_joanna").unwrap();
+    let link = |n: u32, role: LinkRole, entities: usize| NarrowLink {
+        id: id(n),
+        role,
+        entities,
+        key: RecordKey(u64::from(n)),
+        entity_id: person.clone(),
+    };
+    // Newest first by key: 9, 8, 7, 2, 1. The query's words found 2 (lexical first) and 1
+    // (dense second).
+    let mut hits = ChannelHits::default();
+    hits.push(Channel::Dense, vec![id(50), id(1)], vec![]);
+    hits.push(Channel::Lexical, vec![id(2)], vec![]);
+    let config = RetrieveConfig::default();
+    let order = hits.fused(&config.fusion_weights, config.rrf_k);
+    let narrow = vec![
+        link(9, LinkRole::About, 1),
+        link(8, LinkRole::About, 1),
+        link(2, LinkRole::About, 1),
+        link(1, LinkRole::About, 1),
+        link(7, LinkRole::Mentions, 1),
+    ];
+    let ((list, trace, matches), keys) = rank_narrow(narrow, &order, 50);
+    let lexical_first = order.iter().position(|(r, _)| *r == id(2)).unwrap();
+    let dense_second = order.iter().position(|(r, _)| *r == id(1)).unwrap();
+    let found_first = if lexical_first < dense_second { [id(2), id(1)] } else { [id(1), id(2)] };
+    assert_eq!(list, [found_first[0].clone(), found_first[1].clone(), id(9), id(8), id(7)]);
+    assert_eq!(matches[&list[0]].rank, 1);
+    assert_eq!(keys[&id(9)], RecordKey(9));
+    assert!(trace[0].detail.contains("of the other lists fused"), "{:?}", trace[0]);
+    assert!(trace[2].detail.contains("no other list found it: newest first"), "{:?}", trace[2]);
+
+    // About before mentions, and more of the query's entities first, before relevance.
+    let narrow =
+        vec![link(7, LinkRole::Mentions, 1), link(9, LinkRole::About, 2), link(2, LinkRole::About, 1)];
+    let ((list, _, _), _) = rank_narrow(narrow, &order, 2);
+    assert_eq!(list, [id(9), id(2)], "at most k");
+}
