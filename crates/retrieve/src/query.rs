@@ -39,6 +39,47 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
     terms
 }
 
+/// Words that ask for what is known rather than name what it is about ("Tell me about Zoli",
+/// "Anything on Joanna?", "Summarise what you recall about the billing service").
+const ASKING_WORDS: &[&str] = &[
+    "anything",
+    "details",
+    "everything",
+    "info",
+    "information",
+    "list",
+    "recall",
+    "remember",
+    "show",
+    "something",
+    "summarise",
+    "summarize",
+    "summary",
+    "tell",
+];
+
+/// The query's words besides the names in `names` (folded, as the entity store matched them),
+/// its pronouns, its asking words ([`ASKING_WORDS`]) and single letters: what it names
+/// besides its entities.
+/// Empty for "Tell me about Zoli" or "Joanna?", `research` for "What did Joanna research?".
+pub(crate) fn words_besides(query: &str, names: &[&str]) -> Vec<String> {
+    let names: Vec<String> = names.iter().flat_map(|n| unicode61_tokens(n)).collect();
+    let mut words: Vec<String> = Vec::new();
+    for word in lexical_terms(query).into_iter().flat_map(|t| unicode61_tokens(&t.text)) {
+        // One letter is a possessive's `s` or an initial, not a topic.
+        let letter = word.chars().count() == 1 && word.chars().all(char::is_alphabetic);
+        let other = !letter
+            && !names.contains(&word)
+            && pronoun_words(&word).is_empty()
+            && !ASKING_WORDS.contains(&word.as_str())
+            && !words.contains(&word);
+        if other {
+            words.push(word);
+        }
+    }
+    words
+}
+
 /// How many indexed words one term's stemming looks through.
 const WORDS_PER_TERM: usize = 512;
 
@@ -175,4 +216,24 @@ pub(crate) fn name_phrases(query: &str) -> Vec<String> {
 /// A phrase less its possessive: "Aditya's" → "Aditya".
 fn without_possessive(phrase: &str) -> &str {
     phrase.strip_suffix("'s").or_else(|| phrase.strip_suffix("’s")).unwrap_or(phrase)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::words_besides;
+
+    #[test]
+    fn what_a_query_names_besides_its_entities() {
+        assert_eq!(words_besides("What did Joanna research?", &["joanna"]), ["research"]);
+        assert!(words_besides("Joanna?", &["joanna"]).is_empty());
+        assert!(words_besides("Tell me about Zoli", &["zoli"]).is_empty());
+        assert!(words_besides("What do you remember about Zoltan Kovacs?", &["zoltan kovacs"]).is_empty());
+        assert_eq!(
+            words_besides("Which port did the billing-api use before the migration?", &["billing-api"]),
+            ["port", "use", "migration"]
+        );
+        // A possessive is the name; a name the store does not know is a word like any other.
+        assert_eq!(words_besides("Joanna's thesis topic?", &["joanna"]), ["thesis", "topic"]);
+        assert_eq!(words_besides("What did Joanna tell Mel?", &["joanna"]), ["mel"]);
+    }
 }

@@ -16,7 +16,9 @@ use tracing::{Instrument, info_span};
 use super::{Eligible, Timings};
 use crate::config::LexicalStemming;
 use crate::fusion::weighted_rrf;
-use crate::query::{add_forms, lexical_terms, name_phrases, person, pronoun_words, without_names};
+use crate::query::{
+    add_forms, lexical_terms, name_phrases, person, pronoun_words, without_names, words_besides,
+};
 use crate::request::{Channels, DenseMatch, EntityMatch, LexicalMatch};
 use crate::retriever::Retriever;
 
@@ -41,7 +43,7 @@ type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
 /// what was left.
 type DenseAndEntity = (
     Option<((Found<DenseMatch>, Option<Found<DenseMatch>>, Option<Found<DenseMatch>>), Duration)>,
-    Option<((Vec<NarrowLink>, Broad), Duration)>,
+    Option<((Vec<NarrowLink>, Broad, Vec<String>), Duration)>,
     Vec<String>,
     Option<String>,
 );
@@ -61,6 +63,9 @@ pub(crate) struct ChannelHits {
     pub(crate) window: HashMap<RecordId, DenseMatch>,
     pub(crate) lexical: HashMap<RecordId, LexicalMatch>,
     pub(crate) entity: HashMap<RecordId, EntityMatch>,
+    /// The query's words besides the names of the entities it names (its lexical terms less
+    /// those names): when there are any, an entity match alone does not pass the gate.
+    pub(crate) entity_besides: Vec<String>,
     pub(crate) keys: HashMap<RecordId, RecordKey>,
     /// What a channel changed about the query it ran (the dense channel's weighed-down names).
     pub(crate) notes: Vec<TraceNote>,
@@ -168,7 +173,8 @@ impl Retriever {
             hits.push(Channel::Lexical, list, trace);
             timings.0.push((PipelineStage::Lexical, micros(took)));
         }
-        if let Some(((narrow, broad), took)) = entity {
+        if let Some(((narrow, broad, besides), took)) = entity {
+            hits.entity_besides = besides;
             // The other lists fused: what orders a narrow entity's records and what a broad
             // entity's corroborate.
             let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
@@ -285,9 +291,10 @@ impl Retriever {
         let entity = async {
             match (&named, which.entity) {
                 (Some((named, resolved)), true) => {
-                    let (found, took) =
-                        timed(self.entity(named, eligible, k).instrument(info_span!("retrieve.entity")))
-                            .await?;
+                    let (found, took) = timed(
+                        self.entity(named, query, eligible, k).instrument(info_span!("retrieve.entity")),
+                    )
+                    .await?;
                     Ok::<_, retold_domain::DomainError>(Some((found, *resolved + took)))
                 }
                 _ => Ok(None),
@@ -401,15 +408,18 @@ impl Retriever {
 
     /// Entity: the linked eligible records of the entities the query names (`named`), each
     /// with its best role and how many of them link it ([`rank_narrow`] orders them), and a
-    /// broad entity's links apart. The person a question's pronouns point at only
-    /// corroborates: their records rank as the other channels found them, however few there
-    /// are.
+    /// broad entity's links apart, and the query's words besides the entities' names. The
+    /// person a question's pronouns point at only corroborates: their records rank as the
+    /// other channels found them, however few there are.
     async fn entity(
         &self,
         found: &[Named],
+        query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Vec<NarrowLink>, Broad)> {
+    ) -> Result<(Vec<NarrowLink>, Broad, Vec<String>)> {
+        let names: Vec<&str> = found.iter().filter(|n| !n.by_pronoun).map(|n| n.matched.as_str()).collect();
+        let besides = words_besides(query, &names);
         let pronoun_named: Vec<EntityId> =
             found.iter().filter(|n| n.by_pronoun).map(|n| n.entity.id.clone()).collect();
         let mut entity_ids: Vec<EntityId> = found.iter().map(|n| n.entity.id.clone()).collect();
@@ -472,7 +482,7 @@ impl Retriever {
             .into_iter()
             .map(|(id, (role, entities, key, entity_id))| NarrowLink { id, role, entities, key, entity_id })
             .collect();
-        Ok((narrow, broad_links))
+        Ok((narrow, broad_links, besides))
     }
 }
 

@@ -324,10 +324,17 @@ pub(crate) fn newer_first(
 }
 
 /// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker
-/// reordered (in place of the gate), an entity match, a match of two or more channels and
-/// one channel's match dated inside the query's window pass; otherwise a dense-only match
-/// needs the dense floor, a lexical-only match the term share.
-pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<String, String> {
+/// reordered (in place of the gate), a match of two or more channels and one channel's match
+/// dated inside the query's window pass; an entity match alone passes when the query names
+/// nothing besides its entities (`besides` is empty: "What about Joanna?"), since a question
+/// that also asks something ("What did Joanna research?") is answered by records the other
+/// channels find; otherwise a dense-only match needs the dense floor, a lexical-only match
+/// the term share.
+pub(crate) fn gate_verdict(
+    c: &Candidate,
+    config: &RetrieveConfig,
+    besides: &[String],
+) -> Result<String, String> {
     let dense = c.dense_match();
     let channels = [dense.is_some(), c.lexical.is_some(), c.entity.is_some()].iter().filter(|x| **x).count();
     // Found only by the list of the query's time (its date, not its words or its place among
@@ -337,13 +344,20 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
     if c.reranked.is_some() {
         // The gate runs after the reranker only when it stands in place of the gate.
         Ok("in place of the gate: reranked".to_owned())
-    } else if c.entity.is_some() {
-        Ok("passed: entity match".to_owned())
     } else if channels >= 2 {
         Ok(format!("passed: {channels} channels"))
     } else if channels == 1 && c.in_window.is_some() && !(by_date_alone && under_floor) {
         // The time the query names corroborates a single channel's match.
         Ok("passed: one channel, in the query's window".to_owned())
+    } else if c.entity.is_some() {
+        if besides.is_empty() {
+            Ok("passed: entity match, and the query names nothing else".to_owned())
+        } else {
+            Err(format!(
+                "entity match alone, and the query names more than its entities ({})",
+                besides.join(", ")
+            ))
+        }
     } else if let Some(d) = dense {
         if f64::from(d.cosine) >= config.dense_floor {
             Ok("passed dense threshold".to_owned())
@@ -370,15 +384,16 @@ pub(crate) fn gate_verdict(c: &Candidate, config: &RetrieveConfig) -> Result<Str
     }
 }
 
-/// The relevance gate over every candidate.
+/// The relevance gate over every candidate; `besides` as [`gate_verdict`] reads it.
 pub(crate) fn gate(
     candidates: Vec<Candidate>,
     config: &RetrieveConfig,
+    besides: &[String],
     drops: &mut Vec<TraceDrop>,
 ) -> Vec<Candidate> {
     let mut kept = Vec::new();
     for mut c in candidates {
-        match gate_verdict(&c, config) {
+        match gate_verdict(&c, config, besides) {
             Ok(gate) => {
                 c.gate = gate;
                 kept.push(c);

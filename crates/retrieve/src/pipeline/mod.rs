@@ -148,6 +148,7 @@ impl Retriever {
         let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
         let t = Instant::now();
         let trace_channels = hits.trace.clone();
+        let besides = std::mem::take(&mut hits.entity_besides);
         let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
         if request.include_conflicts {
             self.mark_conflicts(&mut candidates).await?;
@@ -176,7 +177,7 @@ impl Retriever {
                 reranker.is_none() || self.config.reranker_placement == RerankerPlacement::AfterGate;
             if gate_first {
                 let t = Instant::now();
-                candidates = control::gate(candidates, &self.config, &mut drops);
+                candidates = control::gate(candidates, &self.config, &besides, &mut drops);
                 timings.record(PipelineStage::Gate, t);
             }
             let t = Instant::now();
@@ -203,7 +204,7 @@ impl Retriever {
                     // In place of the gate for what it reordered; what it did not (the tail
                     // past `candidates`, or everything when it timed out or failed) is gated.
                     let t = Instant::now();
-                    candidates = control::gate(candidates, &self.config, &mut drops);
+                    candidates = control::gate(candidates, &self.config, &besides, &mut drops);
                     timings.record(PipelineStage::Gate, t);
                 }
             }

@@ -100,7 +100,7 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
         role: retold_domain::LinkRole::About,
     });
     let cases = [
-        (entity, Ok("passed: entity match")),
+        (entity, Ok("passed: entity match, and the query names nothing else")),
         (lexical(dense(candidate(2, "b"), 0.05), 1, 4), Ok("passed: 2 channels")),
         (dense(candidate(3, "c"), 0.31), Ok("passed dense threshold")),
         (dense(candidate(4, "d"), 0.29), Err("dense-only cosine 0.29 below the floor 0.30")),
@@ -121,16 +121,41 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
         (in_window(by_date(candidate(13, "m"), 0.12)), Err("dense-only cosine 0.12 below the floor 0.30")),
     ];
     for (c, expected) in &cases {
-        let verdict = control::gate_verdict(c, &config);
+        let verdict = control::gate_verdict(c, &config, &[]);
         assert_eq!(verdict.as_deref().map_err(String::as_str), *expected, "{}", c.id);
     }
     let mut drops = Vec::new();
-    let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &mut drops);
+    let kept = control::gate(cases.into_iter().map(|(c, _)| c).collect(), &config, &[], &mut drops);
     assert_eq!(
         kept.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
         ["mem_0001", "mem_0002", "mem_0003", "mem_0005", "mem_0008", "mem_0009", "mem_0010", "mem_0012"]
     );
     assert_eq!(stages(&drops).iter().map(|(_, s)| *s).collect::<Vec<_>>(), [DropStage::Gate; 5]);
+}
+
+/// In a store of many conversations a speaker's turns are many: "What did Joanna research?"
+/// is answered by the turns its words find, not by any turn of Joanna's; "What about
+/// Joanna?" names nothing else, and her records are the answer.
+#[test]
+fn an_entity_match_alone_passes_only_a_query_that_names_nothing_else() {
+    let config = RetrieveConfig::default();
+    let mut entity = candidate(1, "a");
+    entity.entity = Some(EntityMatch {
+        rank: 1,
+        entity_id: retold_domain::EntityId::new("ent_joanna").unwrap(),
+        role: retold_domain::LinkRole::About,
+    });
+    assert_eq!(
+        control::gate_verdict(&entity, &config, &["research".to_owned()]),
+        Err("entity match alone, and the query names more than its entities (research)".to_owned())
+    );
+    assert!(control::gate_verdict(&entity, &config, &[]).is_ok());
+    // With another channel's match it passes as two channels, whatever the query names.
+    let both = lexical(entity, 1, 3);
+    assert_eq!(
+        control::gate_verdict(&both, &config, &["research".to_owned()]).as_deref(),
+        Ok("passed: 2 channels")
+    );
 }
 
 #[test]

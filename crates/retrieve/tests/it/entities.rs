@@ -321,3 +321,36 @@ async fn a_query_and_itself_without_its_pronouns_share_one_embedding_call() {
     let (calls, _) = query_embeddings(off, "What drum set do I have?", true).await;
     assert_eq!(calls, vec![strings(&["What drum set do I have?"])]);
 }
+
+/// A store that holds many conversations: Joanna is one speaker of three, linked to a tenth
+/// of the records (a narrow entity), and her research line is older than her small talk.
+/// The question's words, not the lines' age, pick which of her records the channel lists.
+#[tokio::test]
+async fn a_narrow_speaker_s_records_rank_by_the_question_not_by_age() {
+    let w = world(RetrieveConfig::default()).await;
+    let p = principal("chat-agent", "u");
+    w.grant("chat-agent", "project:chat", true, true).await;
+    for n in 0..120 {
+        w.write(&p, turn(&format!("Mel: Line {n} of the chat about the weekend."), "Mel")).await;
+        w.write(&p, turn(&format!("Zoe: Line {n} of the chat about the weekend."), "Zoe")).await;
+    }
+    let research = w
+        .write(
+            &p,
+            turn("Joanna: I spent the spring researching coral reef bleaching for my thesis.", "Joanna"),
+        )
+        .await;
+    for n in 0..25 {
+        w.write(&p, turn(&format!("Joanna: Line {n} of the chat about the weekend."), "Joanna")).await;
+    }
+    let response = w.search(&p, SearchRequest::new("What did Joanna research?")).await;
+    assert_eq!(crate::ids(&response).first(), Some(&research));
+    let trace = w.trace(&response.search_id).await;
+    let listed = trace["channels"][Channel::Entity.as_str()].as_array().unwrap();
+    assert_eq!(listed.len(), 26, "Joanna is narrow: all her records are listed ({listed:?})");
+    assert_eq!(listed[0]["record_id"].as_str(), Some(research.as_str()), "{listed:?}");
+    assert!(
+        listed.iter().all(|c| c["detail"].as_str().unwrap().contains("of the other lists fused")),
+        "{listed:?}"
+    );
+}

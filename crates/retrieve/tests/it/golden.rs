@@ -128,7 +128,7 @@ async fn a_name_only_the_entity_channel_knows_finds_a_pronoun_record() {
     assert_eq!(top.record.id, c.tea);
     let entity = top.entity.as_ref().expect("entity match");
     assert_eq!((entity.rank, entity.role), (1, retold_domain::LinkRole::About));
-    assert!(top.explanation.contains("gate: passed: entity match"), "{}", top.explanation);
+    assert!(top.explanation.ends_with("gate: passed: 3 channels"), "{}", top.explanation);
     // The alias reached the lexical channel through the FTS aliases column, flagged as such.
     assert!(top.lexical.as_ref().unwrap().matched.iter().any(|m| m.alias && m.term == "zoli"));
     // Dense alone cannot connect "Zoli" to "He drinks green tea".
@@ -137,7 +137,18 @@ async fn a_name_only_the_entity_channel_knows_finds_a_pronoun_record() {
     assert!(!ids(&w.search(&p, dense_only).await).contains(&c.tea));
     let mut entity_only = SearchRequest::new("Tell me about Zoli");
     entity_only.channels = only(false, false, true);
-    assert_eq!(ids(&w.search(&p, entity_only).await), std::slice::from_ref(&c.tea));
+    let found = w.search(&p, entity_only).await;
+    assert_eq!(ids(&found), std::slice::from_ref(&c.tea));
+    // Alone, the entity match passes: the query names nothing besides Zoli.
+    assert!(
+        found.hits[0].explanation.ends_with("gate: passed: entity match, and the query names nothing else"),
+        "{}",
+        found.hits[0].explanation
+    );
+    // A query that asks something besides does not take an entity match alone.
+    let mut asks_more = SearchRequest::new("Which coffee does Zoli drink?");
+    asks_more.channels = only(false, false, true);
+    assert!(ids(&w.search(&p, asks_more).await).is_empty());
 }
 
 #[tokio::test]
