@@ -116,7 +116,6 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
             similarity: r.freshness.newer_first.similarity,
             score_share: r.freshness.newer_first.score_share,
             head: r.freshness.newer_first.head,
-            person_update: r.freshness.newer_first.person_update,
         }),
         substance: r
             .substance

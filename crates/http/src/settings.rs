@@ -536,10 +536,6 @@ pub struct NewerFirstSettings {
     /// How many of the first results it looks at.
     #[validate(range(min = 2, max = 50))]
     pub head: usize,
-    /// Two statements of one person (both about the entity the query names or points at):
-    /// the newer need hold only one of the query terms the older matches, when it is the
-    /// first result of its conversation (the session its source cites, else its day).
-    pub person_update: bool,
 }
 
 /// `retrieval.substance.*`: an episode with fewer than `words` content words keeps

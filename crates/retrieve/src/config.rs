@@ -158,12 +158,7 @@ impl Default for RetrieveConfig {
             pronouns: true,
             episodic_half_life_days: 14.0,
             episodic_freshness_floor: 0.7,
-            newer_first: Some(crate::NewerFirst {
-                similarity: 0.4,
-                score_share: 0.5,
-                head: 5,
-                person_update: true,
-            }),
+            newer_first: Some(crate::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 }),
             substance: None,
             reranker_enabled: false,
             reranker_timeout: Duration::from_millis(800),

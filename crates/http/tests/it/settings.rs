@@ -348,14 +348,14 @@ fn newer_first_reaches_the_pipeline_and_off_leaves_the_order_to_the_scores() {
     let shipped = retold_http::retrieve_config(&load(&[]).unwrap());
     assert_eq!(
         shipped.newer_first,
-        Some(retold_retrieve::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5, person_update: true })
+        Some(retold_retrieve::NewerFirst { similarity: 0.4, score_share: 0.5, head: 5 })
     );
     let off = load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__ENABLED", "false")]).unwrap();
     assert_eq!(retold_http::retrieve_config(&off).newer_first, None);
     let wider = load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__HEAD", "10")]).unwrap();
     assert_eq!(retold_http::retrieve_config(&wider).newer_first.map(|r| r.head), Some(10));
-    let strict = load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__PERSON_UPDATE", "false")]).unwrap();
-    assert_eq!(retold_http::retrieve_config(&strict).newer_first.map(|r| r.person_update), Some(false));
+    // The key a removed rule had is refused, not silently ignored.
+    assert!(load(&[("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__PERSON_UPDATE", "false")]).is_err());
     for (var, bad) in [("SIMILARITY", "1.5"), ("SCORE_SHARE", "-0.1"), ("HEAD", "1"), ("HEAD", "51")] {
         let name = format!("RETOLD__RETRIEVAL__FRESHNESS__NEWER_FIRST__{var}");
         let error = load(&[(&name, bad)]).unwrap_err().to_string();

@@ -5,12 +5,11 @@
 use std::collections::{HashMap, HashSet};
 use std::time::Duration;
 
-use retold_domain::chrono::NaiveDate;
 use retold_domain::text;
 
 use retold_domain::{
     DropStage, EntityId, LinkRole, MemoryRecord, MemoryType, PipelineStage, RecordId, RecordKey, Reranker,
-    SessionId, Timestamp, TraceDrop, TraceNote, WordStemmer,
+    Timestamp, TraceDrop, TraceNote, WordStemmer,
 };
 
 use crate::config::RetrieveConfig;
@@ -201,17 +200,6 @@ pub struct NewerFirst {
     pub similarity: f64,
     pub score_share: f64,
     pub head: usize,
-    /// Two statements of one person (both about the entity the query names or points at):
-    /// the newer need hold only one of the query terms the older matches, when it is the
-    /// first result of its conversation (the session its source cites, else its day).
-    pub person_update: bool,
-}
-
-/// What a statement was said in: the session its source cites, else the day of its time.
-#[derive(PartialEq)]
-enum Conversation {
-    Session(SessionId),
-    Day(NaiveDate),
 }
 
 /// Of two results about the same thing (the newer holds every query term the older matches,
@@ -219,10 +207,7 @@ enum Conversation {
 /// score (the newer's at least `score_share` of the older's), the newer ranks just above the
 /// older: an update ("four times a week now") comes before what it updates. A statement of
 /// the entity the query names or points at (`About` it, as the entity channel listed it) is
-/// updated only by another the channel listed so. With
-/// `person_update`, two statements about the one entity the query names (`About` both)
-/// need share only one of those terms, when the newer is the first result of its
-/// conversation. It reorders the first `head` results (at most `limit`) and never changes
+/// updated only by another the channel listed so. It reorders the first `head` results (at most `limit`) and never changes
 /// which records they are. Time is the record's event time, else when it was written.
 pub(crate) fn newer_first(
     candidates: &mut [Candidate],
@@ -234,12 +219,11 @@ pub(crate) fn newer_first(
     let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
     // Per head result, computed once and moved with it: its stored vector, the query terms
     // it matched, what the lexical index holds of it (content, then context) as stems
-    // ("follower count" holds the older record's "followers"), and its conversation.
+    // ("follower count" holds the older record's "followers").
     struct Seen {
         vector: Option<Vec<f32>>,
         matched: Vec<String>,
         stems: HashSet<String>,
-        conversation: Conversation,
     }
     let seen = |c: &Candidate| {
         let context = c.record.context.as_ref().map_or("", |x| x.as_str());
@@ -256,47 +240,28 @@ pub(crate) fn newer_first(
                 .filter(|w| !w.is_empty())
                 .map(|w| stemmer.stem(&w.to_lowercase()))
                 .collect(),
-            conversation: match c.record.source_ref.as_ref().and_then(|r| r.session()) {
-                Some(session) => Conversation::Session(session),
-                None => Conversation::Day(at(c).date_naive()),
-            },
         }
     };
     let holds = |newer: &Seen, term: &String| {
         newer.matched.contains(term) || newer.stems.contains(&stemmer.stem(term))
     };
     let covers = |newer: &Seen, older: &Seen| older.matched.iter().all(|t| holds(newer, t));
-    // A person updating what they said ("four times a week now") need not repeat the words
-    // of the older statement ("I go to the gym on Tuesdays…"): one shared query term will do.
-    let shares = |newer: &Seen, older: &Seen| older.matched.iter().any(|t| holds(newer, t));
     // The entity the query names or points at, when a result is about it (its statement).
     fn about(c: &Candidate) -> Option<&EntityId> {
         c.entity.as_ref().filter(|e| e.role == LinkRole::About).map(|e| &e.entity_id)
     }
-    let about_one_entity = |a: &Candidate, b: &Candidate| about(a).is_some() && about(a) == about(b);
     let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
     let mut moved = 0;
     for j in 1..head {
-        // An update is said once: only the first result of its conversation may pass an
-        // older one on one shared term; the follow-ups ranked under it ("can you also
-        // remind me…") do not each pass it, and neither does a correction within the
-        // conversation the older was said in.
-        let first_of_conversation = info[..j].iter().all(|above| above.conversation != info[j].conversation);
         let older_alike = info[j].vector.as_ref().and_then(|vj| {
             (0..j).find_map(|i| {
                 let (older, newer) = (&candidates[i], &candidates[j]);
-                let person_update = || {
-                    rule.person_update
-                        && first_of_conversation
-                        && shares(&info[j], &info[i])
-                        && about_one_entity(older, newer)
-                };
                 // An update is its speaker's own: a statement of the entity (usually a person)
                 // the query names is passed only by another of theirs, not by others' words.
                 if at(older) >= at(newer)
                     || about(older).is_some_and(|theirs| about(newer) != Some(theirs))
                     || newer.score < rule.score_share * older.score
-                    || !(covers(&info[j], &info[i]) || person_update())
+                    || !covers(&info[j], &info[i])
                 {
                     return None;
                 }

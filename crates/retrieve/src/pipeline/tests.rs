@@ -345,8 +345,7 @@ fn vector(key: RecordKey) -> Option<Vec<f32>> {
     }
 }
 
-const RULE: super::NewerFirst =
-    super::NewerFirst { similarity: 0.5, score_share: 0.5, head: 5, person_update: false };
+const RULE: super::NewerFirst = super::NewerFirst { similarity: 0.5, score_share: 0.5, head: 5 };
 
 /// A stemmer that drops a final "s": "t1s" is an inflection of "t1".
 struct Plural;
@@ -428,8 +427,7 @@ fn about(mut c: Candidate, entity: &str, role: retold_domain::LinkRole) -> Candi
 fn another_speakers_newer_words_do_not_pass_the_named_persons_statement() {
     let run = |mut candidates: Vec<Candidate>| {
         let mut notes = Vec::new();
-        let rule = super::NewerFirst { person_update: true, ..RULE };
-        control::newer_first(&mut candidates, vector, (rule, 10, &Plural), &mut notes);
+        control::newer_first(&mut candidates, vector, (RULE, 10, &Plural), &mut notes);
         order(&candidates)
     };
     let user = |c| about(c, "ent_user", retold_domain::LinkRole::About);
@@ -448,73 +446,6 @@ fn another_speakers_newer_words_do_not_pass_the_named_persons_statement() {
     // The person's own newer statement still passes someone else's words.
     let over_another = vec![dated(1, 0, 2), user(dated(4, 30, 3))];
     assert_eq!(run(over_another), [newer, older]);
-}
-
-/// One person's update need not repeat the words of what it updates: "four times a week
-/// now" ranks above "I go to the gym on Tuesdays…" for "Do I go to the gym more often?"
-/// when both are statements about the person the query names or points at, and the update
-/// is the first of its day in the ranking.
-#[test]
-fn one_persons_newer_statement_needs_only_one_of_the_query_terms_the_older_matched() {
-    let run = |mut candidates: Vec<Candidate>, person_update: bool| {
-        let mut notes = Vec::new();
-        let rule = super::NewerFirst { person_update, ..RULE };
-        control::newer_first(&mut candidates, vector, (rule, 10, &Plural), &mut notes);
-        order(&candidates)
-    };
-    let [older, newer] = ["mem_0001".to_owned(), "mem_0004".to_owned()];
-    // 1 matches t0 and t1, the newer 4 only t0 (and does not hold t1): alike (cosine 0.8).
-    let user = |c| about(c, "ent_user", retold_domain::LinkRole::About);
-    let statements = vec![user(dated(1, 0, 2)), user(dated(4, 30, 1))];
-    assert_eq!(run(statements.clone(), true), [newer.clone(), older.clone()]);
-    // Off, the term cover holds: the narrower newer record keeps its place.
-    assert_eq!(run(statements.clone(), false), [older.clone(), newer.clone()]);
-    // Two people, or a record that only mentions the person: the cover holds.
-    let two_people =
-        vec![user(dated(1, 0, 2)), about(dated(4, 30, 1), "ent_agent", retold_domain::LinkRole::About)];
-    assert_eq!(run(two_people, true), [older.clone(), newer.clone()]);
-    let mention =
-        vec![user(dated(1, 0, 2)), about(dated(4, 30, 1), "ent_user", retold_domain::LinkRole::Mentions)];
-    assert_eq!(run(mention, true), [older.clone(), newer.clone()]);
-    // An update is said once: a follow-up of the same later day, ranked under that day's
-    // first statement, does not pass the older on one shared term as well.
-    let follow_up = vec![user(dated(1, 0, 2)), user(dated(4, 30, 1)), user(dated(3, 30, 1))];
-    assert_eq!(run(follow_up.clone(), true), [newer.clone(), older.clone(), "mem_0003".to_owned()]);
-    // A statement from a day of its own still may.
-    let mut another_day = follow_up;
-    another_day[2] = user(dated(3, 29, 1));
-    assert_eq!(run(another_day, true), [newer.clone(), "mem_0003".to_owned(), older.clone()]);
-    // Where the records cite their sessions, the session is the conversation, not the day:
-    // another session's statement of that same day may pass the older too.
-    let cite = |mut c: Candidate, session: &str| {
-        c.record.source_ref =
-            Some(retold_domain::SourceRef::new(format!("session:{session}<turn:1>")).unwrap());
-        c
-    };
-    let two_sessions = vec![
-        user(dated(1, 0, 2)),
-        cite(user(dated(4, 30, 1)), "sess_a"),
-        cite(user(dated(3, 30, 1)), "sess_b"),
-    ];
-    assert_eq!(run(two_sessions.clone(), true), [newer.clone(), "mem_0003".to_owned(), older.clone()]);
-    let one_session =
-        vec![two_sessions[0].clone(), two_sessions[1].clone(), cite(user(dated(3, 29, 1)), "sess_a")];
-    // 3 is of 4's session (a day earlier): the update was said, and 3 stays under the older.
-    assert_eq!(run(one_session, true), [newer.clone(), older.clone(), "mem_0003".to_owned()]);
-    // Any result of the newer's session ranked above it counts, moved or not (2 is
-    // orthogonal to both and stays put), and a correction within the older's own session
-    // needs the full cover.
-    let session_first =
-        vec![two_sessions[0].clone(), cite(user(dated(2, 30, 1)), "sess_a"), two_sessions[1].clone()];
-    assert_eq!(run(session_first.clone(), true), order(&session_first));
-    let one_session_both = vec![cite(user(dated(1, 0, 2)), "sess_a"), two_sessions[1].clone()];
-    assert_eq!(run(one_session_both, true), [older.clone(), newer.clone()]);
-    // The newer is the person's, the older no one's: one shared term is not enough.
-    let unlinked_older = vec![dated(1, 0, 2), user(dated(4, 30, 1))];
-    assert_eq!(run(unlinked_older, true), [older.clone(), newer.clone()]);
-    // One person, but the newer holds none of the query terms the older matched.
-    let unrelated = vec![user(dated(1, 0, 2)), user(dated(4, 30, 0))];
-    assert_eq!(run(unrelated, true), [older, newer]);
 }
 
 #[test]
