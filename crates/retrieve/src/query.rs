@@ -5,9 +5,6 @@ use retold_domain::{LexicalIndex, LexicalTerm, Name, Principal, Result, WordStem
 
 /// Steps 1–2: identifiers kept whole, other tokens split unicode61-style, stopwords and
 /// one-character terms dropped except identifiers and proper nouns; duplicates removed.
-/// The "many" or "much" of "How many…" / "How much…" goes too: there it asks for an amount
-/// and names no topic, so a record that merely says "many" is no match (a record's "many"
-/// elsewhere still is: "I have many bikes" keeps the word).
 pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
     let mut terms: Vec<LexicalTerm> = Vec::new();
     let mut push = |text: String, identifier: bool| {
@@ -15,14 +12,7 @@ pub(crate) fn lexical_terms(query: &str) -> Vec<LexicalTerm> {
             terms.push(LexicalTerm::new(text, identifier));
         }
     };
-    let mut previous = "";
     for raw in query.split_whitespace() {
-        let asks_amount = previous.eq_ignore_ascii_case("how")
-            && ["many", "much"].iter().any(|w| trim_punctuation(raw).eq_ignore_ascii_case(w));
-        previous = raw;
-        if asks_amount {
-            continue;
-        }
         if is_identifier(raw) {
             push(trim_punctuation(raw).to_owned(), true);
             continue;
