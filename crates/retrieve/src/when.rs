@@ -95,13 +95,15 @@ pub(crate) fn asks_when(query: &str) -> bool {
         }
         _ => false,
     };
-    // How long ago…, how long has it been…, how many weeks passed between…
+    // How long ago…, how long has it been…, how many weeks (or hours: an incident's
+    // timeline) passed between…
     let elapsed = (0..w.len()).any(|i| {
         word(i) == "how"
             && ((word(i + 1) == "long"
                 && (word(i + 2) == "ago" || (word(i + 2) == "has" && word(i + 4) == "been")))
                 || (word(i + 1) == "many"
-                    && unit(word(i + 2)).is_some()
+                    && (unit(word(i + 2)).is_some()
+                        || matches!(word(i + 2), "hours" | "minutes" | "seconds"))
                     && w[i + 3..].iter().any(|v| {
                         matches!(
                             v.as_str(),
@@ -608,6 +610,26 @@ mod tests {
             "How long has it been since I moved?",
         ] {
             assert!(asks_when(q), "{q}");
+        }
+        // The same forms over an agent's own memory (incidents, deploys, tickets): a time, the
+        // time between two events, or which came first.
+        for q in [
+            "When did the payments service last fail over?",
+            "How many hours passed between the alert and the rollback?",
+            "How many days did the ticket stay open before it was closed?",
+            "Which happened first, the schema migration or the cache flush?",
+            "Who replied first, Priya or the on-call bot?",
+            "What is the order of the three releases this quarter?",
+        ] {
+            assert!(asks_when(q), "{q}");
+        }
+        for q in [
+            "How many retries does the client make?",
+            "What was the first error in the log?",
+            "Which region or zone hosts the replica?",
+            "What did I order for the team lunch?",
+        ] {
+            assert!(!asks_when(q), "{q}");
         }
         for q in [
             "What did Caroline research?",
