@@ -122,11 +122,11 @@ async fn the_tools_work_end_to_end() {
             "POST",
             "/v1/memory/search",
             Some(&host),
-            Some(json!({"principal": principal("research-agent", "aditya"), "query": "how should answers for Aditya be written"})),
+            Some(json!({"principal": principal("research-agent", "aditya"), "query": "what kind of explanations does Aditya prefer"})),
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{found}");
-    assert_eq!(found["results"][0]["record"]["id"], id.as_str());
+    assert_eq!(found["results"][0]["record"]["id"], id.as_str(), "{found:#}");
     let explanation = found["results"][0]["explanation"].as_str().unwrap();
     assert!(explanation.starts_with("matched: ") && explanation.contains("fused rank: 1"), "{explanation}");
     let search_id = found["search_id"].as_str().unwrap().to_owned();
@@ -437,7 +437,7 @@ async fn a_write_with_context_keeps_it_for_memory_get_and_leaves_it_out_of_searc
         )
         .await;
     assert_eq!(status, StatusCode::OK, "{found}");
-    assert_eq!(found["results"][0]["record"]["id"], id.as_str());
+    assert_eq!(found["results"][0]["record"]["id"], id.as_str(), "{found:#}");
     assert!(
         !found.to_string().contains("pottery class you told me"),
         "search results leave the context out: {found}"
