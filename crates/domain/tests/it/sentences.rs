@@ -13,6 +13,23 @@ fn turn_sentences(speaker: Option<&str>, content: &str) -> Vec<String> {
     IndexedText { origin: Origin::Turn, speaker, content, context: None }.sentence_texts(16)
 }
 
+/// A tool's log and a note, with the sentences each gets (kept as a turn or written as a
+/// memory alike): the colon after their first word names no speaker.
+const HEADED: [(&str, &[&str]); 2] = [
+    (
+        "ERROR: connection refused to db-prod-3:5432\nretrying in 5 s with backoff\nERROR: giving up after 3 attempts",
+        &[
+            "ERROR: connection refused to db-prod-3:5432",
+            "retrying in 5 s with backoff",
+            "ERROR: giving up after 3 attempts",
+        ],
+    ),
+    (
+        "Note: the cache is cold today. Warm it before the benchmark runs.",
+        &["Note: the cache is cold today.", "Warm it before the benchmark runs."],
+    ),
+];
+
 #[test]
 fn a_turn_is_labelled_by_the_speaker_its_host_named_never_by_its_own_text() {
     // A group chat turn: the host names the speaker; the content has no label.
@@ -20,23 +37,11 @@ fn a_turn_is_labelled_by_the_speaker_its_host_named_never_by_its_own_text() {
         turn_sentences(Some("Priya"), "I moved the standup to 10am. The room is Lovelace now."),
         ["Priya: I moved the standup to 10am.", "Priya: The room is Lovelace now."]
     );
-    // A tool's output whose first word ends in a colon: not a speaker, so not copied onto
-    // every line.
-    assert_eq!(
-        turn_sentences(
-            None,
-            "ERROR: connection refused to db-prod-3:5432\nretrying in 5 s with backoff\nERROR: giving up after 3 attempts"
-        ),
-        [
-            "ERROR: connection refused to db-prod-3:5432",
-            "retrying in 5 s with backoff",
-            "ERROR: giving up after 3 attempts"
-        ]
-    );
-    assert_eq!(
-        turn_sentences(None, "Note: the cache is cold today. Warm it before the benchmark runs."),
-        ["Note: the cache is cold today.", "Warm it before the benchmark runs."]
-    );
+    // A tool's output or a note whose first word ends in a colon: not a speaker, so not
+    // copied onto every line.
+    for (content, expected) in HEADED {
+        assert_eq!(turn_sentences(None, content), expected);
+    }
     // The record's text carries the named speaker too, before its content.
     let named = IndexedText {
         origin: Origin::Turn,
@@ -162,23 +167,9 @@ fn a_log_level_a_form_field_or_a_note_s_heading_is_no_speaker() {
 fn a_memory_of_log_lines_or_a_note_keeps_its_heading_on_its_own_line_only() {
     // Written as a memory (no speaker named): the first line's level is not copied onto the
     // other lines, as a transcript's speaker would be.
-    assert_eq!(
-        sentence_texts(
-            None,
-            "ERROR: connection refused to db-prod-3:5432\nretrying in 5 s with backoff\nERROR: giving up after 3 attempts",
-            None,
-            16
-        ),
-        [
-            "ERROR: connection refused to db-prod-3:5432",
-            "retrying in 5 s with backoff",
-            "ERROR: giving up after 3 attempts"
-        ]
-    );
-    assert_eq!(
-        sentence_texts(None, "Note: the cache is cold today. Warm it before the benchmark runs.", None, 16),
-        ["Note: the cache is cold today.", "Warm it before the benchmark runs."]
-    );
+    for (content, expected) in HEADED {
+        assert_eq!(sentence_texts(None, content, None, 16), expected);
+    }
     // A transcript line's speaker still is.
     assert_eq!(
         sentence_texts(None, "Priya: I moved the standup to 10am. The room is Lovelace now.", None, 16),

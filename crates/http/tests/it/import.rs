@@ -122,6 +122,14 @@ async fn an_import_answers_every_line_for_itself_and_a_batch_sent_again_writes_n
     assert_eq!(fourth.body["items"][0]["outcome"], "created", "{}", fourth.body);
 }
 
+/// Jo's editor, as a `memory_write` body of `jo` with a current-fact key: each call is a
+/// version of the same fact.
+fn fact(content: &str, source_kind: &str) -> serde_json::Value {
+    json!({"principal": principal("importer", "jo"), "type": "semantic", "content": content,
+        "scope": "agent:importer/jo", "source_kind": source_kind,
+        "subject": {"name": "Jo", "kind": "person"}, "attribute": "editor"})
+}
+
 /// A version that was forgotten is not exported; the version that superseded it is, without
 /// the reference, and restores.
 #[tokio::test]
@@ -129,10 +137,6 @@ async fn an_export_without_a_forgotten_version_restores() {
     let source = app().await;
     let key = source.host_key(&[]).await;
     let jo = principal("importer", "jo");
-    let fact = |content: &str, source_kind: &str| {
-        json!({"principal": jo, "type": "semantic", "content": content, "scope": "agent:importer/jo",
-            "source_kind": source_kind, "subject": {"name": "Jo", "kind": "person"}, "attribute": "editor"})
-    };
     let (_, old) = source
         .call("POST", "/v1/memory/write", Some(&key), Some(fact("Jo edits code in Vim.", "tool_result")))
         .await;
@@ -280,10 +284,6 @@ async fn an_export_restored_into_an_empty_store_answers_the_same_searches() {
     let source = app().await;
     let key = source.host_key(&[]).await;
     let jo = principal("importer", "jo");
-    let fact = |content: &str, source_kind: &str| {
-        json!({"principal": jo, "type": "semantic", "content": content, "scope": "agent:importer/jo",
-            "source_kind": source_kind, "subject": {"name": "Jo", "kind": "person"}, "attribute": "editor"})
-    };
     for body in [
         fact("Jo edits code in Vim.", "tool_result"),
         fact("Jo edits code in Helix now.", "system"),

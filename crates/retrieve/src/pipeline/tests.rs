@@ -93,12 +93,7 @@ fn stages(drops: &[TraceDrop]) -> Vec<(String, DropStage)> {
 #[test]
 fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to_their_floors() {
     let config = RetrieveConfig::default();
-    let mut entity = candidate(1, "a");
-    entity.entity = Some(EntityMatch {
-        rank: 1,
-        entity_id: retold_domain::EntityId::new("ent_a").unwrap(),
-        role: retold_domain::LinkRole::About,
-    });
+    let entity = about(candidate(1, "a"), "ent_a", retold_domain::LinkRole::About);
     let cases = [
         (entity, Ok("passed: entity match, and the query names nothing else")),
         (lexical(dense(candidate(2, "b"), 0.05), 1, 4), Ok("passed: 2 channels")),
@@ -139,12 +134,7 @@ fn the_gate_passes_entity_and_multi_channel_matches_and_holds_single_channels_to
 #[test]
 fn an_entity_match_alone_passes_only_a_query_that_names_nothing_else() {
     let config = RetrieveConfig::default();
-    let mut entity = candidate(1, "a");
-    entity.entity = Some(EntityMatch {
-        rank: 1,
-        entity_id: retold_domain::EntityId::new("ent_joanna").unwrap(),
-        role: retold_domain::LinkRole::About,
-    });
+    let entity = about(candidate(1, "a"), "ent_joanna", retold_domain::LinkRole::About);
     assert_eq!(
         control::gate_verdict(&entity, &config, &["research".to_owned()]),
         Err("entity match alone, and the query names more than its entities (research)".to_owned())
