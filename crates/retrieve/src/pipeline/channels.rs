@@ -449,7 +449,7 @@ impl Retriever {
         }
         // Per record: its best role, how many query entities link it, and its key. A broad
         // entity's links are kept aside, for `corroborate`.
-        let mut per_record: HashMap<RecordId, (LinkRole, usize, RecordKey, EntityId)> = HashMap::new();
+        let mut per_record: HashMap<RecordId, NarrowLink> = HashMap::new();
         let mut broad_links: Broad = HashMap::new();
         let (narrow, wide): (Vec<_>, Vec<_>) =
             linked.into_iter().partition(|l| !broad.contains(&l.entity_id));
@@ -466,23 +466,20 @@ impl Retriever {
             }
         }
         for link in narrow {
-            let entry = per_record.entry(link.record_id.clone()).or_insert((
-                link.role,
-                0,
-                link.key,
-                link.entity_id.clone(),
-            ));
-            entry.1 += 1;
-            if link.role == LinkRole::About && entry.0 != LinkRole::About {
-                entry.0 = LinkRole::About;
-                entry.3 = link.entity_id;
+            let entry = per_record.entry(link.record_id.clone()).or_insert_with(|| NarrowLink {
+                id: link.record_id.clone(),
+                role: link.role,
+                entities: 0,
+                key: link.key,
+                entity_id: link.entity_id.clone(),
+            });
+            entry.entities += 1;
+            if link.role == LinkRole::About && entry.role != LinkRole::About {
+                entry.role = LinkRole::About;
+                entry.entity_id = link.entity_id;
             }
         }
-        let narrow = per_record
-            .into_iter()
-            .map(|(id, (role, entities, key, entity_id))| NarrowLink { id, role, entities, key, entity_id })
-            .collect();
-        Ok((narrow, broad_links, besides))
+        Ok((per_record.into_values().collect(), broad_links, besides))
     }
 }
 

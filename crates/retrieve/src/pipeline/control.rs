@@ -207,8 +207,9 @@ pub struct NewerFirst {
 /// score (the newer's at least `score_share` of the older's), the newer ranks just above the
 /// older: an update ("four times a week now") comes before what it updates. A statement of
 /// the entity the query names or points at (`About` it, as the entity channel listed it) is
-/// updated only by another the channel listed so. It reorders the first `head` results (at most `limit`) and never changes
-/// which records they are. Time is the record's event time, else when it was written.
+/// updated only by another the channel listed so. It reorders the first `head` results (at
+/// most `limit`) and never changes which records they are. Time is the record's event time,
+/// else when it was written.
 pub(crate) fn newer_first(
     candidates: &mut [Candidate],
     vector_of: impl Fn(RecordKey) -> Option<Vec<f32>>,

@@ -21,7 +21,6 @@ use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 pub(crate) use self::channels::ChannelHits;
-/// Estimated tokens of what a result shows (the token budget's measure).
 pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, NewerFirst, ResultBudget};
 pub use self::control::{shown_tokens, text_tokens};
