@@ -37,6 +37,7 @@ const CONFIGS: [(&str, Channels); 5] = [
     ("default", Channels { dense: true, lexical: true, entity: true, result_control: true }),
 ];
 
+#[derive(Clone)]
 struct Args {
     dataset: String,
     data: PathBuf,
@@ -1343,14 +1344,16 @@ fn isolated(
 // ---------------------------------------------------------------------------------------------
 // LongMemEval_S.
 
-/// A LongMemEval session's stored turns, in order: those `turns` keeps, with their content.
-fn lme_kept_turns(session: &Value, turns: Turns) -> Vec<(&Value, &str)> {
+/// A LongMemEval session's stored turns, in order: those `turns` keeps, each with its 1-based
+/// place in the whole session and its content.
+fn lme_kept_turns(session: &Value, turns: Turns) -> Vec<(usize, &Value, &str)> {
     session
         .as_array()
         .into_iter()
         .flatten()
-        .filter(|t| turns.keeps(t))
-        .filter_map(|t| t["content"].as_str().filter(|c| !c.trim().is_empty()).map(|c| (t, c)))
+        .enumerate()
+        .filter(|(_, t)| turns.keeps(t))
+        .filter_map(|(i, t)| t["content"].as_str().filter(|c| !c.trim().is_empty()).map(|c| (i + 1, t, c)))
         .collect()
 }
 
@@ -1413,9 +1416,29 @@ struct LmeItem<'a> {
     qid: String,
     item: &'a Value,
     sessions: Vec<ReplaySession>,
-    /// By turn key (`<session>#<n>`): (session, its date, has_answer, opening, from the user).
-    turns: HashMap<String, (String, DateTime<Utc>, bool, String, bool)>,
+    /// By turn key (`<session>#<n>`, `n` its place among the session's stored turns).
+    turns: HashMap<String, LmeTurn>,
     now: DateTime<Utc>,
+}
+
+/// What a stored LongMemEval turn is in the dataset.
+struct LmeTurn {
+    session: String,
+    /// Its session's date.
+    at: DateTime<Utc>,
+    has_answer: bool,
+    /// Its first 120 characters.
+    opening: String,
+    from_user: bool,
+    /// Its 1-based place in the whole session, assistant turns counted (the authors' turn id).
+    place: usize,
+}
+
+impl LmeTurn {
+    /// Its id in the authors' corpus ([`crate::lme_protocol::corpus_id`]).
+    fn corpus_id(&self) -> String {
+        crate::lme_protocol::corpus_id(&self.session, self.place, self.has_answer)
+    }
 }
 
 /// The question's haystack, `turns` of it kept; `None` for an abstention question or one whose
@@ -1440,14 +1463,15 @@ fn lme_item<'a>(item: &'a Value, keep: Turns) -> Result<LmeItem<'a>> {
     for ((sid, at), session) in session_ids.iter().zip(&dates).zip(haystack) {
         let kept = lme_kept_turns(session, keep);
         let mut replayed = Vec::with_capacity(kept.len());
-        for (i, (turn, content)) in kept.iter().enumerate() {
+        for (i, (place, turn, content)) in kept.iter().enumerate() {
             // `n`: the turn's place among the session's kept turns, as its record cites it.
             let key = format!("{sid}#{}", i + 1);
             let from_user = turn["role"] == "user";
             let opening: String = content.chars().take(120).collect();
+            let has_answer = turn["has_answer"].as_bool().unwrap_or(false);
             turns.insert(
                 key.clone(),
-                (sid.clone(), *at, turn["has_answer"].as_bool().unwrap_or(false), opening, from_user),
+                LmeTurn { session: sid.clone(), at: *at, has_answer, opening, from_user, place: *place },
             );
             let role = if from_user { TurnRole::User } else { TurnRole::Assistant };
             replayed.push(ReplayTurn { key, role, speaker: None, content: (*content).to_owned(), at: *at });
@@ -1459,6 +1483,66 @@ fn lme_item<'a>(item: &'a Value, keep: Turns) -> Result<LmeItem<'a>> {
         .and_then(lme_date)
         .with_context(|| format!("{qid}: question_date {}", item["question_date"]))?;
     Ok(LmeItem { qid, item, sessions, turns, now })
+}
+
+/// The cut-offs the authors' `print_retrieval_metrics.py` reports (and recall_any@5).
+const AUTHORS_COLUMNS: [&str; 11] = [
+    "authors_session_recall_any@5",
+    "authors_session_recall_all@5",
+    "authors_session_ndcg_any@5",
+    "authors_session_recall_all@10",
+    "authors_session_ndcg_any@10",
+    "authors_turn_recall_all@5",
+    "authors_turn_ndcg_any@5",
+    "authors_turn_recall_all@10",
+    "authors_turn_ndcg_any@10",
+    "authors_turn_recall_all@50",
+    "authors_turn_ndcg_any@50",
+];
+
+/// One question's scores as LongMemEval's authors compute them ([`crate::lme_protocol`]),
+/// over its ranked turn ids and its whole corpus of user turns.
+fn authors_scores(sums: &mut Sums, ranked: &[String], corpus: &[String]) {
+    use crate::lme_protocol::{Scores, correct, evaluate, evaluate_sessions};
+    let right = correct(corpus);
+    let mut add = |level: &str, k: usize, scores: Scores| {
+        sums.add(format!("authors_{level}_recall_any@{k}"), scores.recall_any);
+        sums.add(format!("authors_{level}_recall_all@{k}"), scores.recall_all);
+        sums.add(format!("authors_{level}_ndcg_any@{k}"), scores.ndcg_any);
+    };
+    for k in [5, 10, 50] {
+        add("turn", k, evaluate(ranked, &right, corpus, k));
+        add("session", k, evaluate_sessions(ranked, &right, corpus, k));
+    }
+}
+
+/// The questions searched when `turns` are stored, and how many were left out: abstention
+/// questions (nothing to find) and those whose evidence is in turns not stored.
+struct LmeQuestions<'a> {
+    kept: Vec<LmeItem<'a>>,
+    abstention: usize,
+    no_evidence: usize,
+}
+
+fn lme_questions<'a>(items: &[&'a Value], args: &Args, turns: Turns) -> Result<LmeQuestions<'a>> {
+    let mut questions = LmeQuestions { kept: Vec::new(), abstention: 0, no_evidence: 0 };
+    for item in items.iter().take(args.limit.unwrap_or(usize::MAX)) {
+        let qid = item["question_id"].as_str().unwrap_or("");
+        if qid.ends_with("_abs") {
+            if args.question.is_some() {
+                bail!("{qid} is an abstention question: it is not searched");
+            }
+            questions.abstention += 1;
+            continue;
+        }
+        let parsed = lme_item(item, turns)?;
+        if !parsed.turns.values().any(|t| t.has_answer) {
+            questions.no_evidence += 1;
+            continue;
+        }
+        questions.kept.push(parsed);
+    }
+    Ok(questions)
 }
 
 async fn longmemeval(args: &Args) -> Result<Value> {
@@ -1475,36 +1559,12 @@ async fn longmemeval(args: &Args) -> Result<Value> {
         }
         None => items,
     };
-    let (mut abstention, mut no_evidence) = (0usize, 0usize);
-    let mut kept = Vec::new();
-    for item in items.iter().take(args.limit.unwrap_or(usize::MAX)) {
-        let qid = item["question_id"].as_str().unwrap_or("");
-        if qid.ends_with("_abs") {
-            if args.question.is_some() {
-                bail!("{qid} is an abstention question: it is not searched");
-            }
-            abstention += 1;
-            continue;
-        }
-        let parsed = lme_item(item, args.turns)?;
-        if !parsed.turns.values().any(|t| t.2) {
-            if args.question.is_some() {
-                bail!("{qid}: its evidence is in turns not stored (--turns user): it is not searched");
-            }
-            no_evidence += 1;
-            continue;
-        }
-        kept.push(parsed);
+    let LmeQuestions { kept, abstention, no_evidence } = lme_questions(&items, args, args.turns)?;
+    if let (Some(id), true) = (&args.question, kept.is_empty()) {
+        bail!("{id}: its evidence is in turns not stored (--turns user): it is not searched");
     }
     let embedder = embedder()?;
-    let sentence_vectors = sentence_vectors()?;
-    // Warm the cache with every stored turn first, in large batches.
-    let all_texts: Vec<String> = kept
-        .iter()
-        .map(|i| replay_texts(&i.sessions, args.door, args.context, sentence_vectors))
-        .collect::<Result<Vec<_>>>()?
-        .concat();
-    embedder.warm(&all_texts)?;
+    warm(&embedder, &kept, args)?;
     let mut reports = Vec::new();
     for &layout in &args.layouts {
         eprintln!("layout: {}", layout.name());
@@ -1533,7 +1593,50 @@ async fn longmemeval(args: &Args) -> Result<Value> {
     if let Some(id) = &args.question {
         out["question"] = json!(id);
     }
+    // The authors' protocol beside ours: user turns only, one haystack per store. A run that
+    // stores only user turns has scored it already, in every layout but the shared scope.
+    if args.turns == Turns::All {
+        out["authors_protocol"] = longmemeval_as_authors_score_it(args, &items, &embedder).await?;
+    }
     Ok(out)
+}
+
+/// Every stored turn's embedded texts into the cache first, in large batches.
+fn warm(embedder: &CachedEmbedder, items: &[LmeItem<'_>], args: &Args) -> Result<()> {
+    let sentence_vectors = sentence_vectors()?;
+    let texts: Vec<String> = items
+        .iter()
+        .map(|i| replay_texts(&i.sessions, args.door, args.context, sentence_vectors))
+        .collect::<Result<Vec<_>>>()?
+        .concat();
+    embedder.warm(&texts)
+}
+
+/// LongMemEval scored as in its authors' `run_retrieval.py` (turn granularity): the user turns
+/// of each question's haystack stored (through the same door, with the same context rule), one
+/// store per question, abstention questions and those with no user turn holding the answer
+/// left out. Its figures compare with published systems'; ours count the assistant's turns too.
+async fn longmemeval_as_authors_score_it(
+    args: &Args,
+    items: &[&Value],
+    embedder: &Arc<CachedEmbedder>,
+) -> Result<Value> {
+    let authors = Args { turns: Turns::User, layouts: vec![Layout::PerConversation], ..args.clone() };
+    let LmeQuestions { kept, abstention, no_evidence } = lme_questions(items, &authors, Turns::User)?;
+    println!(
+        "\n## As LongMemEval's authors score it: user turns stored, one store per question; \
+         {abstention} abstention questions and {no_evidence} with no user turn holding the answer left out"
+    );
+    if kept.is_empty() {
+        println!("\nno question left to score");
+        return Ok(Value::Null);
+    }
+    warm(embedder, &kept, &authors)?;
+    eprintln!("authors' protocol: per-conversation, user turns");
+    let mut report = longmemeval_layout(&authors, Layout::PerConversation, &kept, embedder).await?;
+    report["skipped"]["abstention"] = json!(abstention);
+    report["skipped"]["no_user_answer_turn"] = json!(no_evidence);
+    Ok(report)
 }
 
 async fn longmemeval_layout(
@@ -1559,13 +1662,16 @@ async fn longmemeval_layout(
         // at its own time.
         let latest = group
             .iter()
-            .flat_map(|&i| items[i].turns.values().map(|t| t.1).chain([items[i].now]))
+            .flat_map(|&i| items[i].turns.values().map(|t| t.at).chain([items[i].now]))
             .max()
             .unwrap_or_else(Utc::now);
         let w = layout_world(embedder, layout, &owners, latest).await?;
         let mut turns = crate::replay::Turns::default();
         let mut session_of: HashMap<RecordId, (String, DateTime<Utc>)> = HashMap::new();
         let mut opening_of: HashMap<RecordId, String> = HashMap::new();
+        // Each record's turn id as LongMemEval's authors name it (scored when only user turns
+        // are stored, as their protocol has it).
+        let mut corpus_id_of: HashMap<RecordId, String> = HashMap::new();
         // What each record is in the dataset, for `--trace`.
         let mut label_of: HashMap<String, Value> = HashMap::new();
         for (n, &i) in group.iter().enumerate() {
@@ -1573,12 +1679,13 @@ async fn longmemeval_layout(
             let written =
                 crate::replay::store(&w, args.door, layout, &item.qid, &item.sessions, args.context).await?;
             for (id, key) in &written {
-                let (sid, at, _, opening, from_user) = &item.turns[key];
-                session_of.insert(id.clone(), (sid.clone(), *at));
-                opening_of.insert(id.clone(), opening.clone());
+                let turn = &item.turns[key];
+                session_of.insert(id.clone(), (turn.session.clone(), turn.at));
+                opening_of.insert(id.clone(), turn.opening.clone());
+                corpus_id_of.insert(id.clone(), turn.corpus_id());
                 if args.trace.is_some() {
-                    let turn = key.rsplit_once('#').map_or("", |(_, t)| t);
-                    let label = json!({"session": sid, "turn": turn, "user": from_user, "opening": opening});
+                    let n = key.rsplit_once('#').map_or("", |(_, t)| t);
+                    let label = json!({"session": turn.session, "turn": n, "user": turn.from_user, "opening": turn.opening});
                     label_of.insert(id.to_string(), label);
                 }
             }
@@ -1605,7 +1712,7 @@ async fn longmemeval_layout(
             let evidence: HashSet<RecordId> = items[i]
                 .turns
                 .iter()
-                .filter(|(_, t)| t.2)
+                .filter(|(_, t)| t.has_answer)
                 .filter_map(|(key, _)| turns.of_key(key).cloned())
                 .collect();
             let question = item["question"].as_str().unwrap_or("");
@@ -1620,8 +1727,8 @@ async fn longmemeval_layout(
             let mut answer_dates: Vec<(DateTime<Utc>, String)> = items[i]
                 .turns
                 .values()
-                .filter(|t| answer_sessions.contains(&t.0))
-                .map(|t| (t.1, t.0.clone()))
+                .filter(|t| answer_sessions.contains(&t.session))
+                .map(|t| (t.at, t.session.clone()))
                 .collect();
             answer_dates.sort();
             answer_dates.dedup();
@@ -1632,6 +1739,11 @@ async fn longmemeval_layout(
             if let Some(dir) = &args.trace {
                 write_trace(dir, qid, &w, (&default_search, question), &label_of, &evidence).await?;
             }
+            // The question's haystack as the authors' corpus, when it is theirs: user turns
+            // only, one haystack per searched store.
+            let authors_corpus: Option<Vec<String>> = (args.turns == Turns::User
+                && layout != Layout::OneScope)
+                .then(|| items[i].turns.values().map(LmeTurn::corpus_id).collect());
             for (config, retrieved, tokens) in results {
                 let ranked_sessions = distinct_sessions(&retrieved, &session_of);
                 let by = per_config.entry(config.to_owned()).or_default();
@@ -1639,6 +1751,11 @@ async fn longmemeval_layout(
                     let sums = by.entry(bucket).or_default();
                     sums.count += 1;
                     sums.add("tokens@10".into(), tokens);
+                    if let Some(corpus) = &authors_corpus {
+                        let ranked: Vec<String> =
+                            retrieved.iter().filter_map(|r| corpus_id_of.get(r).cloned()).collect();
+                        authors_scores(sums, &ranked, corpus);
+                    }
                     for &k in &ks {
                         let top: HashSet<&String> = ranked_sessions.iter().take(k).collect();
                         let hit = answer_sessions.iter().filter(|s| top.contains(s)).count();
@@ -1731,10 +1848,19 @@ async fn longmemeval_layout(
         "ku_newer_above_older",
         "tokens@10",
     ];
-    let title = format!("LongMemEval_S dev ({}, {}): {questions} questions", layout.name(), args.door.name());
+    let stored = if args.turns == Turns::All { "all turns" } else { "user turns" };
+    let title = format!(
+        "LongMemEval_S dev ({}, {}, {stored}): {questions} questions",
+        layout.name(),
+        args.door.name()
+    );
     print_table(&title, &columns, &configs, &ROWS);
     print_by_category("session_recall_all@5", &configs, &ROWS);
     print_by_category("turn_recall_all@10", &configs, &ROWS);
+    if args.turns == Turns::User && layout != Layout::OneScope {
+        let title = format!("{title}, as LongMemEval's authors score it (user turns, their recall and nDCG)");
+        print_table(&title, &AUTHORS_COLUMNS, &configs, &ROWS);
+    }
     println!(
         "\ndefault, first ten results: {answer_shown} of the {answer_in_content} evidence turns shown as passages whose content holds the answer verbatim show it in the passage (passages of {} tokens)",
         retold_http::retrieve_config(&retold_http::Settings::load(None)?).passage_tokens
