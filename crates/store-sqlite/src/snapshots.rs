@@ -7,13 +7,13 @@ use async_trait::async_trait;
 use retold_domain::{
     AuditEvent, Erasure, ErasureTarget, RecordId, Result as DomainResult, Snapshots, StoreCheck,
 };
-use sea_orm::{ConnectionTrait, Database, DatabaseConnection, Value};
+use sea_orm::{ConnectionTrait, Database, DatabaseConnection, TransactionTrait, Value};
 
 use crate::error::StoreError;
 use crate::store::{SqliteStore, stmt};
 
 pub(crate) async fn scalar(
-    db: &DatabaseConnection,
+    db: &impl ConnectionTrait,
     sql: &str,
     values: Vec<Value>,
 ) -> Result<u64, StoreError> {
@@ -25,12 +25,21 @@ pub(crate) async fn scalar(
 
 const LIVE: &str = "r.status != 'deleted' AND r.erased_at IS NULL";
 
-/// The check, on any connection to a Retold database.
-pub(crate) async fn check(db: &DatabaseConnection) -> Result<StoreCheck, StoreError> {
+/// The check, on any connection to a Retold database: one read transaction, so every figure
+/// is of one state of the store while writes go on.
+pub(crate) async fn check(pool: &DatabaseConnection) -> Result<StoreCheck, StoreError> {
+    let txn = pool.begin().await?;
+    let db = &txn;
+    // FTS5 keeps on each connection the index structure it last read, and refreshes it when a
+    // statement opens a cursor on the table; `integrity_check` does not. On a pooled
+    // connection whose last search came before another connection's write, it compared the
+    // new rows with the old structure and reported "fts5: checksum mismatch" on a sound
+    // store. A cursor opened first, in the same transaction, makes it read the index as is.
+    db.query_one_raw(stmt("SELECT rowid FROM records_fts LIMIT 1", [])).await?;
     let rows = db.query_all_raw(stmt("PRAGMA integrity_check", [])).await?;
     let lines: Vec<String> =
         rows.iter().map(|row| row.try_get_by_index::<String>(0)).collect::<Result<_, _>>()?;
-    Ok(StoreCheck {
+    let check = StoreCheck {
         integrity: lines.join("\n"),
         live: scalar(db, &format!("SELECT count(*) FROM records r WHERE {LIVE}"), vec![]).await?,
         missing_fts: scalar(
@@ -65,7 +74,9 @@ pub(crate) async fn check(db: &DatabaseConnection) -> Result<StoreCheck, StoreEr
             vec![],
         )
         .await?,
-    })
+    };
+    txn.commit().await?;
+    Ok(check)
 }
 
 /// A read-only connection to another database file (a snapshot).

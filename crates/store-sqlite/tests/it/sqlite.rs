@@ -1,8 +1,8 @@
 //! SQLite-specific behaviour: restart on a real file, migrations, refusal of newer databases.
 
 use retold_domain::{
-    Attribute, Confidence, Context, Evidence, FactKey, MemoryType, NewEntity, RecordId, SourceRef, Tag,
-    WriteUnit,
+    Attribute, Confidence, Context, EligibilityFilter, Evidence, FactKey, LexicalTerm, MemoryType, NewEntity,
+    RecordId, Scope, Snapshots, SourceRef, Tag, WriteUnit,
 };
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
 use retold_test_kit::contract::fixtures::t;
@@ -169,4 +169,45 @@ async fn a_record_reads_back_exactly_alone_and_among_others() {
     many.sort_by(|a, b| a.id.cmp(&b.id));
     assert_eq!(many, vec![full, bare]);
     assert!(f.store.get_many(&[RecordId::new("mem_0404").unwrap()]).await.unwrap().is_empty());
+}
+
+/// `retold ops verify` under load answered `ok: false` with "fts5: checksum mismatch" on a
+/// store that was sound. SQLite's FTS5 keeps the index structure it last read on each
+/// connection and refreshes it when a statement opens a cursor on the table, but not when
+/// `PRAGMA integrity_check` runs its check: a read connection whose last search came before
+/// another connection's write compared the new rows with the old structure.
+#[tokio::test]
+async fn the_check_reads_the_full_text_index_as_it_is_after_other_connections_wrote() {
+    let dir = tempfile::tempdir().unwrap();
+    // One read connection, so the check runs where the search left its state.
+    let config = StoreConfig { read_connections: 1, ..StoreConfig::new(dir.path().join("retold.db")) };
+    let store = SqliteStore::open(&config).await.unwrap();
+    let write = |n: u32, content: &str| {
+        let r = record(n, "project:p", content);
+        store.apply(WriteUnit { inserts: vec![r], ..WriteUnit::default() })
+    };
+    write(1, "the lantern by the north gate is lit at dusk").await.unwrap();
+    let lantern = LexicalTerm { text: "lantern".into(), identifier: false, forms: vec![] };
+    let eligible: Vec<_> = store
+        .eligible(&EligibilityFilter {
+            scopes: vec![Scope::parse("project:p").unwrap()],
+            statuses: EligibilityFilter::statuses_for(false),
+            now: t(10),
+            types: None,
+            event_from: None,
+            event_to: None,
+            include_conflicts: false,
+            origins: None,
+            excluded_session: None,
+        })
+        .await
+        .unwrap()
+        .iter()
+        .map(|e| e.key)
+        .collect();
+    assert_eq!(store.search(std::slice::from_ref(&lantern), &eligible, 5).await.unwrap().len(), 1);
+    // Another connection (the writer) changes the index after that search.
+    write(2, "the lantern by the south gate stays dark").await.unwrap();
+    let check = Snapshots::verify(&store).await.unwrap();
+    assert_eq!(check.integrity, "ok", "{check:?}");
 }
