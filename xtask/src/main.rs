@@ -46,7 +46,7 @@ fn print_help() {
          setup   provision libonnxruntime and the embedding model into the cache (idempotent)\n  \
          ci      setup, then cargo fmt --check, clippy -D warnings and every test (with a private PostgreSQL server)\n  \
          postgres start|stop|url: the private PostgreSQL server the tests use (start prints its URL variable)\n  \
-         reliability [crash|bad-input|authz|disk-full|fuzz|load] [--trials N]: the reliability suite in full (default: every part)\n  \
+         reliability [crash|bad-input|authz|disk-full|fuzz|load|ops] [--trials N]: the reliability suite in full (default: every part)\n  \
          bench   [pipeline|index|store|stores|http|ops] [--large] [--out FILE]: speed and memory figures (release build; stores: SQLite beside PostgreSQL)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          clients regenerate the typed clients from docs/openapi.json into crates/adapters/clients (CI fails when they drift)\n  \
@@ -130,6 +130,7 @@ const RELIABILITY_PARTS: &[Part] = &[
     ("disk-full", "disk_full::", &[]),
     ("fuzz", "fuzz::", &[("RETOLD_FUZZ_EXAMPLES", "1000")]),
     ("load", "load::", &[("RETOLD_LOAD_SECS", "60")]),
+    ("ops", "ops_under_load::", &[("RETOLD_OPS_ERASURES", "20")]),
 ];
 
 /// `cargo xtask reliability [PART ...] [--trials N]`: the reliability suite's parts in their
@@ -155,7 +156,7 @@ fn reliability(args: &[String]) -> Result<()> {
         parts = names.clone();
     }
     setup::run(&[])?;
-    let release_parts = ["fuzz", "load"];
+    let release_parts = ["fuzz", "load", "ops"];
     if parts.iter().any(|p| release_parts.contains(p)) {
         // The load part measures the release build; the fuzz part runs 20k requests.
         cargo(&["build", "--release", "-p", "retold-http", "--bin", "retold"])?;

@@ -20,6 +20,7 @@ mod load;
 mod mcp;
 mod openapi;
 mod operations;
+mod ops_under_load;
 mod orchestrator;
 mod reembed;
 mod replicas;

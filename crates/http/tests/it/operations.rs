@@ -17,12 +17,18 @@ const TOKEN: &str = "zqxerasetok";
 /// opened here: closing a descriptor of the database file in the process that serves it drops
 /// every POSIX lock the process holds on it, SQLite's too. A second process (the FTS check
 /// below) could then take the database for itself, checkpoint and delete the WAL under the
-/// live connections, and the next read fail with SQLITE_IOERR_SHORT_READ (522): the likely cause of
-/// the intermittent 503 this test has shown twice in `cargo xtask ci`.
+/// live connections, and the next read fail with SQLITE_IOERR_SHORT_READ (522): the cause of
+/// the intermittent 503 this test showed twice in `cargo xtask ci`, reproduced by
+/// `checking_the_store_s_bytes_beside_another_process_leaves_the_service_whole`.
+/// Subdirectories (snapshots) are searched too.
 pub(crate) fn files_holding(dir: &std::path::Path, needle: &[u8]) -> Vec<String> {
     let mut hits = Vec::new();
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
+        if path.is_dir() {
+            hits.extend(files_holding(&path, needle));
+            continue;
+        }
         let out = std::process::Command::new("cat").arg(&path).output().expect("cat runs");
         assert!(out.status.success(), "cat {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
         let bytes = out.stdout;
@@ -184,6 +190,49 @@ async fn an_erased_user_leaves_no_byte_of_their_content_in_the_store() {
         (StatusCode::OK, Some(4), Some(0)),
         "{answer}"
     );
+}
+
+/// The intermittent 503 after an erasure (`SQLITE_IOERR_SHORT_READ`, 522), reproduced: the
+/// erasure test read the store's files in the process that serves them, and closing any
+/// descriptor of the database file drops every POSIX lock the process holds on it, SQLite's
+/// too. The FTS check's `python3` then found itself alone with the database, checkpointed and
+/// deleted the WAL when it closed, and the service's next read on a new pooled connection
+/// found its frames gone. `files_holding` reads through `cat` for that reason; with an
+/// in-process read here, the WAL is gone and the writes below fail.
+#[tokio::test]
+async fn checking_the_store_s_bytes_beside_another_process_leaves_the_service_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_owned();
+    let app = app_in(dir, &[]).await;
+    let host = app.host_key(&[]).await;
+    app.grant("ea", "user:dana", true, true).await;
+    let dana = principal("ea", "dana");
+    let write = |n: usize| {
+        json!({"principal": dana, "type": "semantic", "scope": "user:dana", "source_kind": "system",
+            "content": format!("Dana's locker number {n} is on the {n}th floor.")})
+    };
+    let mut ids = Vec::new();
+    for n in 0..10 {
+        let (status, answer) = app.call("POST", "/v1/memory/write", Some(&host), Some(write(n))).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        ids.push(answer["record_id"].clone());
+    }
+    assert_eq!(files_holding(&data, b"Dana's locker number 3 ").len(), 1, "the record is in the WAL");
+    assert_eq!(fts_terms(&data.join("retold.db"), "locker"), "locker");
+    assert!(data.join("retold.db-wal").exists(), "the other process left the service's WAL alone");
+    for n in 10..30 {
+        let (status, answer) = app.call("POST", "/v1/memory/write", Some(&host), Some(write(n))).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        ids.push(answer["record_id"].clone());
+        let (status, answer) = app
+            .call("POST", "/v1/memory/get", Some(&host), Some(json!({"principal": dana, "ids": ids})))
+            .await;
+        assert_eq!(
+            (status, answer["records"].as_array().map(Vec::len)),
+            (StatusCode::OK, Some(n + 1)),
+            "{answer}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -1,0 +1,310 @@
+//! Operations while the service is busy (`cargo xtask reliability ops`): 8 clients run the load
+//! mix (searches 50%, gets 20%, writes 20%, session turns 10%) against the real `retold serve`
+//! while the operations run, first one after another (erasure of a user with compaction,
+//! `RETOLD_OPS_ERASURES` times, then snapshot, verify, expiry, retention, due-review flagging),
+//! then overlapping (an erasure, a snapshot and a check at once). Pass: no request failed;
+//! every acknowledged write is there afterwards, every erased user's record is a tombstone; no
+//! erased user's byte is left in the store's files; the store checks clean; a user the
+//! operations never touched gets the same search results before and after. Prints the load
+//! mix's latency during each operation beside the quiet figure.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::blocking::Client;
+use serde_json::{Value, json};
+
+use crate::e2e::start;
+use crate::operations::files_holding;
+
+const KEY: &str = "ops-load-admin-key";
+const CLIENTS: usize = 8;
+const AGENT: &str = "ops-agent";
+
+/// The phases the load's latency is reported by, in order.
+const PHASES: [&str; 8] =
+    ["quiet", "erase", "snapshot", "verify", "expire", "retention", "flag-reviews", "overlapping"];
+
+struct Api {
+    http: Client,
+    url: String,
+}
+
+impl Api {
+    fn call(&self, key: &str, path: &str, body: &Value) -> Result<Value, String> {
+        let response = self
+            .http
+            .post(format!("{}{path}", self.url))
+            .bearer_auth(key)
+            .json(body)
+            .send()
+            .map_err(|e| format!("{path}: {e}"))?;
+        let status = response.status();
+        let text = response.text().map_err(|e| e.to_string())?;
+        if !status.is_success() {
+            return Err(format!("{path}: {status}: {text}"));
+        }
+        serde_json::from_str(&text).map_err(|e| e.to_string())
+    }
+
+    fn admin(&self, path: &str, body: Value) -> Value {
+        self.call(KEY, path, &body).unwrap_or_else(|e| panic!("{e}"))
+    }
+}
+
+fn principal(user: &str) -> Value {
+    json!({"agent_id": AGENT, "user_id": user})
+}
+
+fn note(user: &str, content: String) -> Value {
+    json!({"principal": principal(user), "type": "semantic", "content": content,
+        "scope": format!("user:{user}"), "source_kind": "system"})
+}
+
+/// A victim's unique token: on disk before its erasure, nowhere after.
+fn token(victim: usize) -> String {
+    format!("gonetok{victim}zq")
+}
+
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+struct Outcome {
+    phase: usize,
+    millis: f64,
+    error: Option<String>,
+}
+
+fn percentile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() { f64::NAN } else { sorted[((sorted.len() - 1) as f64 * q).round() as usize] }
+}
+
+#[test]
+fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_write() {
+    let erasures: usize = std::env::var("RETOLD_OPS_ERASURES").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_owned();
+    let server = start(&data, KEY);
+    retold_hosted::install_tls_provider();
+    let api = Api {
+        http: Client::builder().timeout(Duration::from_secs(120)).build().unwrap(),
+        url: server.url.clone(),
+    };
+    let victims: Vec<String> = (0..=erasures).map(|v| format!("gone{v}")).collect();
+    for user in victims.iter().map(String::as_str).chain(["keep", "still"]) {
+        api.admin(
+            "/v1/admin/grants",
+            json!({"agent_id": AGENT, "scope": format!("user:{user}"), "can_read": true, "can_write": true}),
+        );
+    }
+    let host =
+        api.admin("/v1/admin/host-keys", json!({"name": "ops-load"}))["key"].as_str().unwrap().to_owned();
+    let write = |body: &Value| api.call(&host, "/v1/memory/write", body).unwrap_or_else(|e| panic!("{e}"));
+
+    // Each victim's notes (and one session turn), a user nobody touches, the load user's seed.
+    let mut erased_ids: Vec<String> = Vec::new();
+    for (v, victim) in victims.iter().enumerate() {
+        for n in 0..5 {
+            let content = format!("{victim} filed invoice {n} under the {} folder in the archive.", token(v));
+            erased_ids.push(write(&note(victim, content))["record_id"].as_str().unwrap().to_owned());
+        }
+    }
+    let still_notes = [
+        "The greenhouse thermostat is set to eighteen degrees at night.",
+        "Marta waters the orchids every Thursday morning.",
+        "The compost bin by the shed is emptied in October.",
+        "Seed packets are stored in the tin box on the top shelf.",
+        "The tomato seedlings go outside after the last frost in May.",
+        "The rain barrel overflow pipe was replaced last spring.",
+    ];
+    for content in still_notes {
+        write(&note("still", content.to_owned()));
+    }
+    let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    for n in 0..32 {
+        let content = format!("Load note {n}: the nightly build of service {n} runs at {} o'clock.", n % 12);
+        let id = write(&note("keep", content.clone()))["record_id"].as_str().unwrap().to_owned();
+        acked.lock().unwrap().push((id, content));
+    }
+    let still_queries =
+        ["When are the orchids watered?", "Where are the seed packets?", "greenhouse temperature at night"];
+    let still_results = |api: &Api| -> Vec<Vec<String>> {
+        still_queries
+            .iter()
+            .map(|q| {
+                let body = json!({"principal": principal("still"), "query": q, "limit": 5});
+                let answer = api.call(&host, "/v1/memory/search", &body).unwrap_or_else(|e| panic!("{e}"));
+                answer["results"].as_array().unwrap().iter().map(|r| r["record"]["id"].to_string()).collect()
+            })
+            .collect()
+    };
+    let before = still_results(&api);
+    for (v, victim) in victims.iter().enumerate() {
+        let session = api.call(&host, "/v1/sessions", &json!({"principal": principal(victim)})).unwrap();
+        let turn = json!({"principal": principal(victim), "role": "user",
+            "content": format!("Please remember the {} folder.", token(v))});
+        let path = format!("/v1/sessions/{}/turns", session["id"].as_str().unwrap());
+        api.call(&host, &path, &turn).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let phase = Arc::new(AtomicUsize::new(0));
+    let outcomes: Arc<Mutex<Vec<Outcome>>> = Arc::default();
+    let mut took: Vec<(String, f64)> = Vec::new();
+    std::thread::scope(|scope| {
+        for c in 0..CLIENTS {
+            let (api, host, acked, stop, phase, outcomes) = (&api, &host, &acked, &stop, &phase, &outcomes);
+            scope.spawn(move || {
+                let session = api
+                    .call(host, "/v1/sessions", &json!({"principal": principal("keep")}))
+                    .expect("a session for the client");
+                let turns = format!("/v1/sessions/{}/turns", session["id"].as_str().unwrap());
+                let mut n = 0usize;
+                while !stop.load(Ordering::Relaxed) {
+                    n += 1;
+                    let at = phase.load(Ordering::Relaxed);
+                    let started = Instant::now();
+                    let result = match (c * 7 + n * 3) % 10 {
+                        0..=4 => {
+                            let body = json!({"principal": principal("keep"), "limit": 10,
+                                "query": format!("when does the nightly build of service {} run?", n % 32)});
+                            api.call(host, "/v1/memory/search", &body).map(|_| ())
+                        }
+                        5 | 6 => {
+                            let id = {
+                                let acked = acked.lock().unwrap();
+                                acked[(c * 31 + n) % acked.len()].0.clone()
+                            };
+                            let body = json!({"principal": principal("keep"), "ids": [id]});
+                            api.call(host, "/v1/memory/get", &body).map(|_| ())
+                        }
+                        7 | 8 => {
+                            let content = format!("Client {c} noted item {n}: the queue {c}x{n} drained.");
+                            api.call(host, "/v1/memory/write", &note("keep", content.clone())).map(|answer| {
+                                let id = answer["record_id"].as_str().unwrap().to_owned();
+                                acked.lock().unwrap().push((id, content));
+                            })
+                        }
+                        _ => {
+                            let content =
+                                format!("Client {c} turn {n}: the report for batch {c}b{n} is ready.");
+                            let body =
+                                json!({"principal": principal("keep"), "role": "user", "content": content});
+                            api.call(host, &turns, &body).map(|answer| {
+                                if let Some(id) = answer["record_ids"][0].as_str() {
+                                    acked.lock().unwrap().push((id.to_owned(), content));
+                                }
+                            })
+                        }
+                    };
+                    let millis = started.elapsed().as_secs_f64() * 1000.0;
+                    outcomes.lock().unwrap().push(Outcome { phase: at, millis, error: result.err() });
+                }
+            });
+        }
+        // However the operations end (a failed assertion too), the clients stop.
+        let _stop = StopOnDrop(&stop);
+        let mut run = |name: &str, work: &mut dyn FnMut()| {
+            phase.store(PHASES.iter().position(|p| *p == name).unwrap(), Ordering::Relaxed);
+            let started = Instant::now();
+            work();
+            took.push((name.to_owned(), started.elapsed().as_secs_f64() * 1000.0));
+        };
+        run("quiet", &mut || std::thread::sleep(Duration::from_secs(2)));
+        for victim in &victims[..erasures] {
+            run("erase", &mut || {
+                let answer = api.admin("/v1/admin/ops/erase", json!({"user_id": victim}));
+                assert_eq!(answer["erased"], 6, "five notes and a turn: {answer}");
+            });
+        }
+        run("snapshot", &mut || {
+            assert_eq!(api.admin("/v1/admin/ops/snapshot", json!({}))["check"]["ok"], true)
+        });
+        run("verify", &mut || {
+            let check = api.admin("/v1/admin/ops/verify", json!({}));
+            assert_eq!(check["ok"], true, "{check}");
+        });
+        run("expire", &mut || drop(api.admin("/v1/admin/ops/expire", json!({}))));
+        run("retention", &mut || drop(api.admin("/v1/admin/ops/retention", json!({}))));
+        run("flag-reviews", &mut || drop(api.admin("/v1/admin/ops/flag-reviews", json!({}))));
+        run("overlapping", &mut || {
+            let last = &victims[erasures];
+            std::thread::scope(|inner| {
+                inner.spawn(|| {
+                    let answer =
+                        api.admin("/v1/admin/ops/erase", json!({"user_id": last, "rewrite_snapshots": true}));
+                    assert_eq!(answer["erased"], 6, "{answer}");
+                });
+                inner.spawn(|| api.admin("/v1/admin/ops/snapshot", json!({})));
+                inner.spawn(|| api.admin("/v1/admin/ops/verify", json!({})));
+            });
+        });
+    });
+
+    let outcomes = outcomes.lock().unwrap();
+    println!("\n| during | requests | p50 ms | p99 ms | operation ms |\n|---|---|---|---|---|");
+    for (p, name) in PHASES.iter().enumerate() {
+        let mut ms: Vec<f64> = outcomes.iter().filter(|o| o.phase == p).map(|o| o.millis).collect();
+        ms.sort_by(f64::total_cmp);
+        let op: Vec<String> = took.iter().filter(|t| t.0 == *name).map(|t| format!("{:.0}", t.1)).collect();
+        println!(
+            "| {name} | {} | {:.1} | {:.1} | {} |",
+            ms.len(),
+            percentile(&ms, 0.5),
+            percentile(&ms, 0.99),
+            op.join(", ")
+        );
+    }
+    let errors: Vec<&String> = outcomes.iter().filter_map(|o| o.error.as_ref()).collect();
+    assert!(
+        errors.is_empty(),
+        "{} of {} requests failed, first: {:?}",
+        errors.len(),
+        outcomes.len(),
+        &errors[..errors.len().min(3)]
+    );
+
+    // Every acknowledged write is there, as written; every erased record is a tombstone.
+    let acked = acked.lock().unwrap();
+    for chunk in acked.chunks(50) {
+        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
+        let answer = api
+            .call(&host, "/v1/memory/get", &json!({"principal": principal("keep"), "ids": ids}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let records = answer["records"].as_array().unwrap();
+        assert_eq!(records.len(), chunk.len(), "{answer}");
+        for (record, (id, content)) in records.iter().zip(chunk) {
+            assert_eq!(record["record"]["id"], json!(id));
+            assert_eq!(record["record"]["content"], json!(content), "{record}");
+        }
+    }
+    for (v, victim) in victims.iter().enumerate() {
+        let ids = &erased_ids[v * 5..v * 5 + 5];
+        let answer = api
+            .call(&host, "/v1/memory/get", &json!({"principal": principal(victim), "ids": ids}))
+            .unwrap_or_else(|e| panic!("{e}"));
+        for record in answer["records"].as_array().unwrap() {
+            assert_eq!(record["record"]["content"], "[erased]", "{record}");
+        }
+    }
+    assert_eq!(still_results(&api), before, "the untouched user's results changed");
+    let check = api.admin("/v1/admin/ops/verify", json!({}));
+    assert!(check["ok"] == true && check["integrity"] == "ok", "{check}");
+    // Not a byte of an erased user in the store's files or its snapshots.
+    for v in 0..victims.len() {
+        assert_eq!(files_holding(&data, token(v).as_bytes()), Vec::<String>::new(), "{}", token(v));
+    }
+    println!(
+        "{CLIENTS} clients, {} requests, {} acknowledged writes checked, {} users erased",
+        outcomes.len(),
+        acked.len(),
+        victims.len()
+    );
+    server.stop();
+}
