@@ -1,11 +1,11 @@
 //! SQLite-specific behaviour: restart on a real file, migrations, refusal of newer databases.
 
 use retold_domain::{
-    Attribute, Confidence, Context, EligibilityFilter, Evidence, FactKey, LexicalTerm, MemoryType, NewEntity,
-    RecordId, Scope, Snapshots, SourceRef, Tag, WriteUnit,
+    Attribute, Confidence, Context, Evidence, FactKey, LexicalTerm, MemoryType, NewEntity, RecordId,
+    Snapshots, SourceRef, Tag, WriteUnit,
 };
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
-use retold_test_kit::contract::fixtures::t;
+use retold_test_kit::contract::fixtures::{filter, t};
 use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database};
 
@@ -187,24 +187,9 @@ async fn the_check_reads_the_full_text_index_as_it_is_after_other_connections_wr
         store.apply(WriteUnit { inserts: vec![r], ..WriteUnit::default() })
     };
     write(1, "the lantern by the north gate is lit at dusk").await.unwrap();
-    let lantern = LexicalTerm { text: "lantern".into(), identifier: false, forms: vec![] };
-    let eligible: Vec<_> = store
-        .eligible(&EligibilityFilter {
-            scopes: vec![Scope::parse("project:p").unwrap()],
-            statuses: EligibilityFilter::statuses_for(false),
-            now: t(10),
-            types: None,
-            event_from: None,
-            event_to: None,
-            include_conflicts: false,
-            origins: None,
-            excluded_session: None,
-        })
-        .await
-        .unwrap()
-        .iter()
-        .map(|e| e.key)
-        .collect();
+    let lantern = LexicalTerm::new("lantern", false);
+    let eligible: Vec<_> =
+        store.eligible(&filter(&["project:p"])).await.unwrap().iter().map(|e| e.key).collect();
     assert_eq!(store.search(std::slice::from_ref(&lantern), &eligible, 5).await.unwrap().len(), 1);
     // Another connection (the writer) changes the index after that search.
     write(2, "the lantern by the south gate stays dark").await.unwrap();

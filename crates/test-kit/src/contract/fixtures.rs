@@ -4,9 +4,9 @@ use std::collections::BTreeMap;
 
 use retold_domain::chrono::{TimeZone, Utc};
 use retold_domain::{
-    AgentId, AuditEvent, Confidence, Content, Context, Entity, EntityId, EntityKind, EntityStatus, EventId,
-    Evidence, FactKey, MemoryRecord, MemoryType, Name, RecordId, Scope, SourceKind, SourceRef, Status, Tag,
-    Timestamp,
+    AgentId, AuditEvent, Confidence, Content, Context, EligibilityFilter, Entity, EntityId, EntityKind,
+    EntityStatus, EventId, Evidence, FactKey, MemoryRecord, MemoryType, Name, RecordId, Scope, SourceKind,
+    SourceRef, Status, Tag, Timestamp,
 };
 
 pub fn t(day: u32) -> Timestamp {
@@ -96,5 +96,20 @@ pub fn full_record() -> MemoryRecord {
         context: Some(Context::new("Sam: Quel format préfères-tu pour les rapports ?").unwrap()),
         origin: retold_domain::Origin::Turn,
         speaker: Some(Name::new("Aditya Rao").unwrap()),
+    }
+}
+
+/// What a search in `scopes` may see at day 10: the active statuses, no other limit.
+pub fn filter(scopes: &[&str]) -> EligibilityFilter {
+    EligibilityFilter {
+        scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
+        statuses: EligibilityFilter::statuses_for(false),
+        now: t(10),
+        types: None,
+        event_from: None,
+        event_to: None,
+        include_conflicts: false,
+        origins: None,
+        excluded_session: None,
     }
 }

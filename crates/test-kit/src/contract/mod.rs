@@ -13,21 +13,7 @@ use retold_domain::{
     WriteUnit,
 };
 
-use self::fixtures::{entity, event, full_record, record, t};
-
-fn filter(scopes: &[&str]) -> EligibilityFilter {
-    EligibilityFilter {
-        scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
-        statuses: EligibilityFilter::statuses_for(false),
-        now: t(10),
-        types: None,
-        event_from: None,
-        event_to: None,
-        include_conflicts: false,
-        origins: None,
-        excluded_session: None,
-    }
-}
+use self::fixtures::{entity, event, filter, full_record, record, t};
 
 fn terms(words: &[&str]) -> Vec<LexicalTerm> {
     words.iter().map(|w| LexicalTerm::new(*w, false)).collect()
