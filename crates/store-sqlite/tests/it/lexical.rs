@@ -6,10 +6,10 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use retold_domain::{
-    EligibilityFilter, Entity, EntityId, EntityKind, EntityStatus, LexicalTerm, LinkRole, MatchedTerm, Name,
-    RecordEntityLink, RecordKey, Scope, WriteUnit,
+    Entity, EntityId, EntityKind, EntityStatus, LexicalTerm, LinkRole, MatchedTerm, Name, RecordEntityLink,
+    RecordKey, Scope, WriteUnit,
 };
-use retold_test_kit::contract::fixtures::t;
+use retold_test_kit::contract::fixtures::{filter, t};
 use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database, DatabaseConnection, DbBackend, Statement, TransactionTrait};
 
@@ -203,17 +203,6 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
     let raw = Database::connect(format!("sqlite://{}?mode=ro", f.dir.path().join("retold.db").display()))
         .await
         .unwrap();
-    let filter = |scopes: &[&str]| EligibilityFilter {
-        scopes: scopes.iter().map(|s| Scope::parse(s).unwrap()).collect(),
-        statuses: EligibilityFilter::statuses_for(false),
-        now: t(10),
-        types: None,
-        event_from: None,
-        event_to: None,
-        include_conflicts: false,
-        origins: None,
-        excluded_session: None,
-    };
     let mut compared = BTreeMap::new();
     for scopes in [&["project:p", "project:q"][..], &["project:p"], &["project:q"]] {
         let eligible: Vec<RecordKey> =
