@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use retold_domain::{
     Clock, DomainError, Erasure, ErasureReport, ErasureTarget, EventKind, ExpiryIndex, IdGenerator,
-    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, RetentionReport, Snapshots, Status,
-    StoreCheck, TranscriptRetention, VectorIndex, WriteUnit,
+    KeyedRecord, RecordId, RecordUpdate, RecordWriter, Result, Retention, RetentionReport, Snapshots, Status,
+    StoreCheck, VectorIndex, WriteUnit,
 };
 use retold_domain::{
     DueReviewRules, RecordReader, ReviewAction, ReviewId, ReviewItem, ReviewQueue, ReviewReason,
@@ -60,6 +60,8 @@ pub struct ExpiryOutcome {
 pub struct OperationsConfig {
     /// Session turns older than this are deleted by [`OperationsService::retention`].
     pub transcript_retention: retold_domain::chrono::TimeDelta,
+    /// Search traces older than this are deleted by [`OperationsService::retention`].
+    pub search_trace_retention: retold_domain::chrono::TimeDelta,
     /// Provisional records expiring within this are flagged for review.
     pub review_expiring_within: retold_domain::chrono::TimeDelta,
     /// Confirmed records below this confidence …
@@ -72,6 +74,7 @@ impl Default for OperationsConfig {
     fn default() -> Self {
         Self {
             transcript_retention: retold_domain::chrono::TimeDelta::days(30),
+            search_trace_retention: retold_domain::chrono::TimeDelta::days(30),
             review_expiring_within: retold_domain::chrono::TimeDelta::hours(24),
             review_low_confidence_below: 0.7,
             review_stale_after: retold_domain::chrono::TimeDelta::days(90),
@@ -102,6 +105,9 @@ pub struct RetentionOutcome {
     /// Turns created before this were in scope.
     pub before: retold_domain::Timestamp,
     pub report: RetentionReport,
+    /// Search traces written before this were in scope, and how many there were.
+    pub traces_before: retold_domain::Timestamp,
+    pub search_traces: u64,
 }
 
 /// A snapshot file in the snapshot directory.
@@ -129,7 +135,7 @@ pub struct OperationsService {
     erasure: Arc<dyn Erasure>,
     expiry: Arc<dyn ExpiryIndex>,
     snapshots: Arc<dyn Snapshots>,
-    retention: Arc<dyn TranscriptRetention>,
+    retention: Arc<dyn Retention>,
     reviews: Arc<dyn ReviewQueue>,
     activation: Arc<dyn retold_domain::ActivationStore>,
     records: Arc<dyn RecordReader>,
@@ -451,18 +457,31 @@ impl OperationsService {
     }
 
     /// Delete session turns older than the configured retention, in sessions whose
-    /// extraction has run (every session with `force`); records keep their own evidence.
+    /// extraction has run (every session with `force`), and search traces older than theirs;
+    /// records keep their own evidence.
     pub async fn retention(&self, actor: &str, force: bool, dry_run: bool) -> Result<RetentionOutcome> {
-        let before = self.clock.now() - self.config.transcript_retention;
+        let now = self.clock.now();
+        let before = now - self.config.transcript_retention;
+        let traces_before = now - self.config.search_trace_retention;
+        let search_traces = self.retention.purge_search_traces(traces_before, dry_run).await?;
         let event = app_event(
             self.ids.as_ref(),
             self.clock.as_ref(),
             EventKind::OpsRetention,
             None,
-            &[("by", actor.to_owned()), ("before", before.to_rfc3339()), ("force", force.to_string())],
+            &[
+                ("by", actor.to_owned()),
+                ("before", before.to_rfc3339()),
+                ("force", force.to_string()),
+                ("search_traces", search_traces.to_string()),
+            ],
         );
-        let report = self.retention.purge_turns(before, force, dry_run, event).await?;
-        Ok(RetentionOutcome { dry_run, force, before, report })
+        let report = self.retention.purge_turns(before, force, dry_run, event.clone()).await?;
+        // The turns' purge records the event when it deletes turns; traces alone are audited here.
+        if !dry_run && report.turns == 0 && search_traces > 0 {
+            self.audit.append(vec![event]).await?;
+        }
+        Ok(RetentionOutcome { dry_run, force, before, report, traces_before, search_traces })
     }
 
     /// Flag the records that need a person's look into the review queue: provisional records

@@ -6,7 +6,7 @@ use retold_domain::{
     ActivationStore, ApiKeyStore, AuditLog, CurrentFacts, DecisionLog, EligibilityIndex, EligibilitySource,
     EmbeddingSource, EntityReader, EntityWriter, Erasure, ExpiryIndex, ExtractionClaims, GrantStore,
     IdempotencyKeys, Inspection, LexicalIndex, RecordGraph, RecordReader, RecordWriter, Reembedding,
-    ReviewQueue, SearchLogStore, SentenceVectors, Snapshots, TranscriptRetention, TurnBuffer, WriteReceipts,
+    Retention, ReviewQueue, SearchLogStore, SentenceVectors, Snapshots, TurnBuffer, WriteReceipts,
 };
 
 /// Every store port one backend implements.
@@ -32,7 +32,7 @@ pub trait AllPorts:
     + Erasure
     + ExpiryIndex
     + Snapshots
-    + TranscriptRetention
+    + Retention
     + ReviewQueue
     + Reembedding
     + SentenceVectors
@@ -65,7 +65,7 @@ impl<T> AllPorts for T where
         + Erasure
         + ExpiryIndex
         + Snapshots
-        + TranscriptRetention
+        + Retention
         + ReviewQueue
         + Reembedding
         + SentenceVectors
@@ -102,7 +102,7 @@ pub struct Stores {
     pub erasure: Arc<dyn Erasure>,
     pub expiry: Arc<dyn ExpiryIndex>,
     pub snapshots: Arc<dyn Snapshots>,
-    pub retention: Arc<dyn TranscriptRetention>,
+    pub retention: Arc<dyn Retention>,
     pub reviews: Arc<dyn ReviewQueue>,
     pub reembedding: Arc<dyn Reembedding>,
     /// Sentence vectors attached after a write commits.

@@ -45,9 +45,9 @@ pub use crate::ports::{
     ExtractionClaims, GrantStore, IdGenerator, IdempotencyClaim, IdempotencyKey, IdempotencyKeys, KeyGuard,
     KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
     RecordKey, RecordReader, RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker,
-    RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore, SentenceVectors,
-    SentenceWeight, Snapshots, StoreCheck, TranscriptRetention, TurnBuffer, VectorHit, VectorIndex,
-    WordStemmer, WriteKey, WriteReceipt, WriteReceipts, WriteUnit, turn_session,
+    Retention, RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore,
+    SentenceVectors, SentenceWeight, Snapshots, StoreCheck, TurnBuffer, VectorHit, VectorIndex, WordStemmer,
+    WriteKey, WriteReceipt, WriteReceipts, WriteUnit, turn_session,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

@@ -1084,9 +1084,12 @@ pub struct RetentionReport {
     pub skipped_sessions: u64,
 }
 
-/// Transcript retention: the session buffer is not kept forever.
+/// Retention: neither the session buffer nor the search log is kept forever.
 #[async_trait]
-pub trait TranscriptRetention: Send + Sync {
+pub trait Retention: Send + Sync {
+    /// Delete the search traces written before `before` (with those still waiting to be
+    /// written); a dry run only counts. Returns how many.
+    async fn purge_search_traces(&self, before: Timestamp, dry_run: bool) -> Result<u64>;
     /// Delete turns created before `before`, in sessions whose extraction finished (every
     /// session with `force`). A dry run only counts. Records `event` when it deletes.
     async fn purge_turns(

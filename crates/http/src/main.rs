@@ -149,7 +149,8 @@ enum Operation {
         dry_run: bool,
     },
     /// Delete session turns older than operations.transcript_retention_days, in sessions whose
-    /// extraction has run; records keep their own evidence.
+    /// extraction has run (records keep their own evidence), and search traces older than
+    /// operations.search_trace_retention_days.
     Retention {
         /// Only count what would be deleted.
         #[arg(long)]

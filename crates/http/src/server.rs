@@ -171,6 +171,9 @@ pub fn operations_config(settings: &Settings) -> retold_app::OperationsConfig {
     let o = &settings.operations;
     retold_app::OperationsConfig {
         transcript_retention: retold_domain::chrono::TimeDelta::days(i64::from(o.transcript_retention_days)),
+        search_trace_retention: retold_domain::chrono::TimeDelta::days(i64::from(
+            o.search_trace_retention_days,
+        )),
         review_expiring_within: retold_domain::chrono::TimeDelta::hours(i64::from(
             o.review.expiring_within_hours,
         )),

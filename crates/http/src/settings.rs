@@ -227,6 +227,9 @@ pub struct OperationsSettings {
     /// extracted session).
     #[validate(range(max = 36_500))]
     pub transcript_retention_days: u32,
+    /// `retold ops retention` deletes search traces older than this (0: every trace).
+    #[validate(range(max = 36_500))]
+    pub search_trace_retention_days: u32,
     #[validate(nested)]
     pub review: ReviewSettings,
 }

@@ -377,7 +377,22 @@ impl ExtractionClaims for PostgresStore {
 }
 
 #[async_trait]
-impl retold_domain::TranscriptRetention for PostgresStore {
+impl retold_domain::Retention for PostgresStore {
+    async fn purge_search_traces(&self, before: Timestamp, dry_run: bool) -> DomainResult<u64> {
+        // Traces still waiting in memory are written first, so they are counted too.
+        self.traces.flush().await;
+        let at = vec![sea_orm::Value::from(millis(before))];
+        if dry_run {
+            return Ok(scalar(&self.db, "SELECT count(*) FROM search_log WHERE at < ?", at).await?);
+        }
+        Ok(self
+            .db
+            .execute_raw(stmt("DELETE FROM search_log WHERE at < ?", at))
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected())
+    }
+
     async fn purge_turns(
         &self,
         before: Timestamp,

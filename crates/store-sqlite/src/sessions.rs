@@ -352,7 +352,29 @@ impl ExtractionClaims for SqliteStore {
 }
 
 #[async_trait]
-impl retold_domain::TranscriptRetention for SqliteStore {
+impl retold_domain::Retention for SqliteStore {
+    async fn purge_search_traces(&self, before: Timestamp, dry_run: bool) -> DomainResult<u64> {
+        // Traces still waiting in memory are written first, so they are counted too.
+        self.traces.flush().await;
+        let at = vec![sea_orm::Value::from(millis(before))];
+        if dry_run {
+            return Ok(crate::snapshots::scalar(
+                &self.reader,
+                "SELECT count(*) FROM search_log WHERE at < ?",
+                at,
+            )
+            .await?);
+        }
+        let txn = self.begin_write().await?;
+        let deleted = txn
+            .execute_raw(stmt("DELETE FROM search_log WHERE at < ?", at))
+            .await
+            .map_err(StoreError::from)?
+            .rows_affected();
+        txn.commit().await.map_err(StoreError::from)?;
+        Ok(deleted)
+    }
+
     async fn purge_turns(
         &self,
         before: Timestamp,

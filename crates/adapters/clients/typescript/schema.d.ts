@@ -314,7 +314,9 @@ export interface paths {
         put?: never;
         /**
          * Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-         *     extraction has run (all with `force`). Records keep their own evidence.
+         *     extraction has run (all with `force`), and search traces older than
+         *     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+         *     Records keep their own evidence.
          */
         post: operations["ops_retention"];
         delete?: never;
@@ -1472,7 +1474,7 @@ export interface components {
             entities: number;
             records: number;
         };
-        /** @description A transcript-retention run. */
+        /** @description A retention run (session turns and search traces). */
         RetentionBody: {
             /** @description Only count what would be deleted. */
             dry_run?: boolean;
@@ -1488,6 +1490,8 @@ export interface components {
             before: string;
             dry_run: boolean;
             force: boolean;
+            /** Format: int64 */
+            search_traces: number;
             /**
              * Format: int64
              * @description Sessions that lost (or would lose) turns, and the turns.
@@ -1498,6 +1502,12 @@ export interface components {
              * @description Sessions with old turns left alone because their extraction has not run.
              */
             skipped_sessions: number;
+            /**
+             * Format: date-time
+             * @description Search traces written before this instant were in scope (now −
+             *     operations.search_trace_retention_days), and how many were (or would be) deleted.
+             */
+            traces_before: string;
             /** Format: int64 */
             turns: number;
         };

@@ -282,7 +282,7 @@ pub(crate) async fn ops_verify(
     Ok(Json(StoreCheckDto::from(&check)))
 }
 
-/// A transcript-retention run.
+/// A retention run (session turns and search traces).
 #[derive(Debug, Clone, Deserialize, ToSchema, Validate)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct RetentionBody {
@@ -306,10 +306,16 @@ pub(crate) struct RetentionDto {
     pub(crate) turns: u64,
     /// Sessions with old turns left alone because their extraction has not run.
     pub(crate) skipped_sessions: u64,
+    /// Search traces written before this instant were in scope (now −
+    /// operations.search_trace_retention_days), and how many were (or would be) deleted.
+    pub(crate) traces_before: chrono::DateTime<chrono::Utc>,
+    pub(crate) search_traces: u64,
 }
 
 /// Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-/// extraction has run (all with `force`). Records keep their own evidence.
+/// extraction has run (all with `force`), and search traces older than
+/// `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+/// Records keep their own evidence.
 #[utoipa::path(
     post, path = "/v1/admin/ops/retention", operation_id = "ops_retention", tag = "operations",
     request_body = RetentionBody,
@@ -335,6 +341,8 @@ pub(crate) async fn ops_retention(
         sessions: outcome.report.sessions,
         turns: outcome.report.turns,
         skipped_sessions: outcome.report.skipped_sessions,
+        traces_before: outcome.traces_before,
+        search_traces: outcome.search_traces,
     }))
 }
 

@@ -235,6 +235,42 @@ async fn checking_the_store_s_bytes_beside_another_process_leaves_the_service_wh
     }
 }
 
+/// Search traces are the largest table of a busy store (one per search, tens of kilobytes
+/// each): retention deletes those past `operations.search_trace_retention_days`, after
+/// counting them on a dry run, and records what it did.
+#[tokio::test]
+async fn retention_deletes_search_traces_past_their_days() {
+    let app =
+        app_in(tempfile::tempdir().unwrap(), &[("RETOLD__OPERATIONS__SEARCH_TRACE_RETENTION_DAYS", "0")])
+            .await;
+    let host = app.host_key(&[]).await;
+    app.grant("ea", "user:dana", true, true).await;
+    let dana = principal("ea", "dana");
+    let mut searches = Vec::new();
+    for query in ["Where is the ledger?", "Who keeps the binder?", "What did Dana say?"] {
+        let body = json!({"principal": dana, "query": query});
+        let (status, answer) = app.call("POST", "/v1/memory/search", Some(&host), Some(body)).await;
+        assert_eq!(status, StatusCode::OK, "{answer}");
+        searches.push(answer["search_id"].as_str().unwrap().to_owned());
+    }
+    let path = |id: &str| format!("/v1/admin/search-log/{id}");
+    assert_eq!(app.call("GET", &path(&searches[0]), Some(ADMIN_KEY), None).await.0, StatusCode::OK);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let (status, dry) =
+        app.call("POST", "/v1/admin/ops/retention", Some(ADMIN_KEY), Some(json!({"dry_run": true}))).await;
+    assert_eq!((status, dry["search_traces"].as_u64()), (StatusCode::OK, Some(3)), "{dry}");
+    let (kept, _) = app.call("GET", &path(&searches[0]), Some(ADMIN_KEY), None).await;
+    assert_eq!(kept, StatusCode::OK, "a dry run deletes nothing");
+    let (_, run) = app.call("POST", "/v1/admin/ops/retention", Some(ADMIN_KEY), Some(json!({}))).await;
+    assert_eq!(run["search_traces"].as_u64(), Some(3), "{run}");
+    for id in &searches {
+        assert_eq!(app.call("GET", &path(id), Some(ADMIN_KEY), None).await.0, StatusCode::NOT_FOUND, "{id}");
+    }
+    let (_, status) = app.call("GET", "/v1/admin/ops/status", Some(ADMIN_KEY), None).await;
+    let retention = status["events"].as_array().unwrap().iter().find(|e| e["kind"] == "ops.retention");
+    assert_eq!(retention.map(|e| e["details"]["search_traces"].clone()), Some(json!("3")), "{status}");
+}
+
 #[tokio::test]
 async fn expiry_moves_records_whose_time_ran_out_to_expired_once() {
     let app = crate::app().await;

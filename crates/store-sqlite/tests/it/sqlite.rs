@@ -5,7 +5,7 @@ use retold_domain::{
     Snapshots, SourceRef, Tag, WriteUnit,
 };
 use retold_store_sqlite::{SqliteStore, StoreConfig, StoreError};
-use retold_test_kit::contract::fixtures::{filter, t};
+use retold_test_kit::contract::fixtures::{filter, t, trace};
 use retold_test_kit::prelude::*;
 use sea_orm::{ConnectionTrait, Database};
 
@@ -79,26 +79,6 @@ async fn events_are_append_only() {
     let raw = Database::connect(format!("sqlite://{}", path.display())).await.unwrap();
     assert!(raw.execute_unprepared("UPDATE events SET kind = 'tampered'").await.is_err());
     assert!(raw.execute_unprepared("DELETE FROM events").await.is_err());
-}
-
-fn trace(n: u32) -> retold_domain::SearchTrace {
-    retold_domain::SearchTrace {
-        id: retold_domain::SearchId::new(format!("srch_{n:05}")).unwrap(),
-        at: retold_test_kit::contract::fixtures::t(3),
-        agent_id: retold_domain::AgentId::new("research-agent").unwrap(),
-        user_id: retold_domain::UserId::new("aditya").unwrap(),
-        request: vec![("query".into(), format!("question {n}"))],
-        query: format!("question {n}"),
-        rewrite_status: retold_domain::RewriteStatus::Off,
-        rewrite_note: None,
-        eligible_count: u64::from(n),
-        channels: vec![],
-        fused: vec![],
-        drops: vec![],
-        notes: vec![],
-        results: vec![],
-        timings_us: vec![(retold_domain::PipelineStage::Total, 1)],
-    }
 }
 
 /// Traces are written off the request path: each is readable as soon as its search has

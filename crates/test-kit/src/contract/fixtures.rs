@@ -113,3 +113,24 @@ pub fn filter(scopes: &[&str]) -> EligibilityFilter {
         excluded_session: None,
     }
 }
+
+/// Search `n`'s trace, written on day 3.
+pub fn trace(n: u32) -> retold_domain::SearchTrace {
+    retold_domain::SearchTrace {
+        id: retold_domain::SearchId::new(format!("srch_{n:05}")).unwrap(),
+        at: t(3),
+        agent_id: AgentId::new("research-agent").unwrap(),
+        user_id: retold_domain::UserId::new("aditya").unwrap(),
+        request: vec![("query".into(), format!("question {n}"))],
+        query: format!("question {n}"),
+        rewrite_status: retold_domain::RewriteStatus::Off,
+        rewrite_note: None,
+        eligible_count: u64::from(n),
+        channels: vec![],
+        fused: vec![],
+        drops: vec![],
+        notes: vec![],
+        results: vec![],
+        timings_us: vec![(retold_domain::PipelineStage::Total, 1)],
+    }
+}

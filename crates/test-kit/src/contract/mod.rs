@@ -13,7 +13,7 @@ use retold_domain::{
     WriteUnit,
 };
 
-use self::fixtures::{entity, event, filter, full_record, record, t};
+use self::fixtures::{entity, event, filter, full_record, record, t, trace};
 
 fn terms(words: &[&str]) -> Vec<LexicalTerm> {
     words.iter().map(|w| LexicalTerm::new(*w, false)).collect()
@@ -1046,6 +1046,23 @@ pub async fn records_are_browsed_by_scope_status_and_words_newest_first(backend:
         let found = RecordBrowse { text: Some(nasty.into()), page: page(50, 0), ..all.clone() };
         assert!(browse.browse_records(&found).await.is_ok(), "{nasty:?}");
     }
+}
+
+/// Retention deletes the search traces written before its cut-off, those still waiting to be
+/// written included, counts the same on a dry run, and leaves the newer ones readable.
+pub async fn search_traces_before_the_cut_off_are_purged_and_the_rest_stay(backend: Arc<dyn Backend>) {
+    let store: &dyn Backend = backend.as_ref();
+    let at = |n: u32, day: u32| retold_domain::SearchTrace { at: t(day), ..trace(n) };
+    for n in 0..6 {
+        store.append_trace(at(n, if n < 4 { 2 } else { 5 })).await.unwrap();
+    }
+    assert_eq!(store.purge_search_traces(t(3), true).await.unwrap(), 4, "a dry run counts");
+    assert!(store.trace(&trace(0).id).await.unwrap().is_some(), "and deletes nothing");
+    assert_eq!(store.purge_search_traces(t(3), false).await.unwrap(), 4);
+    for n in 0..6 {
+        assert_eq!(store.trace(&trace(n).id).await.unwrap().is_some(), n >= 4, "trace {n}");
+    }
+    assert_eq!(store.purge_search_traces(t(3), false).await.unwrap(), 0, "nothing twice");
 }
 
 /// Contract: see the body.

@@ -657,6 +657,7 @@ class RetentionDto(BaseModel):
     ]
     dry_run: bool
     force: bool
+    search_traces: Annotated[int, Field(ge=0)]
     sessions: Annotated[
         int,
         Field(
@@ -668,6 +669,12 @@ class RetentionDto(BaseModel):
         Field(
             description='Sessions with old turns left alone because their extraction has not run.',
             ge=0,
+        ),
+    ]
+    traces_before: Annotated[
+        AwareDatetime,
+        Field(
+            description='Search traces written before this instant were in scope (now −\noperations.search_trace_retention_days), and how many were (or would be) deleted.'
         ),
     ]
     turns: Annotated[int, Field(ge=0)]

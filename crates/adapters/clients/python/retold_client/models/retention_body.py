@@ -21,7 +21,7 @@ T = TypeVar("T", bound="RetentionBody")
 
 @_attrs_define
 class RetentionBody:
-    """ A transcript-retention run.
+    """ A retention run (session turns and search traces).
 
         Attributes:
             dry_run (bool | Unset): Only count what would be deleted.

@@ -29,16 +29,21 @@ class RetentionDto:
                 operations.transcript_retention_days).
             dry_run (bool):
             force (bool):
+            search_traces (int):
             sessions (int): Sessions that lost (or would lose) turns, and the turns.
             skipped_sessions (int): Sessions with old turns left alone because their extraction has not run.
+            traces_before (datetime.datetime): Search traces written before this instant were in scope (now −
+                operations.search_trace_retention_days), and how many were (or would be) deleted.
             turns (int):
      """
 
     before: datetime.datetime
     dry_run: bool
     force: bool
+    search_traces: int
     sessions: int
     skipped_sessions: int
+    traces_before: datetime.datetime
     turns: int
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -53,9 +58,13 @@ class RetentionDto:
 
         force = self.force
 
+        search_traces = self.search_traces
+
         sessions = self.sessions
 
         skipped_sessions = self.skipped_sessions
+
+        traces_before = self.traces_before.isoformat()
 
         turns = self.turns
 
@@ -66,8 +75,10 @@ class RetentionDto:
             "before": before,
             "dry_run": dry_run,
             "force": force,
+            "search_traces": search_traces,
             "sessions": sessions,
             "skipped_sessions": skipped_sessions,
+            "traces_before": traces_before,
             "turns": turns,
         })
 
@@ -87,9 +98,16 @@ class RetentionDto:
 
         force = d.pop("force")
 
+        search_traces = d.pop("search_traces")
+
         sessions = d.pop("sessions")
 
         skipped_sessions = d.pop("skipped_sessions")
+
+        traces_before = datetime.datetime.fromisoformat(d.pop("traces_before"))
+
+
+
 
         turns = d.pop("turns")
 
@@ -97,8 +115,10 @@ class RetentionDto:
             before=before,
             dry_run=dry_run,
             force=force,
+            search_traces=search_traces,
             sessions=sessions,
             skipped_sessions=skipped_sessions,
+            traces_before=traces_before,
             turns=turns,
         )
 

@@ -120,10 +120,12 @@ def sync_detailed(
 
 ) -> Response[Problem | RetentionDto]:
     """ Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-    extraction has run (all with `force`). Records keep their own evidence.
+    extraction has run (all with `force`), and search traces older than
+    `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+    Records keep their own evidence.
 
     Args:
-        body (RetentionBody): A transcript-retention run.
+        body (RetentionBody): A retention run (session turns and search traces).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -152,10 +154,12 @@ def sync(
 
 ) -> Problem | RetentionDto | None:
     """ Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-    extraction has run (all with `force`). Records keep their own evidence.
+    extraction has run (all with `force`), and search traces older than
+    `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+    Records keep their own evidence.
 
     Args:
-        body (RetentionBody): A transcript-retention run.
+        body (RetentionBody): A retention run (session turns and search traces).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -179,10 +183,12 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | RetentionDto]:
     """ Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-    extraction has run (all with `force`). Records keep their own evidence.
+    extraction has run (all with `force`), and search traces older than
+    `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+    Records keep their own evidence.
 
     Args:
-        body (RetentionBody): A transcript-retention run.
+        body (RetentionBody): A retention run (session turns and search traces).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -211,10 +217,12 @@ async def asyncio(
 
 ) -> Problem | RetentionDto | None:
     """ Delete session turns older than `operations.transcript_retention_days`, in sessions whose
-    extraction has run (all with `force`). Records keep their own evidence.
+    extraction has run (all with `force`), and search traces older than
+    `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
+    Records keep their own evidence.
 
     Args:
-        body (RetentionBody): A transcript-retention run.
+        body (RetentionBody): A retention run (session turns and search traces).
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
