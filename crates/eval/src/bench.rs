@@ -83,7 +83,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         ))?,
         "ops" => {
             let sizes = args.sizes.clone().unwrap_or_else(|| vec![10_000, 50_000]);
-            runtime.block_on(crate::bench_pipeline::ops(sizes[0], *sizes.get(1).unwrap_or(&sizes[0])))?
+            runtime.block_on(crate::bench_pipeline::ops(&sizes))?
         }
         "roundtrip" => runtime.block_on(crate::bench_writes::roundtrip(
             args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(50_000),

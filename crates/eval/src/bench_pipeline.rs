@@ -830,79 +830,187 @@ impl Drop for Killed {
     }
 }
 
-/// `bench ops`: erasure of a scope holding `erase_n` records (time, bytes before and after)
-/// and a snapshot of a store holding `snapshot_n` (time, size), both seeded through the real
-/// write path.
-pub(crate) async fn ops(erase_n: usize, snapshot_n: usize) -> Result<Value> {
+/// Records of the user each `bench ops` erasure removes, and the most probe writes one size
+/// has vectors ready for (beyond, the model embeds them).
+const ERASED: usize = 100;
+const PROBES: usize = 20_000;
+
+/// A writer beside an operation: `memory_write`s back to back until `done`, each timed.
+async fn probe(
+    ingestor: retold_ingest::Ingestor,
+    next: Arc<std::sync::atomic::AtomicUsize>,
+    done: Arc<std::sync::atomic::AtomicBool>,
+) -> Result<Vec<Duration>> {
+    use std::sync::atomic::Ordering;
+    let who = retold_domain::Principal::new(
+        retold_domain::AgentId::new("bench")?,
+        retold_domain::UserId::new("u")?,
+    );
+    let scope = Scope::parse("project:bench")?;
+    let mut took = Vec::new();
+    while !done.load(Ordering::Relaxed) {
+        let request = crate::eval::turn_request(
+            &scope,
+            &text(next.fetch_add(1, Ordering::Relaxed)),
+            None,
+            None,
+            Utc::now(),
+        )?;
+        let started = Instant::now();
+        ingestor.write(&who, &request).await?;
+        took.push(started.elapsed());
+    }
+    Ok(took)
+}
+
+/// `bench ops`: every operation on a store of each size (seeded through the real write path,
+/// with a user of 100 records to erase), run while a writer writes back to back beside it:
+/// how long the operation took and how long the writes waited, beside the same writer on the
+/// quiet store. Then re-embedding throughput at the first size.
+pub(crate) async fn ops(sizes: &[usize]) -> Result<Value> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
     let dir = tempfile::tempdir()?;
     let settings = retold_http::Settings::load_with_env(
         None,
         [("RETOLD__SERVER__DATA_DIR".to_owned(), dir.path().display().to_string())],
     )?;
     let mut rows = Vec::new();
-    for (what, n) in [("snapshot", snapshot_n), ("erase", erase_n)] {
-        let data = dir.path().join(what);
-        eprintln!("bench ops: seeding {n} records for {what}");
-        seed(&data, n, &settings).await?;
+    for &n in sizes {
+        let data = dir.path().join(format!("ops-{n}"));
+        eprintln!("bench ops: seeding {n} records and {ERASED} to erase");
         let store = Arc::new(SqliteStore::open(&retold_http::store_config(&settings, &data)).await?);
-        let stores = retold_app::Stores::from_store(store.clone());
+        let cached = crate::eval::embedder()?;
+        let model = cached.model();
+        let dims = model.info().dims as usize;
+        let components = retold_http::Components {
+            stores: retold_app::Stores::from_store(store.clone()),
+            index: Arc::new(ExactIndex::new(dims)),
+            embedder: Arc::new(BenchEmbedder { model, records: fixed_vectors(n + ERASED + PROBES, dims) }),
+            reranker: None,
+            clock: Arc::new(retold_http::SystemClock),
+            ids: Arc::new(retold_http::UlidIds::new()?),
+        };
+        let wired = retold_http::wire(&components, &settings, &retold_http::Hosted::default());
+        for scope in ["project:bench", "project:gone"] {
+            let grant = retold_domain::Grant {
+                id: retold_domain::GrantId::new(format!("grt_{}", &scope[8..]))?,
+                agent_id: retold_domain::AgentId::new("bench")?,
+                scope: Scope::parse(scope)?,
+                can_read: true,
+                can_write: true,
+            };
+            retold_domain::GrantStore::put_grant(
+                store.as_ref(),
+                grant,
+                retold_test_kit::host_event("grant.created"),
+            )
+            .await?;
+        }
+        let who = retold_domain::Principal::new(
+            retold_domain::AgentId::new("bench")?,
+            retold_domain::UserId::new("u")?,
+        );
+        for i in 0..n + ERASED {
+            let scope = Scope::parse(if i < n { "project:bench" } else { "project:gone" })?;
+            wired
+                .ingestor
+                .write(&who, &crate::eval::turn_request(&scope, &text(i), None, None, Utc::now())?)
+                .await?;
+            if i % 1000 == 999 {
+                eprint!("\r  seed {}/{}", i + 1, n + ERASED);
+            }
+        }
+        wired.ingestor.settled().await;
+        eprintln!();
         let operations = retold_app::OperationsService::new(
-            &stores,
+            &components.stores,
             retold_app::OperationsConfig::default(),
             data.join("snapshots"),
-            Arc::new(ExactIndex::new(384)),
+            components.index.clone(),
             Arc::new(retold_http::SystemClock),
             Arc::new(retold_http::UlidIds::new()?),
         );
-        let started = Instant::now();
-        let row = if what == "snapshot" {
-            let outcome = operations.snapshot().await?;
-            anyhow::ensure!(outcome.check.is_ok(), "the snapshot failed its check: {:?}", outcome.check);
-            let seconds = started.elapsed().as_secs_f64();
-            json!({"operation": "snapshot", "records": n, "seconds": (seconds * 100.0).round() / 100.0,
-                "bytes": outcome.bytes, "store_bytes": store.size_on_disk()})
-        } else {
-            let target = retold_domain::ErasureTarget::Scope(Scope::parse("project:bench")?);
-            let outcome = operations.erase(&target, "bench", false, false).await?;
-            let seconds = started.elapsed().as_secs_f64();
-            anyhow::ensure!(outcome.erased as usize == n, "erased {} of {n}", outcome.erased);
-            json!({"operation": "erase", "records": n, "seconds": (seconds * 100.0).round() / 100.0,
-                "bytes_before": outcome.bytes_before, "bytes_after": outcome.bytes_after})
+        let next = Arc::new(AtomicUsize::new(n + ERASED));
+        let ms = |d: &Duration| d.as_secs_f64() * 1e3;
+        let summary = |mut took: Vec<Duration>| {
+            took.sort();
+            let p50 = took.get(took.len() / 2).map_or(f64::NAN, ms);
+            let max = took.last().map_or(f64::NAN, ms);
+            (took.len(), (p50 * 10.0).round() / 10.0, (max * 10.0).round() / 10.0)
         };
-        rows.push(row);
-        drop(operations);
-        drop(stores);
-        Arc::try_unwrap(store).map_err(|_| anyhow::anyhow!("the store is still shared"))?.close().await.ok();
+        let gone = retold_domain::ErasureTarget::Scope(Scope::parse("project:gone")?);
+        for what in ["quiet", "verify", "snapshot", "expire", "retention", "flag-reviews", "erase"] {
+            let done = Arc::new(AtomicBool::new(false));
+            let writer = tokio::spawn(probe(wired.ingestor.clone(), next.clone(), done.clone()));
+            let started = Instant::now();
+            let mut detail = Value::Null;
+            match what {
+                "quiet" => tokio::time::sleep(Duration::from_secs(2)).await,
+                "verify" => anyhow::ensure!(operations.verify().await?.integrity == "ok", "verify failed"),
+                "snapshot" => {
+                    let outcome = operations.snapshot().await?;
+                    anyhow::ensure!(outcome.check.integrity == "ok", "the snapshot failed its check");
+                    detail = json!({"bytes": outcome.bytes, "store_bytes": store.size_on_disk()});
+                }
+                "expire" => {
+                    operations.expire("bench", false).await?;
+                }
+                "retention" => {
+                    operations.retention("bench", false, false).await?;
+                }
+                "flag-reviews" => {
+                    operations.flag_due_reviews("bench").await?;
+                }
+                _ => {
+                    let outcome = operations.erase(&gone, "bench", false, false).await?;
+                    anyhow::ensure!(
+                        outcome.erased as usize == ERASED,
+                        "erased {} of {ERASED}",
+                        outcome.erased
+                    );
+                    detail =
+                        json!({"bytes_before": outcome.bytes_before, "bytes_after": outcome.bytes_after});
+                }
+            }
+            let seconds = started.elapsed().as_secs_f64();
+            done.store(true, Ordering::Relaxed);
+            let (writes, p50, max) = summary(writer.await??);
+            rows.push(
+                json!({"operation": what, "records": n, "seconds": (seconds * 1000.0).round() / 1000.0,
+                "writes_beside": writes, "write_p50_ms": p50, "write_max_ms": max, "detail": detail}),
+            );
+        }
+        // The writes' sentence vectors are attached before the store closes.
+        wired.ingestor.settled().await;
+        SqliteStore::clone(&store).close().await?;
     }
-    rows.push(reembed(&dir.path().join("reembed"), erase_n, &settings).await?);
-    println!("\n| operation | records | seconds | bytes |\n|---|---|---|---|");
+    println!(
+        "\n| records | operation | seconds | writes beside it | write p50 ms | longest write ms |\n|---|---|---|---|---|---|"
+    );
     for row in &rows {
-        let bytes = if row["operation"] == "erase" {
-            format!("{} → {}", row["bytes_before"], row["bytes_after"])
-        } else if row["operation"] == "reembed" {
-            "-".to_owned()
-        } else {
-            format!("{} (store {})", row["bytes"], row["store_bytes"])
-        };
         println!(
-            "| {} | {} | {} | {bytes} |",
-            row["operation"].as_str().unwrap_or(""),
+            "| {} | {} | {} | {} | {} | {} |",
             row["records"],
-            row["seconds"]
+            row["operation"].as_str().unwrap_or(""),
+            row["seconds"],
+            row["writes_beside"],
+            row["write_p50_ms"],
+            row["write_max_ms"]
         );
     }
-    let r = rows.last().expect("the reembed row");
+    println!(
+        "\nOne writer writes back to back beside each operation (quiet: 2 s with no operation). An \
+         operation that blocks writes shows as a longest write near its own duration."
+    );
+    let reembed = reembed(&dir.path().join("reembed"), sizes[0], &settings).await?;
     println!(
         "\nre-embedding {} records: {} records/s through `ReembedService` (staged rows, one transaction per \
          batch of 256) vs {} texts/s from the raw embedder on the same texts and batches: {:.2}x",
-        r["records"], r["records_per_s"], r["raw_per_s"], r["ratio_to_raw"]
+        reembed["records"], reembed["records_per_s"], reembed["raw_per_s"], reembed["ratio_to_raw"]
     );
-    Ok(json!({"ops": rows}))
+    Ok(json!({"ops": rows, "reembed": reembed}))
 }
 
-/// Re-embedding a store of `n` records with another model identity over the same files
-/// (CLS pooling), through `ReembedService`, beside the raw embedder on the same texts in the
-/// same batches.
 async fn reembed(data: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<Value> {
     eprintln!("bench ops: seeding {n} records for reembed");
     seed(data, n, settings).await?;
