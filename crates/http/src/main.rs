@@ -123,6 +123,8 @@ enum Operation {
     /// Erase a record, a user or a scope for good (content, evidence, embeddings, FTS rows,
     /// the search traces and audit details that quote it), then compact the store so the
     /// bytes are gone. Prints what was removed and the store's size before and after.
+    /// Blocks writes while it compacts (searches go on): a user of 100 records took 0.4 s at
+    /// 10k records, 1.5 s at 50k, writes waiting up to 0.4 s / 1.3 s (docs/operations.md).
     #[command(group = clap::ArgGroup::new("target").required(true).multiple(false))]
     Erase {
         /// One record (`mem_…`).
@@ -142,7 +144,8 @@ enum Operation {
         #[arg(long)]
         rewrite_snapshots: bool,
     },
-    /// Move provisional and confirmed records whose expires_at passed to expired.
+    /// Move provisional and confirmed records whose expires_at passed to expired. Writes wait
+    /// only for its one transaction (milliseconds when little is due).
     Expire {
         /// Only list what is due.
         #[arg(long)]
@@ -150,7 +153,8 @@ enum Operation {
     },
     /// Delete session turns older than operations.transcript_retention_days, in sessions whose
     /// extraction has run (records keep their own evidence), and search traces older than
-    /// operations.search_trace_retention_days.
+    /// operations.search_trace_retention_days. Writes wait only for its deleting transactions
+    /// (milliseconds when little is due).
     Retention {
         /// Only count what would be deleted.
         #[arg(long)]
@@ -160,12 +164,14 @@ enum Operation {
         force: bool,
     },
     /// Flag records that need a person's look into the review queue (list and resolve them
-    /// with GET /v1/admin/reviews and POST /v1/admin/reviews/{id}/resolve).
+    /// with GET /v1/admin/reviews and POST /v1/admin/reviews/{id}/resolve). Writes wait only
+    /// for its one transaction (10 ms at 50k records).
     FlagReviews,
     /// Take a consistent snapshot while writes continue (into the data directory's
-    /// snapshots/), then check it.
+    /// snapshots/), then check it. Does not block writes: 0.4 s at 10k records, 1.5 s at 50k.
     Snapshot,
-    /// Check the live store: integrity, and FTS rows and embeddings against records.
+    /// Check the live store: integrity, and FTS rows and embeddings against records. Does not
+    /// block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
     Verify,
     /// Embed every live record with FILE's embedding model into staged vectors beside the
     /// served ones (offline, on the store file; the running service keeps serving its model).

@@ -261,6 +261,9 @@ export interface paths {
         /**
          * Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
          *     traces and audit details that quote it; then compact the store so the bytes are gone.
+         * @description Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+         *     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+         *     (`docs/operations.md`).
          */
         post: operations["ops_erase"];
         delete?: never;
@@ -278,7 +281,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move every provisional or confirmed record whose `expires_at` passed to `expired`. */
+        /**
+         * Move every provisional or confirmed record whose `expires_at` passed to `expired`.
+         * @description Writes wait only for its one transaction (milliseconds when little is due).
+         */
         post: operations["ops_expire"];
         delete?: never;
         options?: never;
@@ -295,7 +301,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Flag the records that need a person's look into the review queue (operations.review.*). */
+        /**
+         * Flag the records that need a person's look into the review queue (operations.review.*).
+         * @description Writes wait only for its one transaction (10 ms at 50k records).
+         */
         post: operations["ops_flag_reviews"];
         delete?: never;
         options?: never;
@@ -317,6 +326,7 @@ export interface paths {
          *     extraction has run (all with `force`), and search traces older than
          *     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
          *     Records keep their own evidence.
+         * @description Writes wait only for its deleting transactions (milliseconds when little is due).
          */
         post: operations["ops_retention"];
         delete?: never;
@@ -334,7 +344,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it. */
+        /**
+         * Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
+         * @description Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
+         */
         post: operations["ops_snapshot"];
         delete?: never;
         options?: never;
@@ -371,6 +384,7 @@ export interface paths {
         /**
          * Check the live store: integrity, and FTS rows and embeddings against records (so the
          *     index can be rebuilt and every live record is found by both channels).
+         * @description Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
          */
         post: operations["ops_verify"];
         delete?: never;

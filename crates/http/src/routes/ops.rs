@@ -91,6 +91,10 @@ fn target(body: &ErasureBody) -> Result<ErasureTarget, ApiError> {
 
 /// Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
 /// traces and audit details that quote it; then compact the store so the bytes are gone.
+///
+/// Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+/// 0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+/// (`docs/operations.md`).
 #[utoipa::path(
     post, path = "/v1/admin/ops/erase", operation_id = "ops_erase", tag = "operations",
     request_body = ErasureBody,
@@ -162,6 +166,8 @@ pub(crate) struct ExpiryDto {
 }
 
 /// Move every provisional or confirmed record whose `expires_at` passed to `expired`.
+///
+/// Writes wait only for its one transaction (milliseconds when little is due).
 #[utoipa::path(
     post, path = "/v1/admin/ops/expire", operation_id = "ops_expire", tag = "operations",
     request_body = ExpiryBody,
@@ -233,6 +239,8 @@ pub(crate) struct SnapshotDto {
 pub(crate) struct EmptyBody {}
 
 /// Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
+///
+/// Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
 #[utoipa::path(
     post, path = "/v1/admin/ops/snapshot", operation_id = "ops_snapshot", tag = "operations",
     request_body = EmptyBody,
@@ -261,6 +269,8 @@ pub(crate) async fn ops_snapshot(
 
 /// Check the live store: integrity, and FTS rows and embeddings against records (so the
 /// index can be rebuilt and every live record is found by both channels).
+///
+/// Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
 #[utoipa::path(
     post, path = "/v1/admin/ops/verify", operation_id = "ops_verify", tag = "operations",
     request_body = EmptyBody,
@@ -316,6 +326,8 @@ pub(crate) struct RetentionDto {
 /// extraction has run (all with `force`), and search traces older than
 /// `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
 /// Records keep their own evidence.
+///
+/// Writes wait only for its deleting transactions (milliseconds when little is due).
 #[utoipa::path(
     post, path = "/v1/admin/ops/retention", operation_id = "ops_retention", tag = "operations",
     request_body = RetentionBody,
@@ -356,6 +368,8 @@ pub(crate) struct FlagDto {
 }
 
 /// Flag the records that need a person's look into the review queue (operations.review.*).
+///
+/// Writes wait only for its one transaction (10 ms at 50k records).
 #[utoipa::path(
     post, path = "/v1/admin/ops/flag-reviews", operation_id = "ops_flag_reviews", tag = "operations",
     request_body = EmptyBody,

@@ -2,11 +2,13 @@
 //! mix (searches 50%, gets 20%, writes 20%, session turns 10%) against the real `retold serve`
 //! while the operations run, first one after another (erasure of a user with compaction,
 //! `RETOLD_OPS_ERASURES` times, then snapshot, verify, expiry, retention, due-review flagging),
-//! then overlapping (an erasure, a snapshot and a check at once). Pass: no request failed;
-//! every acknowledged write is there afterwards, every erased user's record is a tombstone; no
-//! erased user's byte is left in the store's files; the store checks clean; a user the
-//! operations never touched gets the same search results before and after. Prints the load
-//! mix's latency during each operation beside the quiet figure.
+//! then re-embedding to a second model in its own process, then overlapping (an erasure, a
+//! snapshot and a check at once). Pass: no request failed; every acknowledged write is there
+//! afterwards, every erased user's record is a tombstone; no erased user's byte is left in the
+//! store's files; the store checks clean; a user the operations never touched gets the same
+//! search results before and after. Prints the load mix's latency during each operation beside
+//! the quiet figure. Then the switch to the second model, which is offline: the service is
+//! stopped, switched and started on it, and every acknowledged write is there again.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -15,7 +17,7 @@ use std::time::{Duration, Instant};
 use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
-use crate::e2e::start;
+use crate::e2e::{start, start_configured};
 use crate::operations::files_holding;
 
 const KEY: &str = "ops-load-admin-key";
@@ -23,8 +25,35 @@ const CLIENTS: usize = 8;
 const AGENT: &str = "ops-agent";
 
 /// The phases the load's latency is reported by, in order.
-const PHASES: [&str; 8] =
-    ["quiet", "erase", "snapshot", "verify", "expire", "retention", "flag-reviews", "overlapping"];
+const PHASES: [&str; 9] =
+    ["quiet", "erase", "snapshot", "verify", "expire", "retention", "flag-reviews", "reembed", "overlapping"];
+
+/// The second model: the same files with CLS pooling (every vector changes), calibrated for
+/// both versions so the switch is allowed.
+fn next_model_config() -> String {
+    let calibration = |version: u32| {
+        format!(
+            "  - model: \"sentence-transformers/all-MiniLM-L6-v2\"\n    version: {version}\n    dims: 384\n    \
+             dense_floor: 0.30\n    duplicate_collapse_floor: 0.95\n    entail_floor: 0.35\n    \
+             same_meaning_floor: 0.90\n    source: \"test\"\n"
+        )
+    };
+    format!("embedding:\n  version: 2\n  pooling: cls\ncalibrations:\n{}{}", calibration(1), calibration(2))
+}
+
+fn retold(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> std::process::Output {
+    let binary =
+        std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into());
+    std::process::Command::new(binary)
+        .args(args)
+        .arg("--config")
+        .arg(config)
+        .arg("--data-dir")
+        .arg(data)
+        .env("RETOLD__TELEMETRY__LOG_FILTER", "warn")
+        .output()
+        .expect("retold runs")
+}
 
 struct Api {
     http: Client,
@@ -89,13 +118,15 @@ fn percentile(sorted: &[f64], q: f64) -> f64 {
 fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_write() {
     let erasures: usize = std::env::var("RETOLD_OPS_ERASURES").ok().and_then(|v| v.parse().ok()).unwrap_or(4);
     let dir = tempfile::tempdir().unwrap();
-    let data = dir.path().to_owned();
+    let data = dir.path().join("data");
     let server = start(&data, KEY);
     retold_hosted::install_tls_provider();
     let api = Api {
         http: Client::builder().timeout(Duration::from_secs(120)).build().unwrap(),
         url: server.url.clone(),
     };
+    let next = dir.path().join("next.yaml");
+    std::fs::write(&next, next_model_config()).unwrap();
     let victims: Vec<String> = (0..=erasures).map(|v| format!("gone{v}")).collect();
     for user in victims.iter().map(String::as_str).chain(["keep", "still"]) {
         api.admin(
@@ -242,6 +273,11 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
         run("expire", &mut || drop(api.admin("/v1/admin/ops/expire", json!({}))));
         run("retention", &mut || drop(api.admin("/v1/admin/ops/retention", json!({}))));
         run("flag-reviews", &mut || drop(api.admin("/v1/admin/ops/flag-reviews", json!({}))));
+        // Re-embedding to the second model runs in its own process beside the service.
+        run("reembed", &mut || {
+            let out = retold(&["ops", "reembed"], &next, &data);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        });
         run("overlapping", &mut || {
             let last = &victims[erasures];
             std::thread::scope(|inner| {
@@ -286,18 +322,21 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
 
     // Every acknowledged write is there, as written; every erased record is a tombstone.
     let acked = acked.lock().unwrap();
-    for chunk in acked.chunks(50) {
-        let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
-        let answer = api
-            .call(&host, "/v1/memory/get", &json!({"principal": principal("keep"), "ids": ids}))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let records = answer["records"].as_array().unwrap();
-        assert_eq!(records.len(), chunk.len(), "{answer}");
-        for (record, (id, content)) in records.iter().zip(chunk) {
-            assert_eq!(record["record"]["id"], json!(id));
-            assert_eq!(record["record"]["content"], json!(content), "{record}");
+    let every_write_is_there = |api: &Api| {
+        for chunk in acked.chunks(50) {
+            let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
+            let answer = api
+                .call(&host, "/v1/memory/get", &json!({"principal": principal("keep"), "ids": ids}))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let records = answer["records"].as_array().unwrap();
+            assert_eq!(records.len(), chunk.len(), "{answer}");
+            for (record, (id, content)) in records.iter().zip(chunk) {
+                assert_eq!(record["record"]["id"], json!(id));
+                assert_eq!(record["record"]["content"], json!(content), "{record}");
+            }
         }
-    }
+    };
+    every_write_is_there(&api);
     for (v, victim) in victims.iter().enumerate() {
         let ids = &erased_ids[v * 5..v * 5 + 5];
         let answer = api
@@ -320,5 +359,27 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
         acked.len(),
         victims.len()
     );
+
+    // The switch to the re-embedded model is offline (the service holds the data directory's
+    // lock): stopped, switched (catching up what was written after the run), started on it.
+    let down = Instant::now();
+    server.stop();
+    let out = retold(&["ops", "switch-model"], &next, &data);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let switched: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = start_configured(&data, KEY, &[], Some(&next));
+    println!(
+        "model switch: {} records switched ({} caught up), service down {:.1} s (stop, switch, start)",
+        switched["switched"],
+        switched["caught_up"],
+        down.elapsed().as_secs_f64()
+    );
+    let api = Api { http: api.http.clone(), url: server.url.clone() };
+    every_write_is_there(&api);
+    assert!(
+        still_results(&api).iter().all(|ids| !ids.is_empty()),
+        "the new model finds the untouched user's notes"
+    );
+    assert_eq!(api.admin("/v1/admin/ops/verify", json!({}))["ok"], true);
     server.stop();
 }

@@ -129,6 +129,10 @@ def sync_detailed(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
+     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+    0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+    (`docs/operations.md`).
+
     Args:
         body (ErasureBody): What to erase: exactly one of `record_id`, `user_id`, `scope`.
 
@@ -161,6 +165,10 @@ def sync(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
+     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+    0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+    (`docs/operations.md`).
+
     Args:
         body (ErasureBody): What to erase: exactly one of `record_id`, `user_id`, `scope`.
 
@@ -187,6 +195,10 @@ async def asyncio_detailed(
 ) -> Response[ErasureDto | Problem]:
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
+
+     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+    0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+    (`docs/operations.md`).
 
     Args:
         body (ErasureBody): What to erase: exactly one of `record_id`, `user_id`, `scope`.
@@ -219,6 +231,10 @@ async def asyncio(
 ) -> ErasureDto | Problem | None:
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
+
+     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+    0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
+    (`docs/operations.md`).
 
     Args:
         body (ErasureBody): What to erase: exactly one of `record_id`, `user_id`, `scope`.

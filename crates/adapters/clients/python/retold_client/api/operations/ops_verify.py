@@ -122,6 +122,8 @@ def sync_detailed(
     """ Check the live store: integrity, and FTS rows and embeddings against records (so the
     index can be rebuilt and every live record is found by both channels).
 
+     Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
+
     Args:
         body (EmptyBody): No options.
 
@@ -154,6 +156,8 @@ def sync(
     """ Check the live store: integrity, and FTS rows and embeddings against records (so the
     index can be rebuilt and every live record is found by both channels).
 
+     Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
+
     Args:
         body (EmptyBody): No options.
 
@@ -180,6 +184,8 @@ async def asyncio_detailed(
 ) -> Response[Problem | StoreCheckDto]:
     """ Check the live store: integrity, and FTS rows and embeddings against records (so the
     index can be rebuilt and every live record is found by both channels).
+
+     Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
 
     Args:
         body (EmptyBody): No options.
@@ -212,6 +218,8 @@ async def asyncio(
 ) -> Problem | StoreCheckDto | None:
     """ Check the live store: integrity, and FTS rows and embeddings against records (so the
     index can be rebuilt and every live record is found by both channels).
+
+     Does not block writes (one read transaction): 0.25 s at 10k records, 1.0 s at 50k.
 
     Args:
         body (EmptyBody): No options.
