@@ -282,3 +282,148 @@ fn a_write_on_one_replica_is_searchable_on_the_other_and_survives_its_kill_9() {
     println!("| replicas | kill -9 of A under 3 writers | {} acknowledged | 0 missing on B |", acked.len());
     b.stop();
 }
+
+/// Operations on two replicas while both serve (issue: operations while the service is busy,
+/// on PostgreSQL): erasures with `VACUUM FULL` on one replica while the other writes and
+/// searches, a check and the due-date operations on either; then a replica killed with
+/// `kill -9` in the middle of an erasure on the other, and restarted. Pass: no request to a
+/// live replica fails, every acknowledged write reads back on both, every erased record is a
+/// tombstone on both, and both check clean. (PostgreSQL has no snapshot file: its backup is
+/// the operator's `pg_dump`, so the kill lands during an erasure instead.)
+#[test]
+fn operations_on_one_replica_fail_no_request_on_either_and_a_killed_replica_loses_nothing() {
+    let url = retold_test_kit::postgres::fresh_database();
+    let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let a = replica(dir_a.path(), &url);
+    let mut b = replica(dir_b.path(), &url);
+    a.grant(KEY, "replica-agent", "project:replicas");
+    let victims = ["gone0", "gone1", "gone2"];
+    for victim in victims {
+        a.grant(KEY, "replica-agent", &format!("user:{victim}"));
+    }
+    let key = a.host_key(KEY);
+    let mut erased = Vec::new();
+    for victim in victims {
+        for n in 0..5 {
+            let body = json!({"principal": {"agent_id": "replica-agent", "user_id": victim}, "type": "semantic",
+                "content": format!("{victim} keeps invoice {n} in the grey cabinet."),
+                "scope": format!("user:{victim}"), "source_kind": "system"});
+            let answer = post(&format!("{}/v1/memory/write", a.url), &key, &body).expect("a victim's note");
+            erased.push((victim, answer["record_id"].as_str().unwrap().to_owned()));
+        }
+    }
+    let admin = |server: &Server, path: &str, body: Value| {
+        post(&format!("{}{path}", server.url), KEY, &body)
+            .unwrap_or_else(|| panic!("{path} on {}", server.url))
+    };
+
+    // Two clients on each replica: a write and a search in turn, every failure counted.
+    let acked: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let failed: Arc<Mutex<Vec<String>>> = Arc::default();
+    let run_load = |servers: Vec<String>, stop: Arc<AtomicBool>| {
+        servers
+            .into_iter()
+            .enumerate()
+            .map(|(c, base)| {
+                let (key, acked, failed, stop) = (key.clone(), acked.clone(), failed.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    let mut n = 0;
+                    while !stop.load(Ordering::SeqCst) {
+                        let content = format!("Replica client {c} note {n} on the build queue.");
+                        let body = json!({"principal": principal(), "type": "episodic", "content": content,
+                            "scope": "project:replicas", "source_kind": "system"});
+                        match post(&format!("{base}/v1/memory/write"), &key, &body) {
+                            Some(answer) => acked
+                                .lock()
+                                .unwrap()
+                                .push((answer["record_id"].as_str().unwrap().to_owned(), content)),
+                            None => failed.lock().unwrap().push(format!("write on {base}")),
+                        }
+                        let query =
+                            json!({"principal": principal(), "query": format!("note {n} build queue")});
+                        if post(&format!("{base}/v1/memory/search"), &key, &query).is_none() {
+                            failed.lock().unwrap().push(format!("search on {base}"));
+                        }
+                        n += 1;
+                    }
+                })
+            })
+            .collect::<Vec<_>>()
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients = run_load(vec![a.url.clone(), a.url.clone(), b.url.clone(), b.url.clone()], stop.clone());
+    std::thread::sleep(Duration::from_millis(500));
+    let answer = admin(&a, "/v1/admin/ops/erase", json!({"user_id": "gone0"}));
+    assert_eq!(answer["erased"], 5, "{answer}");
+    assert_eq!(admin(&b, "/v1/admin/ops/verify", json!({}))["ok"], true);
+    let answer = admin(&b, "/v1/admin/ops/erase", json!({"user_id": "gone1"}));
+    assert_eq!(answer["erased"], 5, "{answer}");
+    for path in ["/v1/admin/ops/expire", "/v1/admin/ops/retention", "/v1/admin/ops/flag-reviews"] {
+        admin(&a, path, json!({}));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::SeqCst);
+    clients.into_iter().for_each(|c| c.join().unwrap());
+    assert_eq!(failed.lock().unwrap().as_slice(), &[] as &[String], "requests failed while both served");
+
+    // B killed in the middle of an erasure on A, under a writer on A; then started again.
+    let stop = Arc::new(AtomicBool::new(false));
+    let clients = run_load(vec![a.url.clone()], stop.clone());
+    let erase_began = Instant::now();
+    let erasing = std::thread::spawn({
+        let (url, body) = (format!("{}/v1/admin/ops/erase", a.url), json!({"user_id": "gone2"}));
+        move || (post(&url, KEY, &body), Instant::now())
+    });
+    std::thread::sleep(Duration::from_millis(30));
+    b.child.kill().unwrap(); // SIGKILL: no shutdown path runs
+    b.child.wait().unwrap();
+    let killed_after = erase_began.elapsed();
+    let (answer, answered_at) = erasing.join().unwrap();
+    let answer = answer.expect("the erasure on A answers");
+    let erase_took = answered_at - erase_began;
+    assert!(
+        killed_after < erase_took,
+        "B was killed while the erasure ran ({killed_after:?} of {erase_took:?})"
+    );
+    assert_eq!(answer["erased"], 5, "{answer}");
+    b = replica(dir_b.path(), &url);
+    std::thread::sleep(Duration::from_millis(300));
+    stop.store(true, Ordering::SeqCst);
+    clients.into_iter().for_each(|c| c.join().unwrap());
+    assert_eq!(failed.lock().unwrap().as_slice(), &[] as &[String], "requests to A failed during B's kill");
+
+    let acked = acked.lock().unwrap().clone();
+    for server in [&a, &b] {
+        for chunk in acked.chunks(50) {
+            let ids: Vec<&str> = chunk.iter().map(|(id, _)| id.as_str()).collect();
+            let got = post(
+                &format!("{}/v1/memory/get", server.url),
+                &key,
+                &json!({"principal": principal(), "ids": ids}),
+            )
+            .expect("get");
+            let contents: Vec<&str> = got["records"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|r| r["record"]["content"].as_str())
+                .collect();
+            let expected: Vec<&str> = chunk.iter().map(|(_, c)| c.as_str()).collect();
+            assert_eq!(contents, expected, "acknowledged writes on {}", server.url);
+        }
+        for (victim, id) in &erased {
+            let who = json!({"agent_id": "replica-agent", "user_id": victim});
+            let got =
+                post(&format!("{}/v1/memory/get", server.url), &key, &json!({"principal": who, "ids": [id]}))
+                    .expect("get a tombstone");
+            assert_eq!(got["records"][0]["record"]["content"], "[erased]", "{got}");
+        }
+        assert_eq!(admin(server, "/v1/admin/ops/verify", json!({}))["ok"], true, "{}", server.url);
+    }
+    println!(
+        "| replicas under operations | {} acknowledged writes read back on both; 15 records erased; 0 failed requests; B killed {killed_after:?} into an erasure of {erase_took:?} |",
+        acked.len()
+    );
+    a.stop();
+    b.stop();
+}
