@@ -28,17 +28,11 @@ const AGENT: &str = "ops-agent";
 const PHASES: [&str; 9] =
     ["quiet", "erase", "snapshot", "verify", "expire", "retention", "flag-reviews", "reembed", "overlapping"];
 
-/// The second model: the same files with CLS pooling (every vector changes), calibrated for
-/// both versions so the switch is allowed.
+/// The second model ([`crate::reembed::NEXT`]), calibrated for both versions so the switch is
+/// allowed.
 fn next_model_config() -> String {
-    let calibration = |version: u32| {
-        format!(
-            "  - model: \"sentence-transformers/all-MiniLM-L6-v2\"\n    version: {version}\n    dims: 384\n    \
-             dense_floor: 0.30\n    duplicate_collapse_floor: 0.95\n    entail_floor: 0.35\n    \
-             same_meaning_floor: 0.90\n    source: \"test\"\n"
-        )
-    };
-    format!("embedding:\n  version: 2\n  pooling: cls\ncalibrations:\n{}{}", calibration(1), calibration(2))
+    use crate::reembed::{NEXT, calibration_entry};
+    format!("{NEXT}calibrations:\n{}{}", calibration_entry(1), calibration_entry(2))
 }
 
 fn retold(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> std::process::Output {

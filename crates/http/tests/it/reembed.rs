@@ -33,13 +33,13 @@ fn text(out: &Output) -> String {
 }
 
 /// The next model: the same files with CLS pooling, so every vector changes.
-const NEXT: &str = "embedding:\n  version: 2\n  pooling: cls\n";
+pub(crate) const NEXT: &str = "embedding:\n  version: 2\n  pooling: cls\n";
 
 fn next_model() -> EmbeddingModelInfo {
     EmbeddingModelInfo { name: "sentence-transformers/all-MiniLM-L6-v2".into(), version: 2, dims: 384 }
 }
 
-fn calibration_entry(version: u32) -> String {
+pub(crate) fn calibration_entry(version: u32) -> String {
     format!(
         "  - model: \"sentence-transformers/all-MiniLM-L6-v2\"\n    version: {version}\n    dims: 384\n    \
          dense_floor: 0.30\n    duplicate_collapse_floor: 0.95\n    entail_floor: 0.35\n    \
