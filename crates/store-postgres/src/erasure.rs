@@ -19,9 +19,10 @@ use crate::store::{PostgresStore, insert_event, json_ids, record_change, stmt};
 const ERASED_DETAILS: &str = r#"{"erased":"true"}"#;
 
 /// Every table an erasure deletes from or rewrites rows of: `compact` rewrites them all.
-const ERASED_TABLES: [&str; 13] = [
+const ERASED_TABLES: [&str; 14] = [
     "records",
     "records_fts",
+    "lexical_terms",
     "embeddings",
     "embeddings_staged",
     "events",

@@ -39,9 +39,55 @@ fn idf(n: f64, df: f64) -> f64 {
 }
 
 impl PostgresStore {
-    /// Each term's IDF: how many lexical rows match it, of how many, in one pass over the
-    /// rows matching any term.
+    /// Each term's IDF. A term of one word with no other forms reads its document frequency
+    /// from the kept statistics (`lexical_terms`, maintained by the writes), as does the
+    /// corpus size; any other (a phrase, an identifier the parser splits, a term with forms:
+    /// a row holding two forms counts once) is counted over the rows matching it.
     async fn idfs(&self, terms: &[&LexicalTerm]) -> Result<Vec<f64>, StoreError> {
+        let kept: Vec<String> = terms
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                if t.forms.is_empty() {
+                    format!(
+                        "CASE WHEN numnode(phraseto_tsquery('retold', ?)) = 1 THEN coalesce((SELECT df FROM \
+                         lexical_terms WHERE term = (tsvector_to_array(to_tsvector('retold', ?)))[1]), 0) \
+                         END::float8 AS d{i}"
+                    )
+                } else {
+                    format!("NULL::float8 AS d{i}")
+                }
+            })
+            .collect();
+        let values: Vec<Value> = terms
+            .iter()
+            .filter(|t| t.forms.is_empty())
+            .flat_map(|t| [Value::from(t.text.as_str()), Value::from(t.text.as_str())])
+            .collect();
+        let row = self
+            .db
+            .query_one_raw(stmt(
+                &format!("SELECT (SELECT n FROM lexical_corpus)::float8 AS n, {}", kept.join(", ")),
+                values,
+            ))
+            .await?
+            .ok_or_else(|| corrupt("lexical_corpus", "no corpus size"))?;
+        let n: f64 = row.try_get("", "n")?;
+        let mut dfs: Vec<Option<f64>> = (0..terms.len())
+            .map(|i| row.try_get::<Option<f64>>("", &format!("d{i}")))
+            .collect::<Result<_, _>>()?;
+        let counted: Vec<usize> = (0..terms.len()).filter(|&i| dfs[i].is_none()).collect();
+        if !counted.is_empty() {
+            let of: Vec<&LexicalTerm> = counted.iter().map(|&i| terms[i]).collect();
+            for (i, df) in counted.into_iter().zip(self.counted_dfs(&of).await?) {
+                dfs[i] = Some(df);
+            }
+        }
+        Ok(dfs.into_iter().map(|df| idf(n.max(1.0), df.unwrap_or(0.0))).collect())
+    }
+
+    /// How many lexical rows match each term, in one pass over the rows matching any.
+    async fn counted_dfs(&self, terms: &[&LexicalTerm]) -> Result<Vec<f64>, StoreError> {
         let counts: Vec<String> = terms
             .iter()
             .enumerate()
@@ -53,8 +99,7 @@ impl PostgresStore {
             .db
             .query_one_raw(stmt(
                 &format!(
-                    "SELECT {}, (SELECT count(*) FROM records_fts)::float8 AS n \
-                     FROM records_fts f WHERE f.doc @@ {}",
+                    "SELECT {} FROM records_fts f WHERE f.doc @@ {}",
                     counts.join(", "),
                     query_sql(terms)
                 ),
@@ -62,8 +107,7 @@ impl PostgresStore {
             ))
             .await?
             .ok_or_else(|| corrupt("records_fts", "no document frequencies"))?;
-        let n: f64 = row.try_get("", "n")?;
-        (0..terms.len()).map(|i| Ok(idf(n.max(1.0), row.try_get::<f64>("", &format!("d{i}"))?))).collect()
+        (0..terms.len()).map(|i| Ok(row.try_get::<f64>("", &format!("d{i}"))?)).collect()
     }
 
     async fn lexical(

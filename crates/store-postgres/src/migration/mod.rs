@@ -9,6 +9,7 @@ mod m20261202_000002_record_context;
 mod m20261205_000001_sentence_vectors;
 mod m20261207_000001_turn_memory;
 mod m20261207_000002_sentences_pending;
+mod m20261207_000003_term_statistics;
 
 pub(crate) struct Migrator;
 
@@ -21,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000001_sentence_vectors::Migration),
             Box::new(m20261207_000001_turn_memory::Migration),
             Box::new(m20261207_000002_sentences_pending::Migration),
+            Box::new(m20261207_000003_term_statistics::Migration),
         ]
     }
 }

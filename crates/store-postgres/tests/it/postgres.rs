@@ -248,13 +248,13 @@ async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
         }
         other => panic!("expected NewerDatabase, got {other:?}"),
     }
-    // Untouched: the record is there and no migration ran (five known, one unknown).
+    // Untouched: the record is there and no migration ran (six known, one unknown).
     let output = std::process::Command::new("psql")
         .args([fixture.url.as_str(), "-X", "-A", "-t", "-c"])
         .arg("SELECT (SELECT count(*) FROM records) || ' ' || (SELECT count(*) FROM seaql_migrations)")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 6");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 7");
 }
 
 #[tokio::test]
@@ -295,4 +295,66 @@ async fn a_model_switch_is_refused_while_a_replica_serves() {
     }
     serving.store.close().await.unwrap();
     assert_eq!(operator.switch_embeddings(&target, event("ops.model_switch", None)).await.unwrap(), 0);
+}
+
+/// The term statistics the writes keep (`lexical_terms`, `lexical_corpus`) equal what counting
+/// the lexical rows finds (`ts_stat`, `count(*)`), after inserts, alias changes, entity
+/// merges, supersessions, a failed unit rolled back and an erasure: so every search reads the
+/// IDFs counting gave, and its results are the same.
+#[tokio::test]
+async fn kept_term_statistics_equal_the_counted_ones_after_every_kind_of_change() {
+    use retold_domain::Erasure;
+    use retold_test_kit::contract;
+    use sea_orm::ConnectionTrait;
+    type Case =
+        fn(std::sync::Arc<dyn Backend>) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
+    let cases: [(&str, Case); 4] = [
+        ("aliases", |b| Box::pin(contract::alias_changes_rewrite_fts_rows(b))),
+        ("merges", |b| Box::pin(contract::merging_entities_moves_links_and_aliases(b))),
+        ("supersession", |b| {
+            Box::pin(contract::supersession_flips_the_old_record_and_links_the_new_one_atomically(b))
+        }),
+        ("rollback", |b| Box::pin(contract::a_failing_statement_leaves_nothing_behind(b))),
+    ];
+    for (name, case) in cases {
+        let f = open().await;
+        case(f.backend()).await;
+        let extra: Vec<_> = (100..110)
+            .map(|n| {
+                record(n, "project:p", &format!("The lantern {n} by the gate uses Conventional Commits."))
+            })
+            .collect();
+        let ids: Vec<RecordId> = extra.iter().map(|r| r.id.clone()).collect();
+        f.store.apply(WriteUnit { inserts: extra, ..WriteUnit::default() }).await.unwrap();
+        let target = retold_domain::ErasureTarget::Record(ids[0].clone());
+        f.store.scrub(&target, &ids[..1], event("ops.erasure", None)).await.unwrap();
+        let raw = sea_orm::Database::connect(&f.url).await.unwrap();
+        let rows = |sql: &'static str| {
+            let raw = raw.clone();
+            async move {
+                let rows = raw
+                    .query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql))
+                    .await
+                    .unwrap();
+                rows.iter()
+                    .map(|r| {
+                        (r.try_get_by_index::<String>(0).unwrap(), r.try_get_by_index::<i64>(1).unwrap())
+                    })
+                    .collect::<Vec<_>>()
+            }
+        };
+        let kept = rows("SELECT term, df FROM lexical_terms ORDER BY term COLLATE \"C\"").await;
+        let counted =
+            rows("SELECT word, ndoc::bigint FROM ts_stat('SELECT doc FROM records_fts') ORDER BY word COLLATE \"C\"").await;
+        assert!(!counted.is_empty(), "{name}: the corpus has words");
+        assert_eq!(kept, counted, "{name}: kept document frequencies");
+        let sizes =
+            rows("SELECT 'n', n FROM lexical_corpus UNION ALL SELECT 'count', count(*) FROM records_fts")
+                .await;
+        assert_eq!(sizes[0].1, sizes[1].1, "{name}: corpus size {sizes:?}");
+        assert!(
+            !kept.iter().any(|(term, _)| term == "lantern")
+                || kept.iter().any(|(t, df)| t == "lantern" && *df == 9)
+        );
+    }
 }
