@@ -385,12 +385,23 @@ impl retold_domain::Retention for PostgresStore {
         if dry_run {
             return Ok(scalar(&self.db, "SELECT count(*) FROM search_log WHERE at < ?", at).await?);
         }
-        Ok(self
-            .db
-            .execute_raw(stmt("DELETE FROM search_log WHERE at < ?", at))
-            .await
-            .map_err(StoreError::from)?
-            .rows_affected())
+        // In batches (each its own statement): the first run on a busy store deletes a lot.
+        let mut deleted = 0;
+        loop {
+            let batch = self
+                .db
+                .execute_raw(stmt(
+                    "DELETE FROM search_log WHERE id IN (SELECT id FROM search_log WHERE at < ? LIMIT 1000)",
+                    at.clone(),
+                ))
+                .await
+                .map_err(StoreError::from)?
+                .rows_affected();
+            deleted += batch;
+            if batch < 1000 {
+                return Ok(deleted);
+            }
+        }
     }
 
     async fn purge_turns(

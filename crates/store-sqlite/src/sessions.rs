@@ -365,14 +365,28 @@ impl retold_domain::Retention for SqliteStore {
             )
             .await?);
         }
-        let txn = self.begin_write().await?;
-        let deleted = txn
-            .execute_raw(stmt("DELETE FROM search_log WHERE at < ?", at))
-            .await
-            .map_err(StoreError::from)?
-            .rows_affected();
-        txn.commit().await.map_err(StoreError::from)?;
-        Ok(deleted)
+        // In batches, each its own transaction: the first run on a busy store has hundreds of
+        // megabytes to delete, and writes wait only for one batch at a time.
+        let mut deleted = 0;
+        loop {
+            let txn = self.begin_write().await?;
+            let batch = txn
+                .execute_raw(stmt(
+                    &format!(
+                        "DELETE FROM search_log WHERE id IN (SELECT id FROM search_log WHERE at < ? LIMIT {})",
+                        crate::store::PURGE_BATCH
+                    ),
+                    at.clone(),
+                ))
+                .await
+                .map_err(StoreError::from)?
+                .rows_affected();
+            txn.commit().await.map_err(StoreError::from)?;
+            deleted += batch;
+            if batch < crate::store::PURGE_BATCH {
+                return Ok(deleted);
+            }
+        }
     }
 
     async fn purge_turns(

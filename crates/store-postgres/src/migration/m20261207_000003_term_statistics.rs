@@ -2,7 +2,11 @@
 //! frequency and `lexical_corpus` the number of lexical rows, both maintained by a trigger on
 //! `records_fts` in the writing transaction (as FTS5 keeps its own), so a search reads a term's
 //! IDF instead of counting the rows that match it. A word no row holds any more is deleted, so
-//! an erased record's words leave the table with it.
+//! an erased record's words leave the table with it. Every transaction that changes
+//! `records_fts` already takes the next change number first (`change_head`, row-locked until
+//! commit), so writers run one at a time and the shared rows add no wait and no lock order.
+//! The backfill locks `records_fts` against writers (a replica still on the previous binary)
+//! until the trigger is in place, and lifts the statement timeout for a large store.
 
 use sea_orm_migration::prelude::*;
 
@@ -10,6 +14,8 @@ use sea_orm_migration::prelude::*;
 pub(crate) struct Migration;
 
 const SCHEMA: &str = r#"
+SET LOCAL statement_timeout = 0;
+LOCK TABLE records_fts IN SHARE ROW EXCLUSIVE MODE;
 CREATE TABLE lexical_terms (
     term TEXT PRIMARY KEY,
     df   BIGINT NOT NULL CHECK (df > 0)

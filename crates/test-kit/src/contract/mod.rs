@@ -1053,14 +1053,16 @@ pub async fn records_are_browsed_by_scope_status_and_words_newest_first(backend:
 pub async fn search_traces_before_the_cut_off_are_purged_and_the_rest_stay(backend: Arc<dyn Backend>) {
     let store: &dyn Backend = backend.as_ref();
     let at = |n: u32, day: u32| retold_domain::SearchTrace { at: t(day), ..trace(n) };
-    for n in 0..6 {
-        store.append_trace(at(n, if n < 4 { 2 } else { 5 })).await.unwrap();
+    // More than one purge batch (1,000) of old traces, and two newer ones.
+    let (old, all) = (1_003, 1_005);
+    for n in 0..all {
+        store.append_trace(at(n, if n < old { 2 } else { 5 })).await.unwrap();
     }
-    assert_eq!(store.purge_search_traces(t(3), true).await.unwrap(), 4, "a dry run counts");
+    assert_eq!(store.purge_search_traces(t(3), true).await.unwrap(), u64::from(old), "a dry run counts");
     assert!(store.trace(&trace(0).id).await.unwrap().is_some(), "and deletes nothing");
-    assert_eq!(store.purge_search_traces(t(3), false).await.unwrap(), 4);
-    for n in 0..6 {
-        assert_eq!(store.trace(&trace(n).id).await.unwrap().is_some(), n >= 4, "trace {n}");
+    assert_eq!(store.purge_search_traces(t(3), false).await.unwrap(), u64::from(old));
+    for n in [0, 999, 1_000, old - 1, old, all - 1] {
+        assert_eq!(store.trace(&trace(n).id).await.unwrap().is_some(), n >= old, "trace {n}");
     }
     assert_eq!(store.purge_search_traces(t(3), false).await.unwrap(), 0, "nothing twice");
 }
