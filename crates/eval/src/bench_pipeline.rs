@@ -864,7 +864,7 @@ async fn probe(
 }
 
 /// `bench ops`: every operation on a store of each size (seeded through the real write path,
-/// with a user of 100 records to erase), run while a writer writes back to back beside it:
+/// with a scope of 100 records to erase), run while a writer writes back to back beside it:
 /// how long the operation took and how long the writes waited, beside the same writer on the
 /// quiet store. Then re-embedding throughput at the first size.
 pub(crate) async fn ops(sizes: &[usize]) -> Result<Value> {

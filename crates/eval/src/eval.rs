@@ -1485,7 +1485,8 @@ fn lme_item<'a>(item: &'a Value, keep: Turns) -> Result<LmeItem<'a>> {
     Ok(LmeItem { qid, item, sessions, turns, now })
 }
 
-/// The cut-offs the authors' `print_retrieval_metrics.py` reports (and recall_any@5).
+/// The cut-offs the authors' `print_retrieval_metrics.py` reports (and recall_any@5), over the
+/// questions their `run_retrieval.py` keeps.
 const AUTHORS_COLUMNS: [&str; 11] = [
     "authors_session_recall_any@5",
     "authors_session_recall_all@5",
@@ -1501,19 +1502,22 @@ const AUTHORS_COLUMNS: [&str; 11] = [
 ];
 
 /// One question's scores as LongMemEval's authors compute them ([`crate::lme_protocol`]),
-/// over its ranked turn ids and its whole corpus of user turns.
-fn authors_scores(sums: &mut Sums, ranked: &[String], corpus: &[String]) {
-    use crate::lme_protocol::{Scores, correct, evaluate, evaluate_sessions};
+/// over its ranked turn ids and its whole corpus of user turns: (metric, value) pairs.
+fn authors_scores(ranked: &[String], corpus: &[String]) -> Vec<(String, f64)> {
+    use crate::lme_protocol::{correct, evaluate, evaluate_sessions};
     let right = correct(corpus);
-    let mut add = |level: &str, k: usize, scores: Scores| {
-        sums.add(format!("authors_{level}_recall_any@{k}"), scores.recall_any);
-        sums.add(format!("authors_{level}_recall_all@{k}"), scores.recall_all);
-        sums.add(format!("authors_{level}_ndcg_any@{k}"), scores.ndcg_any);
-    };
+    let mut out = Vec::new();
     for k in [5, 10, 50] {
-        add("turn", k, evaluate(ranked, &right, corpus, k));
-        add("session", k, evaluate_sessions(ranked, &right, corpus, k));
+        for (level, scores) in [
+            ("turn", evaluate(ranked, &right, corpus, k)),
+            ("session", evaluate_sessions(ranked, &right, corpus, k)),
+        ] {
+            out.push((format!("authors_{level}_recall_any@{k}"), scores.recall_any));
+            out.push((format!("authors_{level}_recall_all@{k}"), scores.recall_all));
+            out.push((format!("authors_{level}_ndcg_any@{k}"), scores.ndcg_any));
+        }
     }
+    out
 }
 
 /// The questions searched when `turns` are stored, and how many were left out: abstention
@@ -1621,7 +1625,9 @@ async fn longmemeval_as_authors_score_it(
     items: &[&Value],
     embedder: &Arc<CachedEmbedder>,
 ) -> Result<Value> {
-    let authors = Args { turns: Turns::User, layouts: vec![Layout::PerConversation], ..args.clone() };
+    // `--trace` keeps the traces of our protocol's stores: this pass writes none over them.
+    let authors =
+        Args { turns: Turns::User, layouts: vec![Layout::PerConversation], trace: None, ..args.clone() };
     let LmeQuestions { kept, abstention, no_evidence } = lme_questions(items, &authors, Turns::User)?;
     println!(
         "\n## As LongMemEval's authors score it: user turns stored, one store per question; \
@@ -1746,15 +1752,18 @@ async fn longmemeval_layout(
                 .then(|| items[i].turns.values().map(LmeTurn::corpus_id).collect());
             for (config, retrieved, tokens) in results {
                 let ranked_sessions = distinct_sessions(&retrieved, &session_of);
+                let authors = authors_corpus.as_ref().map(|corpus| {
+                    let ranked: Vec<String> =
+                        retrieved.iter().filter_map(|r| corpus_id_of.get(r).cloned()).collect();
+                    authors_scores(&ranked, corpus)
+                });
                 let by = per_config.entry(config.to_owned()).or_default();
                 for bucket in ["overall".to_owned(), kind.clone()] {
                     let sums = by.entry(bucket).or_default();
                     sums.count += 1;
                     sums.add("tokens@10".into(), tokens);
-                    if let Some(corpus) = &authors_corpus {
-                        let ranked: Vec<String> =
-                            retrieved.iter().filter_map(|r| corpus_id_of.get(r).cloned()).collect();
-                        authors_scores(sums, &ranked, corpus);
+                    if let Some(scores) = &authors {
+                        scores.iter().for_each(|(metric, value)| sums.add(metric.clone(), *value));
                     }
                     for &k in &ks {
                         let top: HashSet<&String> = ranked_sessions.iter().take(k).collect();

@@ -8,6 +8,11 @@
 //! ranks alike (`rel₁ + Σᵢ≥₂ relᵢ / log₂ i`); a session is found when one of its answer turns
 //! is, and the session list is read until it holds `k` distinct ids, where an answer session's
 //! turns without the answer count as a session of their own ("noans").
+//!
+//! Two differences remain, both said in `docs/quality.md`: the authors rank every turn of the
+//! corpus, a search returns at most `retrieval.max_limit` (50) and the default fewer when its
+//! gate drops candidates, so a turn below that is not found (and a session list shorter than
+//! `k` distinct sessions is read to its end); and user turns with empty content are not stored.
 
 use std::collections::HashSet;
 

@@ -123,7 +123,7 @@ enum Operation {
     /// Erase a record, a user or a scope for good (content, evidence, embeddings, FTS rows,
     /// the search traces and audit details that quote it), then compact the store so the
     /// bytes are gone. Prints what was removed and the store's size before and after.
-    /// Blocks writes while it compacts (searches go on): a user of 100 records took 0.4 s at
+    /// Blocks writes while it compacts (searches go on): 100 records (a scope) took 0.4 s at
     /// 10k records, 1.5 s at 50k, writes waiting up to 0.4 s / 1.3 s (docs/operations.md).
     #[command(group = clap::ArgGroup::new("target").required(true).multiple(false))]
     Erase {

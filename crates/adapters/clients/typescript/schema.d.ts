@@ -261,7 +261,7 @@ export interface paths {
         /**
          * Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
          *     traces and audit details that quote it; then compact the store so the bytes are gone.
-         * @description Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+         * @description Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
          *     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
          *     (`docs/operations.md`).
          */
@@ -1504,7 +1504,10 @@ export interface components {
             before: string;
             dry_run: boolean;
             force: boolean;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Search traces deleted (or, on a dry run, that would be).
+             */
             search_traces: number;
             /**
              * Format: int64
@@ -1519,7 +1522,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Search traces written before this instant were in scope (now −
-             *     operations.search_trace_retention_days), and how many were (or would be) deleted.
+             *     operations.search_trace_retention_days).
              */
             traces_before: string;
             /** Format: int64 */

@@ -92,7 +92,7 @@ fn target(body: &ErasureBody) -> Result<ErasureTarget, ApiError> {
 /// Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
 /// traces and audit details that quote it; then compact the store so the bytes are gone.
 ///
-/// Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+/// Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
 /// 0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
 /// (`docs/operations.md`).
 #[utoipa::path(
@@ -317,8 +317,9 @@ pub(crate) struct RetentionDto {
     /// Sessions with old turns left alone because their extraction has not run.
     pub(crate) skipped_sessions: u64,
     /// Search traces written before this instant were in scope (now −
-    /// operations.search_trace_retention_days), and how many were (or would be) deleted.
+    /// operations.search_trace_retention_days).
     pub(crate) traces_before: chrono::DateTime<chrono::Utc>,
+    /// Search traces deleted (or, on a dry run, that would be).
     pub(crate) search_traces: u64,
 }
 

@@ -34,7 +34,7 @@ fn rss_kib(pid: u32) -> u64 {
         .expect("VmRSS in /proc/<pid>/status")
 }
 
-fn percentile(sorted: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return f64::NAN;
     }

@@ -18,6 +18,7 @@ use reqwest::blocking::Client;
 use serde_json::{Value, json};
 
 use crate::e2e::{start, start_configured};
+use crate::load::percentile;
 use crate::operations::files_holding;
 
 const KEY: &str = "ops-load-admin-key";
@@ -102,10 +103,6 @@ struct Outcome {
     phase: usize,
     millis: f64,
     error: Option<String>,
-}
-
-fn percentile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() { f64::NAN } else { sorted[((sorted.len() - 1) as f64 * q).round() as usize] }
 }
 
 #[test]
@@ -280,8 +277,14 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
                         api.admin("/v1/admin/ops/erase", json!({"user_id": last, "rewrite_snapshots": true}));
                     assert_eq!(answer["erased"], 6, "{answer}");
                 });
-                inner.spawn(|| api.admin("/v1/admin/ops/snapshot", json!({})));
-                inner.spawn(|| api.admin("/v1/admin/ops/verify", json!({})));
+                inner.spawn(|| {
+                    let snapshot = api.admin("/v1/admin/ops/snapshot", json!({}));
+                    assert_eq!(snapshot["check"]["ok"], true, "{snapshot}");
+                });
+                inner.spawn(|| {
+                    let check = api.admin("/v1/admin/ops/verify", json!({}));
+                    assert_eq!(check["ok"], true, "{check}");
+                });
             });
         });
     });

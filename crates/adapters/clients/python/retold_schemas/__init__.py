@@ -657,7 +657,12 @@ class RetentionDto(BaseModel):
     ]
     dry_run: bool
     force: bool
-    search_traces: Annotated[int, Field(ge=0)]
+    search_traces: Annotated[
+        int,
+        Field(
+            description='Search traces deleted (or, on a dry run, that would be).', ge=0
+        ),
+    ]
     sessions: Annotated[
         int,
         Field(
@@ -674,7 +679,7 @@ class RetentionDto(BaseModel):
     traces_before: Annotated[
         AwareDatetime,
         Field(
-            description='Search traces written before this instant were in scope (now −\noperations.search_trace_retention_days), and how many were (or would be) deleted.'
+            description='Search traces written before this instant were in scope (now −\noperations.search_trace_retention_days).'
         ),
     ]
     turns: Annotated[int, Field(ge=0)]

@@ -29,11 +29,11 @@ class RetentionDto:
                 operations.transcript_retention_days).
             dry_run (bool):
             force (bool):
-            search_traces (int):
+            search_traces (int): Search traces deleted (or, on a dry run, that would be).
             sessions (int): Sessions that lost (or would lose) turns, and the turns.
             skipped_sessions (int): Sessions with old turns left alone because their extraction has not run.
             traces_before (datetime.datetime): Search traces written before this instant were in scope (now −
-                operations.search_trace_retention_days), and how many were (or would be) deleted.
+                operations.search_trace_retention_days).
             turns (int):
      """
 

@@ -129,7 +129,7 @@ def sync_detailed(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
-     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+     Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
     (`docs/operations.md`).
 
@@ -165,7 +165,7 @@ def sync(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
-     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+     Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
     (`docs/operations.md`).
 
@@ -196,7 +196,7 @@ async def asyncio_detailed(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
-     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+     Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
     (`docs/operations.md`).
 
@@ -232,7 +232,7 @@ async def asyncio(
     """ Erase a record, a user or a scope for good: content, evidence, embeddings, FTS rows, the
     traces and audit details that quote it; then compact the store so the bytes are gone.
 
-     Blocks writes while it compacts (searches go on): erasing a user of 100 records took
+     Blocks writes while it compacts (searches go on): erasing 100 records (a scope) took
     0.4 s at 10k records and 1.5 s at 50k, writes waiting up to 0.4 s and 1.3 s
     (`docs/operations.md`).
 
