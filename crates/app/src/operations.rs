@@ -148,6 +148,10 @@ pub struct OperationsService {
     index: Arc<dyn VectorIndex>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    /// Held by an erasure and by a snapshot, so they never overlap: a snapshot that began
+    /// before an erasure's scrub and ended after its look at the snapshot directory would keep
+    /// the erased content unlisted. Shared by every clone of the service.
+    files: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for OperationsService {
@@ -184,6 +188,7 @@ impl OperationsService {
             index,
             clock,
             ids,
+            files: Arc::default(),
         }
     }
 
@@ -344,6 +349,7 @@ impl OperationsService {
         dry_run: bool,
         rewrite_snapshots: bool,
     ) -> Result<ErasureOutcome> {
+        let _files = self.files.lock().await;
         let records = self.erasure.erasure_records(target).await?;
         let mut outcome = ErasureOutcome { matched: records.len() as u64, dry_run, ..Default::default() };
         if dry_run {
@@ -440,6 +446,7 @@ impl OperationsService {
     /// Take a consistent snapshot while writes continue (`retold-<UTC time>.db` in the
     /// snapshot directory), then check it.
     pub async fn snapshot(&self) -> Result<SnapshotOutcome> {
+        let _files = self.files.lock().await;
         let name = format!("retold-{}.db", self.clock.now().format("%Y%m%dT%H%M%S%.3fZ"));
         let path = self.snapshot_dir.join(name);
         let bytes = self.snapshots.snapshot(&path).await?;
