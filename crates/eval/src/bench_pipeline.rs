@@ -495,47 +495,80 @@ fn rss_of(pid: u32) -> f64 {
         .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// Write `n` records into the SQLite file a `retold serve` on `data_dir` will open, through
-/// the real write path (record vectors precomputed, as in `pipeline`).
-async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<()> {
-    let cached = crate::eval::embedder()?;
-    let model = cached.model();
+/// A SQLite store on `data_dir` behind the real write path: the first `vectors` texts of
+/// [`text`] (and their sentences) embedded with fixed vectors, `bench` granted each of
+/// `scopes`.
+struct BenchWorld {
+    store: Arc<SqliteStore>,
+    components: retold_http::Components,
+    wired: retold_http::Wired,
+}
+
+async fn bench_world(
+    data_dir: &std::path::Path,
+    settings: &retold_http::Settings,
+    vectors: usize,
+    scopes: &[&str],
+) -> Result<BenchWorld> {
+    let model = crate::eval::embedder()?.model();
     let dims = model.info().dims as usize;
-    let records = fixed_vectors(n, dims);
-    let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model, records });
-    let store = SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?;
+    let store = Arc::new(SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?);
     let components = retold_http::Components {
-        stores: retold_app::Stores::from_store(Arc::new(store.clone())),
+        stores: retold_app::Stores::from_store(store.clone()),
         index: Arc::new(ExactIndex::new(dims)),
-        embedder,
+        embedder: Arc::new(BenchEmbedder { model, records: fixed_vectors(vectors, dims) }),
         reranker: None,
         clock: Arc::new(retold_http::SystemClock),
         ids: Arc::new(retold_http::UlidIds::new()?),
     };
     let wired = retold_http::wire(&components, settings, &retold_http::Hosted::default());
-    let grant = retold_domain::Grant {
-        id: retold_domain::GrantId::new("grt_bench")?,
-        agent_id: retold_domain::AgentId::new("bench")?,
-        scope: Scope::parse("project:bench")?,
-        can_read: true,
-        can_write: true,
-    };
-    retold_domain::GrantStore::put_grant(&store, grant, retold_test_kit::host_event("grant.created")).await?;
+    for scope in scopes {
+        let grant = retold_domain::Grant {
+            id: retold_domain::GrantId::new(format!("grt_{}", scope.replace(':', "_")))?,
+            agent_id: retold_domain::AgentId::new("bench")?,
+            scope: Scope::parse(scope)?,
+            can_read: true,
+            can_write: true,
+        };
+        retold_domain::GrantStore::put_grant(
+            store.as_ref(),
+            grant,
+            retold_test_kit::host_event("grant.created"),
+        )
+        .await?;
+    }
+    Ok(BenchWorld { store, components, wired })
+}
+
+/// Write texts `0..n` as `bench`, each into `scope_of(i)`, then wait for their sentence vectors.
+async fn write_texts(
+    ingestor: &retold_ingest::Ingestor,
+    n: usize,
+    scope_of: impl Fn(usize) -> &'static str,
+) -> Result<()> {
     let who = retold_domain::Principal::new(
         retold_domain::AgentId::new("bench")?,
         retold_domain::UserId::new("u")?,
     );
-    let scope = Scope::parse("project:bench")?;
     for i in 0..n {
-        let request = crate::eval::turn_request(&scope, &text(i), None, None, Utc::now())?;
-        wired.ingestor.write(&who, &request).await?;
+        let request =
+            crate::eval::turn_request(&Scope::parse(scope_of(i))?, &text(i), None, None, Utc::now())?;
+        ingestor.write(&who, &request).await?;
         if i % 1000 == 999 {
             eprint!("\r  seed {}/{n}", i + 1);
         }
     }
-    wired.ingestor.settled().await;
+    ingestor.settled().await;
     eprintln!();
-    store.close().await?;
+    Ok(())
+}
+
+/// Write `n` records into the SQLite file a `retold serve` on `data_dir` will open, through
+/// the real write path (record vectors precomputed, as in `pipeline`).
+async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<()> {
+    let world = bench_world(data_dir, settings, n, &["project:bench"]).await?;
+    write_texts(&world.wired.ingestor, n, |_| "project:bench").await?;
+    SqliteStore::clone(&world.store).close().await?;
     Ok(())
 }
 
@@ -878,50 +911,10 @@ pub(crate) async fn ops(sizes: &[usize]) -> Result<Value> {
     for &n in sizes {
         let data = dir.path().join(format!("ops-{n}"));
         eprintln!("bench ops: seeding {n} records and {ERASED} to erase");
-        let store = Arc::new(SqliteStore::open(&retold_http::store_config(&settings, &data)).await?);
-        let cached = crate::eval::embedder()?;
-        let model = cached.model();
-        let dims = model.info().dims as usize;
-        let components = retold_http::Components {
-            stores: retold_app::Stores::from_store(store.clone()),
-            index: Arc::new(ExactIndex::new(dims)),
-            embedder: Arc::new(BenchEmbedder { model, records: fixed_vectors(n + ERASED + PROBES, dims) }),
-            reranker: None,
-            clock: Arc::new(retold_http::SystemClock),
-            ids: Arc::new(retold_http::UlidIds::new()?),
-        };
-        let wired = retold_http::wire(&components, &settings, &retold_http::Hosted::default());
-        for scope in ["project:bench", "project:gone"] {
-            let grant = retold_domain::Grant {
-                id: retold_domain::GrantId::new(format!("grt_{}", &scope[8..]))?,
-                agent_id: retold_domain::AgentId::new("bench")?,
-                scope: Scope::parse(scope)?,
-                can_read: true,
-                can_write: true,
-            };
-            retold_domain::GrantStore::put_grant(
-                store.as_ref(),
-                grant,
-                retold_test_kit::host_event("grant.created"),
-            )
+        let BenchWorld { store, components, wired } =
+            bench_world(&data, &settings, n + ERASED + PROBES, &["project:bench", "project:gone"]).await?;
+        write_texts(&wired.ingestor, n + ERASED, |i| if i < n { "project:bench" } else { "project:gone" })
             .await?;
-        }
-        let who = retold_domain::Principal::new(
-            retold_domain::AgentId::new("bench")?,
-            retold_domain::UserId::new("u")?,
-        );
-        for i in 0..n + ERASED {
-            let scope = Scope::parse(if i < n { "project:bench" } else { "project:gone" })?;
-            wired
-                .ingestor
-                .write(&who, &crate::eval::turn_request(&scope, &text(i), None, None, Utc::now())?)
-                .await?;
-            if i % 1000 == 999 {
-                eprint!("\r  seed {}/{}", i + 1, n + ERASED);
-            }
-        }
-        wired.ingestor.settled().await;
-        eprintln!();
         let operations = retold_app::OperationsService::new(
             &components.stores,
             retold_app::OperationsConfig::default(),

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use crate::e2e::{start, start_configured};
 use crate::load::percentile;
 use crate::operations::files_holding;
+use crate::reembed::retold;
 
 const KEY: &str = "ops-load-admin-key";
 const CLIENTS: usize = 8;
@@ -34,20 +35,6 @@ const PHASES: [&str; 9] =
 fn next_model_config() -> String {
     use crate::reembed::{NEXT, calibration_entry};
     format!("{NEXT}calibrations:\n{}{}", calibration_entry(1), calibration_entry(2))
-}
-
-fn retold(args: &[&str], config: &std::path::Path, data: &std::path::Path) -> std::process::Output {
-    let binary =
-        std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into());
-    std::process::Command::new(binary)
-        .args(args)
-        .arg("--config")
-        .arg(config)
-        .arg("--data-dir")
-        .arg(data)
-        .env("RETOLD__TELEMETRY__LOG_FILTER", "warn")
-        .output()
-        .expect("retold runs")
 }
 
 struct Api {
@@ -266,7 +253,7 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
         run("flag-reviews", &mut || drop(api.admin("/v1/admin/ops/flag-reviews", json!({}))));
         // Re-embedding to the second model runs in its own process beside the service.
         run("reembed", &mut || {
-            let out = retold(&["ops", "reembed"], &next, &data);
+            let out = retold(&["ops", "reembed", "--config", next.to_str().unwrap()], &data);
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         });
         run("overlapping", &mut || {
@@ -361,7 +348,7 @@ fn every_operation_runs_beside_eight_clients_without_a_failed_request_or_a_lost_
     // lock): stopped, switched (catching up what was written after the run), started on it.
     let down = Instant::now();
     server.stop();
-    let out = retold(&["ops", "switch-model"], &next, &data);
+    let out = retold(&["ops", "switch-model", "--config", next.to_str().unwrap()], &data);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let switched: Value = serde_json::from_slice(&out.stdout).unwrap();
     let server = start_configured(&data, KEY, &[], Some(&next));

@@ -18,7 +18,7 @@ fn binary() -> std::ffi::OsString {
     std::env::var_os("RETOLD_TEST_BINARY").unwrap_or_else(|| env!("CARGO_BIN_EXE_retold").into())
 }
 
-fn retold(args: &[&str], data_dir: &std::path::Path) -> Output {
+pub(crate) fn retold(args: &[&str], data_dir: &std::path::Path) -> Output {
     Command::new(binary())
         .args(args)
         .arg("--data-dir")
