@@ -47,7 +47,7 @@ fn print_help() {
          ci      setup, then cargo fmt --check, clippy -D warnings and every test (with a private PostgreSQL server)\n  \
          postgres start|stop|url: the private PostgreSQL server the tests use (start prints its URL variable)\n  \
          reliability [crash|bad-input|authz|disk-full|fuzz|load|ops] [--trials N]: the reliability suite in full (default: every part)\n  \
-         bench   [pipeline|index|store|stores|http|ops] [--large] [--out FILE]: speed and memory figures (release build; stores: SQLite beside PostgreSQL)\n  \
+         bench   [pipeline|index|store|stores|http|ops] [--large] [--out FILE]: speed and memory figures (release build; stores: SQLite beside PostgreSQL; http --replicas 2: two servers on one PostgreSQL database)\n  \
          openapi write docs/openapi.json (from `retold openapi`; CI fails when it drifts)\n  \
          clients regenerate the typed clients from docs/openapi.json into crates/adapters/clients (CI fails when they drift)\n  \
          eval    locomo|longmemeval [--data PATH] [--out FILE] [--limit N] [--store sqlite|postgres] [--trace DIR] [--question ID]: retrieval quality (release build)"
@@ -201,7 +201,8 @@ fn release_eval(command: &str, args: &[String]) -> Result<()> {
     let mut cargo_args = vec!["run", "--release", "-p", "retold-eval", "--", command];
     cargo_args.extend(args.iter().map(String::as_str));
     let on_postgres = args.windows(2).any(|w| w[0] == "--store" && w[1] == "postgres")
-        || (command == "bench" && args.iter().any(|a| a == "stores"));
+        || (command == "bench" && args.iter().any(|a| a == "stores"))
+        || args.windows(2).any(|w| w[0] == "--replicas" && w[1] != "1");
     if !on_postgres {
         return cargo(&cargo_args);
     }

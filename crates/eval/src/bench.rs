@@ -27,6 +27,9 @@ struct Args {
     sizes: Option<Vec<usize>>,
     /// Only these dimensions (`--dims 384`).
     dims: Option<Vec<usize>>,
+    /// `bench http`: replicas of `retold serve` on one PostgreSQL database (`--replicas 2`);
+    /// 1, the default, is one server on its SQLite file.
+    replicas: usize,
 }
 
 fn list(value: Option<&String>, flag: &str) -> Result<Vec<usize>> {
@@ -46,6 +49,7 @@ fn parse(args: &[String]) -> Result<Args> {
         out: None,
         sizes: None,
         dims: None,
+        replicas: 1,
     };
     let mut it = args.iter();
     while let Some(arg) = it.next() {
@@ -56,6 +60,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--out" => parsed.out = Some(it.next().context("--out needs a file")?.into()),
             "--clients" => parsed.clients = it.next().context("--clients needs a number")?.parse()?,
             "--seconds" => parsed.seconds = it.next().context("--seconds needs a number")?.parse()?,
+            "--replicas" => parsed.replicas = it.next().context("--replicas needs a number")?.parse()?,
             "index" | "store" | "stores" | "pipeline" | "http" | "ops" | "turns" | "writes" | "roundtrip"
                 if parsed.what.is_empty() =>
             {
@@ -94,11 +99,17 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         "turns" => runtime.block_on(crate::bench_pipeline::turns(
             args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(300),
         ))?,
-        "http" => runtime.block_on(crate::bench_pipeline::http(
+        "http" if args.replicas == 2 => runtime.block_on(crate::bench_pipeline::http_replicas(
+            args.clients,
+            args.seconds,
+            args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(10_000),
+        ))?,
+        "http" if args.replicas == 1 => runtime.block_on(crate::bench_pipeline::http(
             args.clients,
             args.seconds,
             args.sizes.as_ref().and_then(|s| s.first().copied()).unwrap_or(50_000),
         ))?,
+        "http" => bail!("--replicas takes 1 (one server on SQLite) or 2 (two on one PostgreSQL database)"),
         _ => runtime.block_on(crate::bench_pipeline::pipeline(args.large, args.sizes.clone()))?,
     };
     if let Some(out) = &args.out {

@@ -495,26 +495,35 @@ fn rss_of(pid: u32) -> f64 {
         .map_or(0.0, |kb| (kb / 1024.0 * 10.0).round() / 10.0)
 }
 
-/// A SQLite store on `data_dir` behind the real write path: the first `vectors` texts of
-/// [`text`] (and their sentences) embedded with fixed vectors, `bench` granted each of
-/// `scopes`.
+/// A store behind the real write path: the first `vectors` texts of [`text`] (and their
+/// sentences) embedded with fixed vectors, `bench` granted each of `scopes`.
 struct BenchWorld {
-    store: Arc<SqliteStore>,
+    store: retold_http::StoreHandle,
     components: retold_http::Components,
     wired: retold_http::Wired,
 }
 
+/// A [`BenchWorld`] on a SQLite file in `data_dir`.
 async fn bench_world(
     data_dir: &std::path::Path,
     settings: &retold_http::Settings,
     vectors: usize,
     scopes: &[&str],
 ) -> Result<BenchWorld> {
+    let store = SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?;
+    bench_world_on(retold_http::StoreHandle::Sqlite(store), settings, vectors, scopes).await
+}
+
+async fn bench_world_on(
+    store: retold_http::StoreHandle,
+    settings: &retold_http::Settings,
+    vectors: usize,
+    scopes: &[&str],
+) -> Result<BenchWorld> {
     let model = crate::eval::embedder()?.model();
     let dims = model.info().dims as usize;
-    let store = Arc::new(SqliteStore::open(&retold_http::store_config(settings, data_dir)).await?);
     let components = retold_http::Components {
-        stores: retold_app::Stores::from_store(store.clone()),
+        stores: store.stores(),
         index: Arc::new(ExactIndex::new(dims)),
         embedder: Arc::new(BenchEmbedder { model, records: fixed_vectors(vectors, dims) }),
         reranker: None,
@@ -530,12 +539,7 @@ async fn bench_world(
             can_read: true,
             can_write: true,
         };
-        retold_domain::GrantStore::put_grant(
-            store.as_ref(),
-            grant,
-            retold_test_kit::host_event("grant.created"),
-        )
-        .await?;
+        components.stores.grants.put_grant(grant, retold_test_kit::host_event("grant.created")).await?;
     }
     Ok(BenchWorld { store, components, wired })
 }
@@ -568,14 +572,15 @@ async fn write_texts(
 async fn seed(data_dir: &std::path::Path, n: usize, settings: &retold_http::Settings) -> Result<()> {
     let world = bench_world(data_dir, settings, n, &["project:bench"]).await?;
     write_texts(&world.wired.ingestor, n, |_| "project:bench").await?;
-    SqliteStore::clone(&world.store).close().await?;
+    world.store.close().await?;
     Ok(())
 }
 
-/// One load phase against the server: `clients` threads for `seconds`, a `write_share` of the
-/// requests writes (fresh content, embedded by the server's model), the rest searches.
+/// One load phase against the servers at `bases` (client `c` sends to `bases[c % len]`):
+/// `clients` threads for `seconds`, a `write_share` of the requests writes (fresh content,
+/// embedded by the server's model), the rest searches.
 fn load(
-    base: &str,
+    bases: &[&str],
     key: &str,
     clients: usize,
     seconds: u64,
@@ -587,6 +592,7 @@ fn load(
     let results: Vec<(Vec<Duration>, Vec<Duration>, usize)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..clients)
             .map(|c| {
+                let base = bases[c % bases.len()];
                 s.spawn(move || {
                     let client = reqwest::blocking::Client::builder()
                         .timeout(Duration::from_secs(30))
@@ -684,11 +690,11 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
             };
             let host = admin("/v1/admin/host-keys", json!({"name": "bench"}))?["key"].as_str().unwrap_or_default().to_owned();
             // Warm-up, then the measured runs.
-            let _ = load(&base, &host, clients, 3, 0.1);
+            let _ = load(&[&base], &host, clients, 3, 0.1);
             let rss_warm = rss_of(pid);
-            let (searches, writes, errors, elapsed) = load(&base, &host, clients, seconds, 0.1);
+            let (searches, writes, errors, elapsed) = load(&[&base], &host, clients, seconds, 0.1);
             let rss_end = rss_of(pid);
-            let (one_s, one_w, one_e, one_elapsed) = load(&base, &host, 1, seconds.min(15), 0.1);
+            let (one_s, one_w, one_e, one_elapsed) = load(&[&base], &host, 1, seconds.min(15), 0.1);
             let row = |label: &str, c: usize, s: &[Duration], w: &[Duration], e: usize, secs: f64| {
                 let (sp, wp) = (pct3(s.to_vec()), pct3(w.to_vec()));
                 println!(
@@ -711,6 +717,196 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
     .await;
     drop(server);
     report?
+}
+
+/// `bench http --replicas 2`: `records` records written into a fresh PostgreSQL database
+/// (the run's private server), then `clients` clients (90% search, 10% write) for `seconds`
+/// against one `retold serve` on it, and the same against two, each client keeping to one of
+/// them. Beside the two-replica run a probe writes on one replica every 200 ms and searches
+/// the other for it until the hit comes through its vector index (`matched.dense`): the
+/// propagation delay, counted to the start of the search that found it. The CPU time each
+/// process group used says what bounds the throughput on this machine.
+pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) -> Result<Value> {
+    let url = retold_test_kit::postgres::fresh_database();
+    let key = "bench-admin-key";
+    let settings = retold_http::Settings::load_with_env(
+        None,
+        [
+            ("RETOLD__STORAGE__BACKEND".to_owned(), "postgres".to_owned()),
+            ("RETOLD__STORAGE__URL".to_owned(), url.clone()),
+        ],
+    )?;
+    // Building the hosted client installs rustls' ring provider, which the benchmark's own
+    // HTTP clients need too.
+    let _ = retold_http::hosted_stages(&settings)?;
+    eprintln!("bench http --replicas 2: seeding {records} records into PostgreSQL");
+    let store = retold_store_postgres::PostgresStore::open(&retold_http::postgres_config(&settings)).await?;
+    let world = bench_world_on(retold_http::StoreHandle::postgres(store), &settings, records, &["project:bench"]).await?;
+    write_texts(&world.wired.ingestor, records, |_| "project:bench").await?;
+    world.store.close().await?;
+    let report = tokio::task::spawn_blocking(move || -> Result<Value> {
+        let env = [("RETOLD__STORAGE__BACKEND", "postgres"), ("RETOLD__STORAGE__URL", url.as_str())];
+        let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        let (server_a, a) = serve(dir_a.path(), key, &env)?;
+        let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
+        let host = client
+            .post(format!("{a}/v1/admin/host-keys"))
+            .bearer_auth(key)
+            .json(&json!({"name": "bench"}))
+            .send()?
+            .error_for_status()?
+            .json::<Value>()?["key"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let mut runs = Vec::new();
+        let mut rows = Vec::new();
+        let (_, one) = {
+            let _ = load(&[&a], &host, clients, 3, 0.1);
+            measured(&[server_a.0.id()], || (load(&[&a], &host, clients, seconds, 0.1), None::<Vec<Duration>>))
+        };
+        let (server_b, b) = serve(dir_b.path(), key, &env)?;
+        let _ = load(&[&a, &b], &host, clients, 3, 0.1);
+        let (delays, two) = measured(&[server_a.0.id(), server_b.0.id()], || {
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            std::thread::scope(|s| {
+                let probe = s.spawn(|| propagation(&a, &b, &host, &stop));
+                let ran = load(&[&a, &b], &host, clients, seconds, 0.1);
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                (ran, Some(probe.join().expect("probe thread")))
+            })
+        });
+        for (label, run) in [("one replica", &one), ("two replicas", &two)] {
+            let (sp, wp) = (pct3(run.searches.clone()), pct3(run.writes.clone()));
+            let per_s = (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
+            rows.push(format!(
+                "| {label} | {clients} | {per_s:.1} | {:.2} / {:.2} / {:.2} | {:.2} / {:.2} / {:.2} | {} | {} |",
+                sp.0, sp.1, sp.2, wp.0, wp.1, wp.2, run.errors,
+                run.cpu.iter().map(|(who, s)| format!("{who} {s:.1}")).collect::<Vec<_>>().join(", ")
+            ));
+            runs.push(json!({"run": label, "clients": clients, "requests_per_s": (per_s * 10.0).round() / 10.0,
+                "search_ms": {"p50": sp.0, "p95": sp.1, "p99": sp.2, "n": run.searches.len()},
+                "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": run.writes.len()},
+                "errors": run.errors, "cpu_s": run.cpu.iter().cloned().collect::<BTreeMap<_, _>>()}));
+        }
+        let ratio = (two.searches.len() + two.writes.len()) as f64 / two.elapsed
+            / ((one.searches.len() + one.writes.len()) as f64 / one.elapsed);
+        let delays = delays.unwrap_or_default();
+        anyhow::ensure!(!delays.is_empty(), "no probe write reached the other replica's index");
+        let (d50, _, d99) = pct3(delays.clone());
+        println!("\n{records} records on one PostgreSQL database, 90% search / 10% write, {seconds} s a run:");
+        println!("| run | clients | requests/s | search p50 / p95 / p99 ms | write p50 / p95 / p99 ms | errors | CPU s (of {:.0} s on 2 cores) |", seconds as f64 * 2.0);
+        println!("|---|---|---|---|---|---|---|");
+        for row in &rows {
+            println!("{row}");
+        }
+        println!(
+            "two replicas / one: {ratio:.2}x throughput; a write on one replica in the other's vector index after p50 {d50:.1} ms, p99 {d99:.1} ms ({} probes, counted to the start of the search that found it)",
+            delays.len()
+        );
+        drop((server_a, server_b));
+        Ok(json!({"http_replicas": {"records": records, "seconds": seconds, "runs": runs,
+            "throughput_two_over_one": (ratio * 100.0).round() / 100.0,
+            "propagation_ms": {"p50": d50, "p99": d99, "probes": delays.len()}}}))
+    })
+    .await?;
+    report
+}
+
+/// One load run's latencies, errors, length and the CPU seconds each process group used.
+struct Run {
+    searches: Vec<Duration>,
+    writes: Vec<Duration>,
+    errors: usize,
+    elapsed: f64,
+    cpu: Vec<(&'static str, f64)>,
+}
+
+/// `run` with the CPU seconds the `servers`, PostgreSQL's processes and this benchmark (its
+/// clients) used during it.
+fn measured<T>(
+    servers: &[u32],
+    run: impl FnOnce() -> ((Vec<Duration>, Vec<Duration>, usize, f64), Option<T>),
+) -> (Option<T>, Run) {
+    let groups = |servers: &[u32]| {
+        let postgres: f64 = processes_named("postgres").into_iter().map(cpu_seconds).sum();
+        [
+            ("retold", servers.iter().copied().map(cpu_seconds).sum::<f64>()),
+            ("postgres", postgres),
+            ("clients", cpu_seconds(std::process::id())),
+        ]
+    };
+    let before = groups(servers);
+    let ((searches, writes, errors, elapsed), extra) = run();
+    let after = groups(servers);
+    let cpu = before.iter().zip(after).map(|((who, b), (_, a))| (*who, a - b)).collect();
+    (extra, Run { searches, writes, errors, elapsed, cpu })
+}
+
+/// A probe every 200 ms until `stop`: write on one replica (alternately `a` and `b`), then
+/// search the other for it until the hit comes through the dense channel; each delay from
+/// the write's answer to the start of the search that found it.
+fn propagation(a: &str, b: &str, key: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<Duration> {
+    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
+    let principal = json!({"agent_id": "bench", "user_id": "u"});
+    let mut delays = Vec::new();
+    let mut n = 0usize;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        let (from, to) = if n % 2 == 0 { (a, b) } else { (b, a) };
+        let content = format!("Replica probe rprobe{n}x wrote the staging cluster's failover notes.");
+        n += 1;
+        let written = client
+            .post(format!("{from}/v1/memory/write"))
+            .bearer_auth(key)
+            .json(&json!({"principal": principal, "type": "episodic", "content": content,
+                "scope": "project:bench", "source_kind": "system"}))
+            .send()
+            .and_then(reqwest::blocking::Response::json::<Value>);
+        let Some(id) = written.ok().and_then(|w| w["record_id"].as_str().map(str::to_owned)) else {
+            continue;
+        };
+        let acknowledged = Instant::now();
+        let deadline = acknowledged + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            let started = acknowledged.elapsed();
+            let found = client
+                .post(format!("{to}/v1/memory/search"))
+                .bearer_auth(key)
+                .json(&json!({"principal": principal, "query": content, "limit": 5}))
+                .send()
+                .and_then(reqwest::blocking::Response::json::<Value>)
+                .ok()
+                .and_then(|r| r["results"].as_array().cloned())
+                .unwrap_or_default();
+            if found.iter().any(|h| h["record"]["id"] == id.as_str() && !h["matched"]["dense"].is_null()) {
+                delays.push(started);
+                break;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    delays
+}
+
+/// The pids of the processes whose command is `name`.
+fn processes_named(name: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == name))
+        .collect()
+}
+
+/// User and system CPU seconds a process has used (0 when it is gone).
+fn cpu_seconds(pid: u32) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
+    // After the command in parentheses: state is field 3, utime 14 and stime 15, in ticks
+    // of 1/100 s.
+    let rest: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, r)| r).split_whitespace().collect();
+    let ticks = |i: usize| rest.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// A real `retold serve` (the release binary next to this one) on `data_dir` with `env`, and
@@ -943,7 +1139,7 @@ pub(crate) async fn ops(sizes: &[usize]) -> Result<Value> {
                 "snapshot" => {
                     let outcome = operations.snapshot().await?;
                     anyhow::ensure!(outcome.check.integrity == "ok", "the snapshot failed its check");
-                    detail = json!({"bytes": outcome.bytes, "store_bytes": store.size_on_disk()});
+                    detail = json!({"bytes": outcome.bytes, "store_bytes": store.sqlite().map(SqliteStore::size_on_disk)});
                 }
                 "expire" => {
                     operations.expire("bench", false).await?;
@@ -975,7 +1171,7 @@ pub(crate) async fn ops(sizes: &[usize]) -> Result<Value> {
         }
         // The writes' sentence vectors are attached before the store closes.
         wired.ingestor.settled().await;
-        SqliteStore::clone(&store).close().await?;
+        store.close().await?;
     }
     println!(
         "\n| records | operation | seconds | writes beside it | write p50 ms | longest write ms |\n|---|---|---|---|---|---|"
@@ -1055,6 +1251,7 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
         (0..60).map(|i| format!("what happened with {} ({i})?", TOPICS[i % TOPICS.len()])).collect();
     let mut out = BTreeMap::new();
     let mut rows = Vec::new();
+    let mut by_stage = Vec::new();
     for &n in &sizes {
         let records = fixed_vectors(n, dims);
         let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
@@ -1095,8 +1292,8 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
             w.ingestor.settled().await;
             eprintln!();
             let per_s = n as f64 / started.elapsed().as_secs_f64();
-            let (full, _, _) = searches(&w, &everyone, &queries).await?;
-            let (tenth, _, tenth_eligible) = searches(&w, &principal(), &queries).await?;
+            let (full, full_stages, _) = searches(&w, &everyone, &queries).await?;
+            let (tenth, tenth_stages, tenth_eligible) = searches(&w, &principal(), &queries).await?;
             anyhow::ensure!(tenth_eligible == n.div_ceil(10), "eligibility {tenth_eligible} of {n}");
             let (wp, fp, tp) = (pct(writes), pct(full), pct(tenth));
             rows.push(format!(
@@ -1109,9 +1306,14 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
                 tp.0,
                 tp.1
             ));
+            let stage_ms = |stages: &BTreeMap<String, Vec<u64>>| -> serde_json::Map<String, Value> {
+                STAGES.iter().map(|s| (s.to_string(), ms(pct_us(stages.get(*s).cloned().unwrap_or_default())))).collect()
+            };
+            by_stage.push((n, kind.name(), stage_ms(&full_stages), stage_ms(&tenth_stages)));
             out.insert(
                 format!("{}_{n}", kind.name()),
-                json!({"write_ms": ms(wp), "writes_per_s": per_s, "search_all_ms": ms(fp), "search_tenth_ms": ms(tp)}),
+                json!({"write_ms": ms(wp), "writes_per_s": per_s, "search_all_ms": ms(fp), "search_tenth_ms": ms(tp),
+                    "stage_ms": by_stage.last().map(|b| b.2.clone()), "stage_ms_10pct_eligible": by_stage.last().map(|b| b.3.clone())}),
             );
             w.store.clone().close().await?;
         }
@@ -1122,6 +1324,16 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
     println!("|---|---|---|---|---|---|");
     for row in &rows {
         println!("{row}");
+    }
+    // Each stage's p50 on both stores, side by side (the trace's own timings).
+    println!("\nsearch stage p50 ms, from each search's trace (all eligible | 10% eligible)");
+    println!("| records | store | {} |", STAGES.join(" | "));
+    println!("|---|---|{}", "---|".repeat(STAGES.len()));
+    for (n, store, all, tenth) in &by_stage {
+        let p50 = |m: &serde_json::Map<String, Value>, s: &str| m[s]["p50"].as_f64().unwrap_or(0.0);
+        let cells: Vec<String> =
+            STAGES.iter().map(|s| format!("{:.2} \\| {:.2}", p50(all, s), p50(tenth, s))).collect();
+        println!("| {n} | {store} | {} |", cells.join(" | "));
     }
     let replica = replica_delay(model.clone(), dims).await?;
     println!(

@@ -88,22 +88,19 @@ impl PostgresStore {
 
     /// How many lexical rows match each term, in one pass over the rows matching any.
     async fn counted_dfs(&self, terms: &[&LexicalTerm]) -> Result<Vec<f64>, StoreError> {
-        let counts: Vec<String> = terms
-            .iter()
-            .enumerate()
-            .map(|(i, t)| format!("count(*) FILTER (WHERE f.doc @@ {})::float8 AS d{i}", term_sql(t)))
+        let counts: Vec<String> = (0..terms.len())
+            .map(|i| format!("count(*) FILTER (WHERE f.doc @@ q.t{i})::float8 AS d{i}"))
             .collect();
-        let mut values: Vec<Value> = terms.iter().flat_map(|t| term_values(t)).collect();
-        values.extend(query_values(terms));
         let row = self
             .db
             .query_one_raw(stmt(
                 &format!(
-                    "SELECT {} FROM records_fts f WHERE f.doc @@ {}",
+                    "{} SELECT {} FROM q, records_fts f WHERE f.doc @@ {}",
+                    queries_sql(terms),
                     counts.join(", "),
                     query_sql(terms)
                 ),
-                values,
+                queries_values(terms),
             ))
             .await?
             .ok_or_else(|| corrupt("records_fts", "no document frequencies"))?;
@@ -151,8 +148,8 @@ impl PostgresStore {
         k: usize,
         window: Option<usize>,
     ) -> Result<(Vec<Ranked>, bool), StoreError> {
-        let mut values = score_values(terms, idfs);
-        values.extend(query_values(terms));
+        let mut values = queries_values(terms);
+        values.extend(idfs.iter().map(|idf| Value::from(*idf)));
         let limit = match window {
             Some(w) => {
                 values.push(i64::try_from(w).unwrap_or(i64::MAX).into());
@@ -164,8 +161,9 @@ impl PostgresStore {
             .db
             .query_all_raw(stmt(
                 &format!(
-                    "SELECT f.key, {} AS score FROM records_fts f WHERE f.doc @@ {} \
+                    "{} SELECT f.key, {} AS score FROM q, records_fts f WHERE f.doc @@ {} \
                      ORDER BY score DESC, f.key {limit}",
+                    queries_sql(terms),
                     score_sql(terms),
                     query_sql(terms)
                 ),
@@ -194,18 +192,19 @@ impl PostgresStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<Ranked>, StoreError> {
-        // In the order the statement binds them: the score, the eligible keys, the match.
-        let mut values = score_values(terms, idfs);
+        // In the order the statement binds them: the terms, the score, the eligible keys.
+        let mut values = queries_values(terms);
+        values.extend(idfs.iter().map(|idf| Value::from(*idf)));
         values.push(key_array(eligible.iter().copied()));
-        values.extend(query_values(terms));
         values.push(i64::try_from(k).unwrap_or(i64::MAX).into());
         let rows = self
             .db
             .query_all_raw(stmt(
                 &format!(
-                    "SELECT f.key, {} AS score \
-                     FROM records_fts f JOIN unnest(?::bigint[]) AS e(key) ON e.key = f.key \
+                    "{} SELECT f.key, {} AS score \
+                     FROM q, records_fts f JOIN unnest(?::bigint[]) AS e(key) ON e.key = f.key \
                      WHERE f.doc @@ {} ORDER BY score DESC, f.key LIMIT ?",
+                    queries_sql(terms),
                     score_sql(terms),
                     query_sql(terms)
                 ),
@@ -222,20 +221,19 @@ impl PostgresStore {
         terms: &[&LexicalTerm],
         ranked: Vec<Ranked>,
     ) -> Result<Vec<LexicalHit>, StoreError> {
-        let mut values: Vec<Value> = Vec::with_capacity(terms.len() * 2 + 1);
+        let mut values = queries_values(terms);
         let mut columns = Vec::with_capacity(terms.len() * 2);
-        for (i, term) in terms.iter().enumerate() {
-            columns.push(format!("(f.doc @@ {}) AS m{i}", term_sql(term)));
-            columns.push(format!("(to_tsvector('retold', f.aliases) @@ {}) AS a{i}", term_sql(term)));
-            values.extend(term_values(term));
-            values.extend(term_values(term));
+        for i in 0..terms.len() {
+            columns.push(format!("(f.doc @@ q.t{i}) AS m{i}"));
+            columns.push(format!("(to_tsvector('retold', f.aliases) @@ q.t{i}) AS a{i}"));
         }
         values.push(key_array(ranked.iter().map(|r| r.key)));
         let rows = self
             .db
             .query_all_raw(stmt(
                 &format!(
-                    "SELECT f.key, f.record_id, {} FROM records_fts f WHERE f.key = ANY(?::bigint[])",
+                    "{} SELECT f.key, f.record_id, {} FROM q, records_fts f WHERE f.key = ANY(?::bigint[])",
+                    queries_sql(terms),
                     columns.join(", ")
                 ),
                 values,
@@ -282,35 +280,31 @@ fn term_sql(term: &LexicalTerm) -> String {
     format!("({})", vec!["phraseto_tsquery('retold', ?)"; forms].join(" || "))
 }
 
-/// The values `term_sql` binds.
-fn term_values(term: &LexicalTerm) -> impl Iterator<Item = Value> + '_ {
-    term.all_forms().map(Value::from)
+/// The one-row `q` every lexical statement starts with: term `i`'s query as `q.t{i}`. Parsed
+/// once per statement: written inline, each `phraseto_tsquery` ran again for every row
+/// scored or filtered (eight parses a row for a four-term query), most of the channel's time.
+/// `MATERIALIZED` keeps the planner from inlining the expressions back into every row.
+fn queries_sql(terms: &[&LexicalTerm]) -> String {
+    let columns: Vec<String> =
+        terms.iter().enumerate().map(|(i, t)| format!("{} AS t{i}", term_sql(t))).collect();
+    format!("WITH q AS MATERIALIZED (SELECT {})", columns.join(", "))
+}
+
+/// The values `queries_sql` binds: each term's forms, its text first.
+fn queries_values(terms: &[&LexicalTerm]) -> Vec<Value> {
+    terms.iter().flat_map(|t| t.all_forms().map(Value::from)).collect()
 }
 
 /// The BM25-like score of a row: per term, its IDF (a bound number) times its `ts_rank`.
 fn score_sql(terms: &[&LexicalTerm]) -> String {
     let parts: Vec<String> =
-        terms.iter().map(|t| format!("?::float8 * ts_rank({WEIGHTS}, f.doc, {}, 1)", term_sql(t))).collect();
+        (0..terms.len()).map(|i| format!("?::float8 * ts_rank({WEIGHTS}, f.doc, q.t{i}, 1)")).collect();
     format!("({})::float8", parts.join(" + "))
-}
-
-/// The values `score_sql` binds: each term's IDF and forms.
-fn score_values(terms: &[&LexicalTerm], idfs: &[f64]) -> Vec<Value> {
-    terms
-        .iter()
-        .zip(idfs)
-        .flat_map(|(t, idf)| std::iter::once(Value::from(*idf)).chain(term_values(t)))
-        .collect()
 }
 
 /// The OR of every term's query.
 fn query_sql(terms: &[&LexicalTerm]) -> String {
-    format!("({})", terms.iter().map(|t| term_sql(t)).collect::<Vec<_>>().join(" || "))
-}
-
-/// The values `query_sql` binds.
-fn query_values<'a>(terms: &'a [&LexicalTerm]) -> impl Iterator<Item = Value> + 'a {
-    terms.iter().flat_map(|t| term_values(t))
+    format!("({})", (0..terms.len()).map(|i| format!("q.t{i}")).collect::<Vec<_>>().join(" || "))
 }
 
 fn ranked_of(row: &sea_orm::QueryResult) -> Result<Ranked, StoreError> {
@@ -329,21 +323,19 @@ impl LexicalIndex for PostgresStore {
     }
 
     async fn words_with_prefix(&self, prefix: &str, limit: usize) -> DomainResult<Vec<String>> {
-        // The prefix becomes tsquery syntax (`prefix:*`), so only letters and digits pass.
-        if prefix.is_empty() || limit == 0 || !prefix.chars().all(char::is_alphanumeric) {
+        if prefix.is_empty() || limit == 0 {
             return Ok(Vec::new());
         }
-        // The lexemes of the documents holding a lexeme that starts with the prefix (the GIN
-        // index finds those), kept where they start with it.
+        // The kept vocabulary in byte order (its own index): a range, as SQLite's fts5vocab
+        // answers it; U+10FFFF sorts after every word that starts with `prefix`.
         let rows = self
             .db
             .query_all_raw(stmt(
-                "SELECT word FROM ts_stat(format( \
-                     'SELECT doc FROM records_fts WHERE doc @@ to_tsquery(%L, %L)', 'retold', ? || ':*')) \
-                 WHERE starts_with(word, ?) ORDER BY word COLLATE \"C\" LIMIT ?",
+                "SELECT term AS word FROM lexical_terms \
+                 WHERE term COLLATE \"C\" >= ? AND term COLLATE \"C\" < ? ORDER BY term COLLATE \"C\" LIMIT ?",
                 [
                     Value::from(prefix),
-                    Value::from(prefix),
+                    Value::from(format!("{prefix}\u{10FFFF}")),
                     Value::from(i64::try_from(limit).unwrap_or(i64::MAX)),
                 ],
             ))

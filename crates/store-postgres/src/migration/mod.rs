@@ -10,6 +10,7 @@ mod m20261205_000001_sentence_vectors;
 mod m20261207_000001_turn_memory;
 mod m20261207_000002_sentences_pending;
 mod m20261207_000003_term_statistics;
+mod m20261207_000004_term_prefixes;
 
 pub(crate) struct Migrator;
 
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000001_turn_memory::Migration),
             Box::new(m20261207_000002_sentences_pending::Migration),
             Box::new(m20261207_000003_term_statistics::Migration),
+            Box::new(m20261207_000004_term_prefixes::Migration),
         ]
     }
 }
