@@ -335,14 +335,21 @@ impl PostgresStore {
         where_sql: &str,
         values: Vec<Value>,
     ) -> Result<Vec<MemoryRecord>, StoreError> {
-        let rows = self
+        // One result row (`RECORDS_PACKED_POSTGRES`), not one per record: the driver's
+        // column-by-column reads were most of a search's fetch stage. An aggregate always
+        // has its row.
+        let packed: String = self
             .db
-            .query_all_raw(stmt(
-                &format!("SELECT key, {RECORD_COLUMNS} FROM records WHERE {where_sql}"),
+            .query_one_raw(stmt(
+                &format!("SELECT {} AS records FROM records WHERE {where_sql}", *convert::RECORDS_PACKED_POSTGRES),
                 values,
             ))
-            .await?;
-        rows.iter().map(convert::record_from_row).collect()
+            .await?
+            .ok_or_else(|| crate::error::corrupt("records", "the packed read returned no row"))?
+            .try_get("", "records")?;
+        let rows: Vec<convert::RecordRow> =
+            serde_json::from_str(&packed).map_err(|e| crate::error::corrupt("records", e))?;
+        rows.into_iter().map(convert::RecordRow::into_record).collect()
     }
 }
 

@@ -142,6 +142,11 @@ pub static RECORDS_PACKED: std::sync::LazyLock<String> = std::sync::LazyLock::ne
     format!("json_group_array(json_array({columns}))")
 });
 
+/// PostgreSQL: the same packing as [`RECORDS_PACKED`]. Its JSON writes a `float8` in the
+/// shortest form that round-trips, as the driver's sessions ask (`extra_float_digits` above 0).
+pub static RECORDS_PACKED_POSTGRES: std::sync::LazyLock<String> =
+    std::sync::LazyLock::new(|| format!("coalesce(json_agg(json_build_array({RECORD_COLUMNS})), '[]')::text"));
+
 impl RecordRow {
     /// The record these columns hold, or `Corrupt` naming what does not parse.
     pub fn into_record(self) -> Result<MemoryRecord, StoreError> {

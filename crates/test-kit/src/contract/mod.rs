@@ -88,6 +88,18 @@ pub async fn every_field_round_trips(backend: Arc<dyn Backend>) {
     insert(store, sparse.clone()).await;
     assert_eq!(store.get(&sparse.id).await.unwrap(), Some(sparse));
     assert_eq!(store.get(&retold_domain::RecordId::new("mem_missing").unwrap()).await.unwrap(), None);
+
+    // What a packed (JSON) read could bend comes back exactly: quotes, backslashes, control
+    // characters, astral-plane text, and confidences whose shortest forms need 17 digits.
+    let mut bent = record(3, "agent:researcher/aditya", "She said \"no\" \\ then\n\ttabbed: naïve ✓ 𝄞 🙂 \u{1}");
+    bent.confidence = retold_domain::Confidence::new(0.1 + 0.2).unwrap();
+    insert(store, bent.clone()).await;
+    assert_eq!(store.get(&bent.id).await.unwrap(), Some(bent.clone()));
+    let mut many = store.get_many(&[bent.id.clone(), full.id.clone()]).await.unwrap();
+    many.sort_by(|a, b| a.id.cmp(&b.id));
+    let mut expected = vec![bent, full];
+    expected.sort_by(|a, b| a.id.cmp(&b.id));
+    assert_eq!(many, expected);
 }
 
 /// Contract: see the body.
