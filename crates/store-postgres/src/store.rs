@@ -111,6 +111,10 @@ impl PostgresStore {
             .max_connections(config.max_connections.max(1))
             .min_connections(1)
             .acquire_timeout(config.acquire_timeout)
+            // A connection used in the last 30 s is handed out as it is; an older one is
+            // pinged first (a server, proxy or firewall may have dropped it). Pinging every
+            // checkout added a round trip to each of a search's half-dozen statements.
+            .test_before_acquire_if_idle_for(Duration::from_secs(30))
             .sqlx_logging(false)
             .map_sqlx_postgres_opts(move |o| {
                 o.application_name("retold").options([("statement_timeout", statement_timeout.as_str())])
