@@ -722,7 +722,7 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
 /// `bench http --replicas 2`: `records` records written into a fresh PostgreSQL database
 /// (the run's private server), then `clients` clients (90% search, 10% write) for `seconds`
 /// against one `retold serve` on it, and the same against two, each client keeping to one of
-/// them. Beside the two-replica run a probe writes on one replica every 200 ms and searches
+/// them; each once with the configured ONNX threads and once with one thread a replica. Beside the two-replica run a probe writes on one replica every 200 ms and searches
 /// the other for it until the hit comes through its vector index (`matched.dense`): the
 /// propagation delay, counted to the start of the search that found it. The CPU time each
 /// process group used says what bounds the throughput on this machine.
@@ -765,6 +765,15 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
             let _ = load(&[&a], &host, clients, 3, 0.1);
             measured(&[server_a.0.id()], || (load(&[&a], &host, clients, seconds, 0.1), None::<Vec<Duration>>))
         };
+        drop(server_a);
+        // One replica held to one ONNX thread: the control for the split run below.
+        let one_thread: Vec<(&str, &str)> = env.iter().copied().chain([("RETOLD__EMBEDDING__THREADS", "1")]).collect();
+        let (server_a, a) = serve(dir_a.path(), key, &one_thread)?;
+        let _ = load(&[&a], &host, clients, 3, 0.1);
+        let (_, one_single) =
+            measured(&[server_a.0.id()], || (load(&[&a], &host, clients, seconds, 0.1), None::<Vec<Duration>>));
+        drop(server_a);
+        let (server_a, a) = serve(dir_a.path(), key, &env)?;
         let (server_b, b) = serve(dir_b.path(), key, &env)?;
         let _ = load(&[&a, &b], &host, clients, 3, 0.1);
         let (delays, two) = measured(&[server_a.0.id(), server_b.0.id()], || {
@@ -776,7 +785,20 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
                 (ran, Some(probe.join().expect("probe thread")))
             })
         });
-        for (label, run) in [("one replica", &one), ("two replicas", &two)] {
+        drop((server_a, server_b));
+        // The same two, each held to one ONNX thread: on this machine the two replicas' model
+        // runs otherwise contend for the same two cores.
+        let (dir_c, dir_d) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        let (server_c, c) = serve(dir_c.path(), key, &one_thread)?;
+        let (server_d, d) = serve(dir_d.path(), key, &one_thread)?;
+        let _ = load(&[&c, &d], &host, clients, 3, 0.1);
+        let (_, split) = measured(&[server_c.0.id(), server_d.0.id()], || {
+            (load(&[&c, &d], &host, clients, seconds, 0.1), None::<Vec<Duration>>)
+        });
+        drop((server_c, server_d));
+        for (label, run) in
+            [("one replica", &one), ("one replica, one ONNX thread", &one_single), ("two replicas", &two), ("two replicas, one ONNX thread each", &split)]
+        {
             let (sp, wp) = (pct3(run.searches.clone()), pct3(run.writes.clone()));
             let per_s = (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
             rows.push(format!(
@@ -789,8 +811,8 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
                 "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": run.writes.len()},
                 "errors": run.errors, "cpu_s": run.cpu.iter().cloned().collect::<BTreeMap<_, _>>()}));
         }
-        let ratio = (two.searches.len() + two.writes.len()) as f64 / two.elapsed
-            / ((one.searches.len() + one.writes.len()) as f64 / one.elapsed);
+        let per_s = |run: &Run| (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
+        let (ratio, split_ratio) = (per_s(&two) / per_s(&one), per_s(&split) / per_s(&one_single));
         let delays = delays.unwrap_or_default();
         anyhow::ensure!(!delays.is_empty(), "no probe write reached the other replica's index");
         let (s50, _, s99) = pct3(delays.iter().map(|d| d.0).collect());
@@ -802,12 +824,12 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
             println!("{row}");
         }
         println!(
-            "two replicas / one: {ratio:.2}x throughput; a write on one replica is found through the other's vector index by a search started p50 {s50:.1} / p99 {s99:.1} ms and answered p50 {d50:.1} / p99 {d99:.1} ms after the write's answer ({} probes beside the load)",
+            "two replicas / one: {ratio:.2}x throughput ({split_ratio:.2}x with one ONNX thread in each replica); a write on one replica is found through the other's vector index by a search started p50 {s50:.1} / p99 {s99:.1} ms and answered p50 {d50:.1} / p99 {d99:.1} ms after the write's answer ({} probes beside the load)",
             delays.len()
         );
-        drop((server_a, server_b));
         Ok(json!({"http_replicas": {"records": records, "seconds": seconds, "runs": runs,
             "throughput_two_over_one": (ratio * 100.0).round() / 100.0,
+            "throughput_two_over_one_at_one_onnx_thread": (split_ratio * 100.0).round() / 100.0,
             "propagation_ms": {"found_by_search_started": {"p50": s50, "p99": s99},
                 "found_by_search_answered": {"p50": d50, "p99": d99}, "probes": delays.len()}}}))
     })
