@@ -741,10 +741,12 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
     let _ = retold_http::hosted_stages(&settings)?;
     eprintln!("bench http --replicas 2: seeding {records} records into PostgreSQL");
     let store = retold_store_postgres::PostgresStore::open(&retold_http::postgres_config(&settings)).await?;
-    let world = bench_world_on(retold_http::StoreHandle::postgres(store), &settings, records, &["project:bench"]).await?;
+    let world =
+        bench_world_on(retold_http::StoreHandle::postgres(store), &settings, records, &["project:bench"])
+            .await?;
     write_texts(&world.wired.ingestor, records, |_| "project:bench").await?;
     world.store.close().await?;
-    let report = tokio::task::spawn_blocking(move || -> Result<Value> {
+    tokio::task::spawn_blocking(move || -> Result<Value> {
         let env = [("RETOLD__STORAGE__BACKEND", "postgres"), ("RETOLD__STORAGE__URL", url.as_str())];
         let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
         let (server_a, a) = serve(dir_a.path(), key, &env)?;
@@ -833,8 +835,7 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
             "propagation_ms": {"found_by_search_started": {"p50": s50, "p99": s99},
                 "found_by_search_answered": {"p50": d50, "p99": d99}, "probes": delays.len()}}}))
     })
-    .await?;
-    report
+    .await?
 }
 
 /// One load run's latencies, errors, length and the CPU seconds each process group used.
@@ -871,13 +872,19 @@ fn measured<T>(
 /// search the other for it until the hit comes through the dense channel. Each probe gives
 /// the start and the answer of the search that found it, after the write's answer: the
 /// record reached the other's index before that search read it, so between the two.
-fn propagation(a: &str, b: &str, key: &str, stop: &std::sync::atomic::AtomicBool) -> Vec<(Duration, Duration)> {
-    let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
+fn propagation(
+    a: &str,
+    b: &str,
+    key: &str,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Vec<(Duration, Duration)> {
+    let client =
+        reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
     let principal = json!({"agent_id": "bench", "user_id": "u"});
     let mut delays = Vec::new();
     let mut n = 0usize;
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-        let (from, to) = if n % 2 == 0 { (a, b) } else { (b, a) };
+        let (from, to) = if n.is_multiple_of(2) { (a, b) } else { (b, a) };
         let content = format!("Replica probe rprobe{n}x wrote the staging cluster's failover notes.");
         n += 1;
         let written = client
@@ -1332,7 +1339,10 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
                 tp.1
             ));
             let stage_ms = |stages: &BTreeMap<String, Vec<u64>>| -> serde_json::Map<String, Value> {
-                STAGES.iter().map(|s| (s.to_string(), ms(pct_us(stages.get(*s).cloned().unwrap_or_default())))).collect()
+                STAGES
+                    .iter()
+                    .map(|s| (s.to_string(), ms(pct_us(stages.get(*s).cloned().unwrap_or_default()))))
+                    .collect()
             };
             by_stage.push((n, kind.name(), stage_ms(&full_stages), stage_ms(&tenth_stages)));
             out.insert(

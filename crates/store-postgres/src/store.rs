@@ -345,7 +345,10 @@ impl PostgresStore {
         let packed: String = self
             .db
             .query_one_raw(stmt(
-                &format!("SELECT {} AS records FROM records WHERE {where_sql}", *convert::RECORDS_PACKED_POSTGRES),
+                &format!(
+                    "SELECT {} AS records FROM records WHERE {where_sql}",
+                    *convert::RECORDS_PACKED_POSTGRES
+                ),
                 values,
             ))
             .await?

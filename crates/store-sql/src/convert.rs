@@ -144,8 +144,9 @@ pub static RECORDS_PACKED: std::sync::LazyLock<String> = std::sync::LazyLock::ne
 
 /// PostgreSQL: the same packing as [`RECORDS_PACKED`]. Its JSON writes a `float8` in the
 /// shortest form that round-trips, as the driver's sessions ask (`extra_float_digits` above 0).
-pub static RECORDS_PACKED_POSTGRES: std::sync::LazyLock<String> =
-    std::sync::LazyLock::new(|| format!("coalesce(json_agg(json_build_array({RECORD_COLUMNS})), '[]')::text"));
+pub static RECORDS_PACKED_POSTGRES: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!("coalesce(json_agg(json_build_array({RECORD_COLUMNS})), '[]')::text")
+});
 
 impl RecordRow {
     /// The record these columns hold, or `Corrupt` naming what does not parse.

@@ -91,7 +91,8 @@ pub async fn every_field_round_trips(backend: Arc<dyn Backend>) {
 
     // What a packed (JSON) read could bend comes back exactly: quotes, backslashes, control
     // characters, astral-plane text, and confidences whose shortest forms need 17 digits.
-    let mut bent = record(3, "agent:researcher/aditya", "She said \"no\" \\ then\n\ttabbed: naïve ✓ 𝄞 🙂 \u{1}");
+    let mut bent =
+        record(3, "agent:researcher/aditya", "She said \"no\" \\ then\n\ttabbed: naïve ✓ 𝄞 🙂 \u{1}");
     bent.confidence = retold_domain::Confidence::new(0.1 + 0.2).unwrap();
     insert(store, bent.clone()).await;
     assert_eq!(store.get(&bent.id).await.unwrap(), Some(bent.clone()));
