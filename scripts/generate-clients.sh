@@ -2,7 +2,8 @@
 # Generate the typed clients from docs/openapi.json into OUT (default crates/adapters/clients):
 # OUT/python/retold_client (openapi-python-client), OUT/python/retold_schemas (pydantic models of
 # every schema, datamodel-code-generator: the framework adapters' tool arguments) and
-# OUT/typescript/schema.d.ts (openapi-typescript), all installed by `cargo xtask setup`.
+# OUT/typescript/schema.d.ts (openapi-typescript), all installed by `cargo xtask clients` (and
+# by `cargo xtask ci`).
 # `cargo xtask clients` runs this; crates/http/tests/it/clients.rs runs it into a temporary
 # directory and fails when the committed clients differ.
 #

@@ -58,7 +58,7 @@ fn ci(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("ci takes no arguments");
     }
-    setup::run(&[])?;
+    setup::for_tests()?;
     cargo(&["fmt", "--all", "--", "--check"])?;
     cargo(&["clippy", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     // The PostgreSQL store's tests (and the HTTP tests on PostgreSQL) need a server: a fresh
@@ -155,7 +155,7 @@ fn reliability(args: &[String]) -> Result<()> {
     if parts.is_empty() {
         parts = names.clone();
     }
-    setup::run(&[])?;
+    setup::for_tests()?;
     let release_parts = ["fuzz", "load", "ops"];
     if parts.iter().any(|p| release_parts.contains(p)) {
         // The load part measures the release build; the fuzz part runs 20k requests.
@@ -233,7 +233,7 @@ fn clients(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("clients takes no arguments");
     }
-    setup::run(&[])?;
+    setup::for_tests()?;
     let generator = retold_provision::python_tool("openapi-python-client").executable();
     let status = std::process::Command::new("bash")
         .arg(workspace_root().join("scripts/generate-clients.sh"))

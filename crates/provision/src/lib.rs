@@ -136,8 +136,8 @@ pub fn cache_dir() -> PathBuf {
     std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")).join(".cache/retold")
 }
 
-/// A Python tool the tests run, installed by `cargo xtask setup` into its own virtual
-/// environment in the cache from a requirements file that pins every package by hash.
+/// A Python tool the tests run, installed by `cargo xtask ci` (the test tooling) into its own
+/// virtual environment in the cache from a requirements file that pins every package by hash.
 #[derive(Debug, Clone, Copy)]
 pub struct PythonTool {
     /// The virtual environment's directory name under `venvs/`.
@@ -197,7 +197,7 @@ pub fn python_tool(name: &str) -> PythonTool {
 }
 
 /// The Chromium the inspector's browser tests drive: `RETOLD_CHROMIUM`, else Debian's
-/// `/usr/bin/chromium` (`cargo xtask setup` installs the package when it is missing).
+/// `/usr/bin/chromium` (`cargo xtask ci` installs the package when it is missing).
 pub fn chromium() -> PathBuf {
     std::env::var_os("RETOLD_CHROMIUM")
         .map(PathBuf::from)
