@@ -599,10 +599,14 @@ fn load(
                         .build()
                         .expect("a client");
                     let (mut searches, mut writes, mut errors, mut i) = (Vec::new(), Vec::new(), 0usize, c);
+                    // Each client writes every `every`-th request, the clients staggered, so
+                    // whichever server a client keeps to gets the same share of writes.
+                    let mut sent = c;
                     let principal = json!({"agent_id": "bench", "user_id": "u"});
                     while Instant::now() < deadline {
                         i += clients;
-                        let write = i % every == every - 1;
+                        sent += 1;
+                        let write = sent % every == every - 1;
                         let (path, body) = if write {
                             ("/v1/memory/write", json!({"principal": principal, "type": "episodic", "content": format!("Load note {i} from client {c}: {}", text(i)), "scope": "project:bench", "source_kind": "system"}))
                         } else {
@@ -685,10 +689,7 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
                 std::thread::sleep(Duration::from_millis(50));
             }
             let start_s = ready.elapsed().as_secs_f64();
-            let admin = |path: &str, body: Value| {
-                client.post(format!("{base}{path}")).bearer_auth(key).json(&body).send()?.error_for_status()?.json::<Value>()
-            };
-            let host = admin("/v1/admin/host-keys", json!({"name": "bench"}))?["key"].as_str().unwrap_or_default().to_owned();
+            let host = host_key(&client, &base, key)?;
             // Warm-up, then the measured runs.
             let _ = load(&[&base], &host, clients, 3, 0.1);
             let rss_warm = rss_of(pid);
@@ -748,56 +749,50 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
     world.store.close().await?;
     tokio::task::spawn_blocking(move || -> Result<Value> {
         let env = [("RETOLD__STORAGE__BACKEND", "postgres"), ("RETOLD__STORAGE__URL", url.as_str())];
-        let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        let (server_a, a) = serve(dir_a.path(), key, &env)?;
-        let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
-        let host = client
-            .post(format!("{a}/v1/admin/host-keys"))
-            .bearer_auth(key)
-            .json(&json!({"name": "bench"}))
-            .send()?
-            .error_for_status()?
-            .json::<Value>()?["key"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        // A host key is a row of the shared database: one server creates it for all.
+        let host = {
+            let dir = tempfile::tempdir()?;
+            let (_server, base) = serve(dir.path(), key, &env)?;
+            let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
+            host_key(&client, &base, key)?
+        };
         let mut runs = Vec::new();
         let mut rows = Vec::new();
-        let (_, one) = {
-            let _ = load(&[&a], &host, clients, 3, 0.1);
-            measured(&[server_a.0.id()], || (load(&[&a], &host, clients, seconds, 0.1), None::<Vec<Duration>>))
+        let one_thread: Vec<(&str, &str)> =
+            env.iter().copied().chain([("RETOLD__EMBEDDING__THREADS", "1")]).collect();
+        // Each run: fresh servers with `env`, a warm-up, then the measured load.
+        let run = |count: usize, env: &[(&str, &str)]| -> Result<Run> {
+            let dirs = (0..count).map(|_| tempfile::tempdir()).collect::<std::io::Result<Vec<_>>>()?;
+            let servers = dirs.iter().map(|d| serve(d.path(), key, env)).collect::<Result<Vec<_>>>()?;
+            let bases: Vec<&str> = servers.iter().map(|(_, base)| base.as_str()).collect();
+            let _ = load(&bases, &host, clients, 3, 0.1);
+            let pids: Vec<u32> = servers.iter().map(|(server, _)| server.0.id()).collect();
+            Ok(measured(&pids, || load(&bases, &host, clients, seconds, 0.1)))
         };
-        drop(server_a);
-        // One replica held to one ONNX thread: the control for the split run below.
-        let one_thread: Vec<(&str, &str)> = env.iter().copied().chain([("RETOLD__EMBEDDING__THREADS", "1")]).collect();
-        let (server_a, a) = serve(dir_a.path(), key, &one_thread)?;
-        let _ = load(&[&a], &host, clients, 3, 0.1);
-        let (_, one_single) =
-            measured(&[server_a.0.id()], || (load(&[&a], &host, clients, seconds, 0.1), None::<Vec<Duration>>));
-        drop(server_a);
-        let (server_a, a) = serve(dir_a.path(), key, &env)?;
-        let (server_b, b) = serve(dir_b.path(), key, &env)?;
-        let _ = load(&[&a, &b], &host, clients, 3, 0.1);
-        let (delays, two) = measured(&[server_a.0.id(), server_b.0.id()], || {
-            let stop = std::sync::atomic::AtomicBool::new(false);
-            std::thread::scope(|s| {
-                let probe = s.spawn(|| propagation(&a, &b, &host, &stop));
-                let ran = load(&[&a, &b], &host, clients, seconds, 0.1);
-                stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                (ran, Some(probe.join().expect("probe thread")))
-            })
+        let one = run(1, &env)?;
+        // One replica held to one ONNX thread: the control for the two held alike.
+        let one_single = run(1, &one_thread)?;
+        let two = run(2, &env)?;
+        let split = run(2, &one_thread)?;
+        // Propagation, in a phase of its own beside the same load (not counted above).
+        let (dir_a, dir_b) = (tempfile::tempdir()?, tempfile::tempdir()?);
+        let ((server_a, a), (server_b, b)) = (serve(dir_a.path(), key, &env)?, serve(dir_b.path(), key, &env)?);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let (delays, missed) = std::thread::scope(|s| {
+            let probe = s.spawn(|| propagation(&a, &b, &host, &stop));
+            // Stops the probe however the load ends, a panic included.
+            struct Stop<'a>(&'a std::sync::atomic::AtomicBool);
+            impl Drop for Stop<'_> {
+                fn drop(&mut self) {
+                    self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+            }
+            let stopping = Stop(&stop);
+            let _ = load(&[&a, &b], &host, clients, seconds.min(20), 0.1);
+            drop(stopping);
+            probe.join().expect("probe thread")
         });
         drop((server_a, server_b));
-        // The same two, each held to one ONNX thread: on this machine the two replicas' model
-        // runs otherwise contend for the same two cores.
-        let (dir_c, dir_d) = (tempfile::tempdir()?, tempfile::tempdir()?);
-        let (server_c, c) = serve(dir_c.path(), key, &one_thread)?;
-        let (server_d, d) = serve(dir_d.path(), key, &one_thread)?;
-        let _ = load(&[&c, &d], &host, clients, 3, 0.1);
-        let (_, split) = measured(&[server_c.0.id(), server_d.0.id()], || {
-            (load(&[&c, &d], &host, clients, seconds, 0.1), None::<Vec<Duration>>)
-        });
-        drop((server_c, server_d));
         for (label, run) in
             [("one replica", &one), ("one replica, one ONNX thread", &one_single), ("two replicas", &two), ("two replicas, one ONNX thread each", &split)]
         {
@@ -815,7 +810,6 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
         }
         let per_s = |run: &Run| (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
         let (ratio, split_ratio) = (per_s(&two) / per_s(&one), per_s(&split) / per_s(&one_single));
-        let delays = delays.unwrap_or_default();
         anyhow::ensure!(!delays.is_empty(), "no probe write reached the other replica's index");
         let (s50, _, s99) = pct3(delays.iter().map(|d| d.0).collect());
         let (d50, _, d99) = pct3(delays.iter().map(|d| d.1).collect());
@@ -826,14 +820,14 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
             println!("{row}");
         }
         println!(
-            "two replicas / one: {ratio:.2}x throughput ({split_ratio:.2}x with one ONNX thread in each replica); a write on one replica is found through the other's vector index by a search started p50 {s50:.1} / p99 {s99:.1} ms and answered p50 {d50:.1} / p99 {d99:.1} ms after the write's answer ({} probes beside the load)",
+            "two replicas / one: {ratio:.2}x throughput ({split_ratio:.2}x with one ONNX thread in each replica); a write on one replica is found through the other's vector index by a search started p50 {s50:.1} / p99 {s99:.1} ms and answered p50 {d50:.1} / p99 {d99:.1} ms after the write's answer ({} probes beside the same load on two replicas, {missed} not found within 10 s or not written)",
             delays.len()
         );
         Ok(json!({"http_replicas": {"records": records, "seconds": seconds, "runs": runs,
             "throughput_two_over_one": (ratio * 100.0).round() / 100.0,
             "throughput_two_over_one_at_one_onnx_thread": (split_ratio * 100.0).round() / 100.0,
             "propagation_ms": {"found_by_search_started": {"p50": s50, "p99": s99},
-                "found_by_search_answered": {"p50": d50, "p99": d99}, "probes": delays.len()}}}))
+                "found_by_search_answered": {"p50": d50, "p99": d99}, "probes": delays.len(), "missed": missed}}}))
     })
     .await?
 }
@@ -849,23 +843,28 @@ struct Run {
 
 /// `run` with the CPU seconds the `servers`, PostgreSQL's processes and this benchmark (its
 /// clients) used during it.
-fn measured<T>(
-    servers: &[u32],
-    run: impl FnOnce() -> ((Vec<Duration>, Vec<Duration>, usize, f64), Option<T>),
-) -> (Option<T>, Run) {
-    let groups = |servers: &[u32]| {
-        let postgres: f64 = processes_named("postgres").into_iter().map(cpu_seconds).sum();
+fn measured(servers: &[u32], run: impl FnOnce() -> (Vec<Duration>, Vec<Duration>, usize, f64)) -> Run {
+    let groups = || {
         [
-            ("retold", servers.iter().copied().map(cpu_seconds).sum::<f64>()),
-            ("postgres", postgres),
-            ("clients", cpu_seconds(std::process::id())),
+            ("retold", servers.iter().map(|&pid| (pid, cpu_ticks(pid))).collect::<BTreeMap<_, _>>()),
+            ("postgres", processes_named("postgres").into_iter().map(|pid| (pid, cpu_ticks(pid))).collect()),
+            ("clients", BTreeMap::from([(std::process::id(), cpu_ticks(std::process::id()))])),
         ]
     };
-    let before = groups(servers);
-    let ((searches, writes, errors, elapsed), extra) = run();
-    let after = groups(servers);
-    let cpu = before.iter().zip(after).map(|((who, b), (_, a))| (*who, a - b)).collect();
-    (extra, Run { searches, writes, errors, elapsed, cpu })
+    let before = groups();
+    let (searches, writes, errors, elapsed) = run();
+    let after = groups();
+    // Per process, what it used since the first reading (all of it, for a process started
+    // since); a process gone by the second counts through its parent's reaped children.
+    let cpu = before
+        .iter()
+        .zip(after)
+        .map(|((who, b), (_, a))| {
+            let used: u64 = a.iter().map(|(pid, t)| t.saturating_sub(b.get(pid).copied().unwrap_or(0))).sum();
+            (*who, used as f64 / 100.0)
+        })
+        .collect();
+    Run { searches, writes, errors, elapsed, cpu }
 }
 
 /// A probe every 200 ms until `stop`: write on one replica (alternately `a` and `b`), then
@@ -877,11 +876,11 @@ fn propagation(
     b: &str,
     key: &str,
     stop: &std::sync::atomic::AtomicBool,
-) -> Vec<(Duration, Duration)> {
+) -> (Vec<(Duration, Duration)>, usize) {
     let client =
         reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build().expect("a client");
     let principal = json!({"agent_id": "bench", "user_id": "u"});
-    let mut delays = Vec::new();
+    let (mut delays, mut missed) = (Vec::new(), 0usize);
     let mut n = 0usize;
     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
         let (from, to) = if n.is_multiple_of(2) { (a, b) } else { (b, a) };
@@ -895,6 +894,8 @@ fn propagation(
             .send()
             .and_then(reqwest::blocking::Response::json::<Value>);
         let Some(id) = written.ok().and_then(|w| w["record_id"].as_str().map(str::to_owned)) else {
+            missed += 1;
+            std::thread::sleep(Duration::from_millis(200));
             continue;
         };
         let acknowledged = Instant::now();
@@ -915,9 +916,12 @@ fn propagation(
                 break;
             }
         }
+        if Instant::now() >= deadline {
+            missed += 1;
+        }
         std::thread::sleep(Duration::from_millis(200));
     }
-    delays
+    (delays, missed)
 }
 
 /// The pids of the processes whose command is `name`.
@@ -931,14 +935,26 @@ fn processes_named(name: &str) -> Vec<u32> {
         .collect()
 }
 
-/// User and system CPU seconds a process has used (0 when it is gone).
-fn cpu_seconds(pid: u32) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
-    // After the command in parentheses: state is field 3, utime 14 and stime 15, in ticks
-    // of 1/100 s.
+/// User and system CPU time a process and its reaped children have used, in ticks of
+/// 1/100 s (0 when it is gone).
+fn cpu_ticks(pid: u32) -> u64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0 };
+    // After the command in parentheses: state is field 3; utime, stime, cutime and cstime
+    // are fields 14 to 17.
     let rest: Vec<&str> = stat.rsplit_once(')').map_or("", |(_, r)| r).split_whitespace().collect();
-    let ticks = |i: usize| rest.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
+    (11..=14).map(|i| rest.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0)).sum()
+}
+
+/// A new host key from the server at `base`, created with its admin key.
+pub(crate) fn host_key(client: &reqwest::blocking::Client, base: &str, admin_key: &str) -> Result<String> {
+    let created: Value = client
+        .post(format!("{base}/v1/admin/host-keys"))
+        .bearer_auth(admin_key)
+        .json(&json!({"name": "bench"}))
+        .send()?
+        .error_for_status()?
+        .json()?;
+    created["key"].as_str().map(str::to_owned).context("the host key's answer holds no key")
 }
 
 /// A real `retold serve` (the release binary next to this one) on `data_dir` with `env`, and

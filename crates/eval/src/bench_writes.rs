@@ -148,16 +148,7 @@ pub(crate) async fn writes(n: usize) -> Result<Value> {
     let host_base = base.clone();
     let stage_rows = tokio::task::spawn_blocking(move || -> Result<(String, Vec<Value>)> {
         let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build()?;
-        let host = client
-            .post(format!("{host_base}/v1/admin/host-keys"))
-            .bearer_auth(key)
-            .json(&json!({"name": "bench"}))
-            .send()?
-            .error_for_status()?
-            .json::<Value>()?["key"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
+        let host = crate::bench_pipeline::host_key(&client, &host_base, key)?;
         let mut rows = Vec::new();
         println!("\nOne `memory_write` at a time over loopback (every 150 ms, or back to back), each embedded by the server; medians of the stages it answers in Server-Timing (ms):");
         println!("| record | sent | writes | texts embedded | sentences after | p50 / p95 ms | {} | HTTP and the rest |", STAGES.join(" | "));
@@ -316,16 +307,7 @@ async fn import_beside_the_embedder(
     let (import_s, counts, http_ms) =
         tokio::task::spawn_blocking(move || -> Result<(f64, Value, Vec<Duration>)> {
             let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(600)).build()?;
-            let host = client
-                .post(format!("{base}/v1/admin/host-keys"))
-                .bearer_auth(&key)
-                .json(&json!({"name": "bench"}))
-                .send()?
-                .error_for_status()?
-                .json::<Value>()?["key"]
-                .as_str()
-                .unwrap_or_default()
-                .to_owned();
+            let host = crate::bench_pipeline::host_key(&client, &base, &key)?;
             let mut counts = serde_json::Map::new();
             let started = Instant::now();
             for batch in lines.chunks(IMPORT_BATCH) {
@@ -479,10 +461,7 @@ pub(crate) async fn roundtrip(n: usize) -> Result<Value> {
     let who = principal.clone();
     let report = tokio::task::spawn_blocking(move || -> Result<Value> {
         let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(900)).build()?;
-        let host_of = |base: &str| -> Result<String> {
-            Ok(client.post(format!("{base}/v1/admin/host-keys")).bearer_auth(key).json(&json!({"name": "bench"}))
-                .send()?.error_for_status()?.json::<Value>()?["key"].as_str().unwrap_or_default().to_owned())
-        };
+        let host_of = |base: &str| crate::bench_pipeline::host_key(&client, base, key);
         let (from_host, to_host) = (host_of(&from_url)?, host_of(&to_url)?);
         let started = Instant::now();
         for batch in lines.chunks(IMPORT_BATCH) {

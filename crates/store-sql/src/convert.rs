@@ -148,6 +148,12 @@ pub static RECORDS_PACKED_POSTGRES: std::sync::LazyLock<String> = std::sync::Laz
     format!("coalesce(json_agg(json_build_array({RECORD_COLUMNS})), '[]')::text")
 });
 
+/// The records of a packed read ([`RECORDS_PACKED`], [`RECORDS_PACKED_POSTGRES`]).
+pub fn records_from_packed(packed: &str) -> Result<Vec<MemoryRecord>, StoreError> {
+    let rows: Vec<RecordRow> = serde_json::from_str(packed).map_err(|e| corrupt("records", e))?;
+    rows.into_iter().map(RecordRow::into_record).collect()
+}
+
 impl RecordRow {
     /// The record these columns hold, or `Corrupt` naming what does not parse.
     pub fn into_record(self) -> Result<MemoryRecord, StoreError> {

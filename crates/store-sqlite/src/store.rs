@@ -321,9 +321,7 @@ impl SqliteStore {
             .await?
             .ok_or_else(|| crate::error::corrupt("records", "the packed read returned no row"))?
             .try_get("", "records")?;
-        let rows: Vec<convert::RecordRow> =
-            serde_json::from_str(&packed).map_err(|e| crate::error::corrupt("records", e))?;
-        rows.into_iter().map(convert::RecordRow::into_record).collect()
+        convert::records_from_packed(&packed)
     }
 }
 
