@@ -333,3 +333,70 @@ fn every_service_crate_is_checked() {
     }
     assert!(unchecked.is_empty(), "add these crates to FORBIDDEN in xtask/tests/tidy.rs: {unchecked:?}");
 }
+
+/// The names a manifest section lists (`name.workspace = true`, `name = …`, `name = { … }`).
+fn declared(manifest: &str, section: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut inside = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            inside = line == format!("[{section}]");
+            continue;
+        }
+        if inside && !line.is_empty() && !line.starts_with('#') {
+            let name = line.split(['.', ' ', '=']).next().unwrap_or_default();
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+/// Every `.rs` file below `dir`, read.
+fn rust_sources(dir: &std::path::Path) -> String {
+    let mut text = String::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return text };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            text.push_str(&rust_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+        }
+    }
+    text
+}
+
+fn names_word(text: &str, ident: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(ident).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + ident.len()..].chars().next();
+        !before.is_some_and(is_word) && !after.is_some_and(is_word)
+    })
+}
+
+#[test]
+fn every_declared_dependency_is_used() {
+    // A dependency no source names only costs build time and review: a normal one must be
+    // named in `src/`, a dev one anywhere in the crate (`src/` tests, `tests/`, `benches/`).
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let mut crates: Vec<std::path::PathBuf> = vec![root.join("xtask")];
+    for dir in [root.join("crates"), root.join("crates/adapters")] {
+        crates.extend(std::fs::read_dir(dir).unwrap().flatten().map(|e| e.path()));
+    }
+    let mut unused = Vec::new();
+    for dir in crates {
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else { continue };
+        let src = rust_sources(&dir.join("src"))
+            + &std::fs::read_to_string(dir.join("build.rs")).unwrap_or_default();
+        let all = format!("{src}{}{}", rust_sources(&dir.join("tests")), rust_sources(&dir.join("benches")));
+        for (section, text) in [("dependencies", &src), ("dev-dependencies", &all)] {
+            for name in declared(&manifest, section) {
+                if !names_word(text, &name.replace('-', "_")) {
+                    unused.push(format!("{}: [{section}] {name}", dir.display()));
+                }
+            }
+        }
+    }
+    assert!(unused.is_empty(), "declared and never named:\n{}", unused.join("\n"));
+}
