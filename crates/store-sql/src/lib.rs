@@ -9,3 +9,31 @@ pub mod error;
 pub mod traces;
 
 pub use crate::error::{StoreError, corrupt};
+
+/// One forward migration that runs one SQL script in one transaction, the shape of every
+/// migration of both stores: `sql_migration!(SCHEMA);` in the migration's own file defines
+/// its `Migration`, named after the file. Expands in the store crate, which provides
+/// `sea_orm_migration` and `async_trait`.
+#[macro_export]
+macro_rules! sql_migration {
+    ($sql:expr) => {
+        #[derive(::sea_orm_migration::prelude::DeriveMigrationName)]
+        pub(crate) struct Migration;
+
+        #[::async_trait::async_trait]
+        impl ::sea_orm_migration::prelude::MigrationTrait for Migration {
+            async fn up(
+                &self,
+                manager: &::sea_orm_migration::prelude::SchemaManager,
+            ) -> Result<(), ::sea_orm_migration::prelude::DbErr> {
+                use ::sea_orm_migration::sea_orm::ConnectionTrait;
+                manager.get_connection().execute_unprepared($sql).await?;
+                Ok(())
+            }
+
+            fn use_transaction(&self) -> Option<bool> {
+                Some(true)
+            }
+        }
+    };
+}

@@ -5,11 +5,6 @@
 //! index instead of an FTS5 table; `change_head` and `record_changes` are the replicas'
 //! change feed.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE EXTENSION IF NOT EXISTS unaccent;
 -- FTS5's unicode61 in PostgreSQL: the default parser, lowercased, Latin diacritics removed,
@@ -311,14 +306,4 @@ CREATE TABLE record_changes (
 );
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

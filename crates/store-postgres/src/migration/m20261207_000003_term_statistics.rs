@@ -8,11 +8,6 @@
 //! The backfill locks `records_fts` against writers (a replica still on the previous binary)
 //! until the trigger is in place, and lifts the statement timeout for a large store.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 SET LOCAL statement_timeout = 0;
 LOCK TABLE records_fts IN SHARE ROW EXCLUSIVE MODE;
@@ -56,14 +51,4 @@ CREATE TRIGGER records_fts_statistics AFTER INSERT OR UPDATE OR DELETE ON record
     FOR EACH ROW EXECUTE FUNCTION lexical_statistics();
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

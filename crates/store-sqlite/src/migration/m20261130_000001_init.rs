@@ -1,10 +1,5 @@
 //! The initial schema (seed sections 2, 5, 7, 8, 9, 10, 13).
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE entities (
     id              TEXT PRIMARY KEY,
@@ -149,14 +144,4 @@ CREATE VIRTUAL TABLE records_fts USING fts5 (
 );
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

@@ -1,10 +1,5 @@
 //! Host API keys created through the admin endpoint, stored hashed.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE api_keys (
     id          TEXT PRIMARY KEY,
@@ -19,14 +14,4 @@ CREATE TABLE api_keys (
 ) STRICT;
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

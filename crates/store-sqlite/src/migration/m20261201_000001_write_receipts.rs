@@ -1,11 +1,6 @@
 //! Receipts of keyed writes: an extraction candidate's write is recorded under its session
 //! and digest in the same transaction, so a retried run finds it and writes nothing again.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE write_receipts (
     session_id  TEXT NOT NULL,
@@ -19,14 +14,4 @@ CREATE TABLE write_receipts (
 ) STRICT, WITHOUT ROWID;
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

@@ -1,11 +1,6 @@
 //! Erasure may blank an audit event's details (and nothing else): the event's kind, ids,
 //! actor and time stay, so the trail still says what happened and when, without the content.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 DROP TRIGGER events_no_update;
 CREATE TRIGGER events_no_update BEFORE UPDATE ON events
@@ -15,14 +10,4 @@ WHEN NOT (NEW.details = '{"erased":"true"}' AND NEW.seq = OLD.seq AND NEW.id = O
 BEGIN SELECT RAISE(ABORT, 'events are append-only (an erasure may only blank their details)'); END;
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

@@ -1,11 +1,6 @@
 //! The review queue: records waiting for a person's look, with why, and how they were
 //! resolved. At most one open item per record and reason.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE review_queue (
     id          TEXT PRIMARY KEY,
@@ -20,14 +15,4 @@ CREATE UNIQUE INDEX review_queue_open ON review_queue (record_id, reason) WHERE 
 CREATE INDEX review_queue_flagged ON review_queue (flagged_at);
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

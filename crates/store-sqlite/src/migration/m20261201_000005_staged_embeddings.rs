@@ -1,11 +1,6 @@
 //! Staged embeddings: vectors of another embedding model, written beside the served ones by a
 //! re-embedding run and swapped in by one model switch.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE embeddings_staged (
     record_key  INTEGER PRIMARY KEY REFERENCES records(key),
@@ -17,14 +12,4 @@ CREATE TABLE embeddings_staged (
 ) STRICT;
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

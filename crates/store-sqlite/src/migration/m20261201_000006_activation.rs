@@ -1,11 +1,6 @@
 //! Activation: one decision per record (category, rule, policy, a person's verdict), one
 //! immutable profile per session, and the review queue widened for activation reviews.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE activation_decisions (
     record_id   TEXT PRIMARY KEY REFERENCES records(id),
@@ -48,14 +43,4 @@ CREATE UNIQUE INDEX review_queue_open ON review_queue (record_id, reason) WHERE 
 CREATE INDEX review_queue_flagged ON review_queue (flagged_at);
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);

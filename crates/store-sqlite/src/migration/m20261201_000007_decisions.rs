@@ -1,10 +1,5 @@
 //! The orchestrator's decisions: one row per turn it was asked about.
 
-use sea_orm_migration::prelude::*;
-
-#[derive(DeriveMigrationName)]
-pub(crate) struct Migration;
-
 const SCHEMA: &str = r#"
 CREATE TABLE turn_decisions (
     id            TEXT PRIMARY KEY,
@@ -30,14 +25,4 @@ CREATE INDEX turn_decisions_session ON turn_decisions (session_id, created_at);
 CREATE INDEX turn_decisions_user ON turn_decisions (user_id);
 "#;
 
-#[async_trait::async_trait]
-impl MigrationTrait for Migration {
-    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager.get_connection().execute_unprepared(SCHEMA).await?;
-        Ok(())
-    }
-
-    fn use_transaction(&self) -> Option<bool> {
-        Some(true)
-    }
-}
+retold_store_sql::sql_migration!(SCHEMA);
