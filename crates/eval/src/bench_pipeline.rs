@@ -656,77 +656,39 @@ pub(crate) async fn http(clients: usize, seconds: u64, records: usize) -> Result
     // HTTP clients need too.
     let _ = retold_http::hosted_stages(&settings)?;
     seed(dir.path(), records, &settings).await?;
-    let binary = std::env::current_exe()?.with_file_name("retold");
-    anyhow::ensure!(
-        binary.is_file(),
-        "{} is missing: build it with `cargo build --release -p retold-http --bin retold`",
-        binary.display()
-    );
-    let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-    let server = Killed(
-        std::process::Command::new(&binary)
-            .args([
-                "serve",
-                "--listen",
-                &format!("127.0.0.1:{port}"),
-                "--data-dir",
-                &dir.path().display().to_string(),
-            ])
-            .env("RETOLD__AUTH__ADMIN_KEY", key)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .spawn()?,
-    );
-    let pid = server.0.id();
-    let base = format!("http://127.0.0.1:{port}");
-    let report = tokio::task::spawn_blocking({
-        let base = base.clone();
-        move || -> Result<Value> {
-            let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
-            let ready = Instant::now();
-            while client.get(format!("{base}/health")).send().is_err() {
-                anyhow::ensure!(ready.elapsed() < Duration::from_secs(60), "the server did not start");
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let start_s = ready.elapsed().as_secs_f64();
-            let host = host_key(&client, &base, key)?;
-            // Warm-up, then the measured runs.
-            let _ = load(&[&base], &host, clients, 3, 0.1);
-            let rss_warm = rss_of(pid);
-            let (searches, writes, errors, elapsed) = load(&[&base], &host, clients, seconds, 0.1);
-            let rss_end = rss_of(pid);
-            let (one_s, one_w, one_e, one_elapsed) = load(&[&base], &host, 1, seconds.min(15), 0.1);
-            let row = |label: &str, c: usize, s: &[Duration], w: &[Duration], e: usize, secs: f64| {
-                let (sp, wp) = (pct3(s.to_vec()), pct3(w.to_vec()));
-                println!(
-                    "| {label} | {c} | {:.1} | {:.2} / {:.2} / {:.2} | {:.2} / {:.2} / {:.2} | {e} |",
-                    (s.len() + w.len()) as f64 / secs, sp.0, sp.1, sp.2, wp.0, wp.1, wp.2
-                );
-                json!({"clients": c, "requests_per_s": ((s.len() + w.len()) as f64 / secs * 10.0).round() / 10.0,
-                       "search_ms": {"p50": sp.0, "p95": sp.1, "p99": sp.2, "n": s.len()},
-                       "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": w.len()}, "errors": e})
-            };
-            println!("\n{records} records, 90% search / 10% write over loopback against `retold serve` (started in {start_s:.2} s):");
-            println!("| run | clients | requests/s | search p50 / p95 / p99 ms | write p50 / p95 / p99 ms | errors |\n|---|---|---|---|---|---|");
-            let many = row("mixed", clients, &searches, &writes, errors, elapsed);
-            let one = row("mixed", 1, &one_s, &one_w, one_e, one_elapsed);
-            println!("server RSS: {rss_warm} MB after warm-up, {rss_end} MB at the end of the {clients}-client run");
-            Ok(json!({"http": {"records": records, "seconds": seconds, "start_s": start_s, "runs": [many, one],
-                               "server_rss_mb": {"after_warm_up": rss_warm, "at_end": rss_end}}}))
-        }
+    tokio::task::spawn_blocking(move || -> Result<Value> {
+        let started = Instant::now();
+        let (server, base) = serve(dir.path(), key, &[])?;
+        let start_s = started.elapsed().as_secs_f64();
+        let pid = server.0.id();
+        let client = reqwest::blocking::Client::builder().timeout(Duration::from_secs(30)).build()?;
+        let host = host_key(&client, &base, key)?;
+        // Warm-up, then the measured runs.
+        let _ = load(&[&base], &host, clients, 3, 0.1);
+        let rss_warm = rss_of(pid);
+        let many = Run::of(load(&[&base], &host, clients, seconds, 0.1));
+        let rss_end = rss_of(pid);
+        let one = Run::of(load(&[&base], &host, 1, seconds.min(15), 0.1));
+        println!("\n{records} records, 90% search / 10% write over loopback against `retold serve` (started in {start_s:.2} s):");
+        println!("| run | clients | requests/s | search p50 / p95 / p99 ms | write p50 / p95 / p99 ms | errors |\n|---|---|---|---|---|---|");
+        let (many_row, many) = many.summary("mixed", clients);
+        let (one_row, one) = one.summary("mixed", 1);
+        println!("{many_row}\n{one_row}");
+        println!("server RSS: {rss_warm} MB after warm-up, {rss_end} MB at the end of the {clients}-client run");
+        Ok(json!({"http": {"records": records, "seconds": seconds, "start_s": start_s, "runs": [many, one],
+                           "server_rss_mb": {"after_warm_up": rss_warm, "at_end": rss_end}}}))
     })
-    .await;
-    drop(server);
-    report?
+    .await?
 }
 
 /// `bench http --replicas 2`: `records` records written into a fresh PostgreSQL database
 /// (the run's private server), then `clients` clients (90% search, 10% write) for `seconds`
 /// against one `retold serve` on it, and the same against two, each client keeping to one of
-/// them; each once with the configured ONNX threads and once with one thread a replica. Beside the two-replica run a probe writes on one replica every 200 ms and searches
-/// the other for it until the hit comes through its vector index (`matched.dense`): the
-/// propagation delay, counted to the start of the search that found it. The CPU time each
-/// process group used says what bounds the throughput on this machine.
+/// them; each once with the configured ONNX threads and once with one thread a replica, on
+/// fresh servers. Then, in a phase of its own beside the same load on two replicas, a probe
+/// writes on one replica every 200 ms and searches the other until the hit comes through its
+/// vector index (`matched.dense`): the propagation delay. The CPU time each process group
+/// used says what bounds the throughput on this machine.
 pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) -> Result<Value> {
     let url = retold_test_kit::postgres::fresh_database();
     let key = "bench-admin-key";
@@ -793,23 +755,17 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
             probe.join().expect("probe thread")
         });
         drop((server_a, server_b));
-        for (label, run) in
-            [("one replica", &one), ("one replica, one ONNX thread", &one_single), ("two replicas", &two), ("two replicas, one ONNX thread each", &split)]
-        {
-            let (sp, wp) = (pct3(run.searches.clone()), pct3(run.writes.clone()));
-            let per_s = (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
-            rows.push(format!(
-                "| {label} | {clients} | {per_s:.1} | {:.2} / {:.2} / {:.2} | {:.2} / {:.2} / {:.2} | {} | {} |",
-                sp.0, sp.1, sp.2, wp.0, wp.1, wp.2, run.errors,
-                run.cpu.iter().map(|(who, s)| format!("{who} {s:.1}")).collect::<Vec<_>>().join(", ")
-            ));
-            runs.push(json!({"run": label, "clients": clients, "requests_per_s": (per_s * 10.0).round() / 10.0,
-                "search_ms": {"p50": sp.0, "p95": sp.1, "p99": sp.2, "n": run.searches.len()},
-                "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": run.writes.len()},
-                "errors": run.errors, "cpu_s": run.cpu.iter().cloned().collect::<BTreeMap<_, _>>()}));
+        for (label, run) in [
+            ("one replica", &one),
+            ("one replica, one ONNX thread", &one_single),
+            ("two replicas", &two),
+            ("two replicas, one ONNX thread each", &split),
+        ] {
+            let (row, json) = run.summary(label, clients);
+            rows.push(row);
+            runs.push(json);
         }
-        let per_s = |run: &Run| (run.searches.len() + run.writes.len()) as f64 / run.elapsed;
-        let (ratio, split_ratio) = (per_s(&two) / per_s(&one), per_s(&split) / per_s(&one_single));
+        let (ratio, split_ratio) = (two.per_s() / one.per_s(), split.per_s() / one_single.per_s());
         anyhow::ensure!(!delays.is_empty(), "no probe write reached the other replica's index");
         let (s50, _, s99) = pct3(delays.iter().map(|d| d.0).collect());
         let (d50, _, d99) = pct3(delays.iter().map(|d| d.1).collect());
@@ -832,13 +788,50 @@ pub(crate) async fn http_replicas(clients: usize, seconds: u64, records: usize) 
     .await?
 }
 
-/// One load run's latencies, errors, length and the CPU seconds each process group used.
+/// One load run's latencies, errors, length and the CPU seconds each process group used
+/// (none when not measured).
 struct Run {
     searches: Vec<Duration>,
     writes: Vec<Duration>,
     errors: usize,
     elapsed: f64,
     cpu: Vec<(&'static str, f64)>,
+}
+
+impl Run {
+    fn of((searches, writes, errors, elapsed): (Vec<Duration>, Vec<Duration>, usize, f64)) -> Self {
+        Self { searches, writes, errors, elapsed, cpu: Vec::new() }
+    }
+
+    fn per_s(&self) -> f64 {
+        (self.searches.len() + self.writes.len()) as f64 / self.elapsed
+    }
+
+    /// Its table row (`| label | clients | requests/s | search | write | errors |`, then the
+    /// CPU column when measured) and its JSON.
+    fn summary(&self, label: &str, clients: usize) -> (String, Value) {
+        let (sp, wp) = (pct3(self.searches.clone()), pct3(self.writes.clone()));
+        let mut row = format!(
+            "| {label} | {clients} | {:.1} | {:.2} / {:.2} / {:.2} | {:.2} / {:.2} / {:.2} | {} |",
+            self.per_s(),
+            sp.0,
+            sp.1,
+            sp.2,
+            wp.0,
+            wp.1,
+            wp.2,
+            self.errors
+        );
+        if !self.cpu.is_empty() {
+            let cpu: Vec<String> = self.cpu.iter().map(|(who, s)| format!("{who} {s:.1}")).collect();
+            row.push_str(&format!(" {} |", cpu.join(", ")));
+        }
+        let json = json!({"run": label, "clients": clients, "requests_per_s": (self.per_s() * 10.0).round() / 10.0,
+            "search_ms": {"p50": sp.0, "p95": sp.1, "p99": sp.2, "n": self.searches.len()},
+            "write_ms": {"p50": wp.0, "p95": wp.1, "p99": wp.2, "n": self.writes.len()},
+            "errors": self.errors, "cpu_s": self.cpu.iter().cloned().collect::<BTreeMap<_, _>>()});
+        (row, json)
+    }
 }
 
 /// `run` with the CPU seconds the `servers`, PostgreSQL's processes and this benchmark (its
@@ -852,7 +845,7 @@ fn measured(servers: &[u32], run: impl FnOnce() -> (Vec<Duration>, Vec<Duration>
         ]
     };
     let before = groups();
-    let (searches, writes, errors, elapsed) = run();
+    let ran = Run::of(run());
     let after = groups();
     // Per process, what it used since the first reading (all of it, for a process started
     // since); a process gone by the second counts through its parent's reaped children.
@@ -864,7 +857,7 @@ fn measured(servers: &[u32], run: impl FnOnce() -> (Vec<Duration>, Vec<Duration>
             (*who, used as f64 / 100.0)
         })
         .collect();
-    Run { searches, writes, errors, elapsed, cpu }
+    Run { cpu, ..ran }
 }
 
 /// A probe every 200 ms until `stop`: write on one replica (alternately `a` and `b`), then

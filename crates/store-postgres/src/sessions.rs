@@ -391,14 +391,17 @@ impl retold_domain::Retention for PostgresStore {
             let batch = self
                 .db
                 .execute_raw(stmt(
-                    "DELETE FROM search_log WHERE id IN (SELECT id FROM search_log WHERE at < ? LIMIT 1000)",
+                    &format!(
+                        "DELETE FROM search_log WHERE id IN (SELECT id FROM search_log WHERE at < ? LIMIT {})",
+                        retold_store_sql::PURGE_BATCH
+                    ),
                     at.clone(),
                 ))
                 .await
                 .map_err(StoreError::from)?
                 .rows_affected();
             deleted += batch;
-            if batch < 1000 {
+            if batch < retold_store_sql::PURGE_BATCH {
                 return Ok(deleted);
             }
         }

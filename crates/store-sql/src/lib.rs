@@ -10,6 +10,10 @@ pub mod traces;
 
 pub use crate::error::{StoreError, corrupt};
 
+/// Rows a purge of old search traces deletes per statement (each its own transaction), so
+/// writes wait for one batch at a time.
+pub const PURGE_BATCH: u64 = 1000;
+
 /// One forward migration that runs one SQL script in one transaction, the shape of every
 /// migration of both stores: `sql_migration!(SCHEMA);` in the migration's own file defines
 /// its `Migration`, named after the file. Expands in the store crate, which provides

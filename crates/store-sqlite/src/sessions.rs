@@ -374,7 +374,7 @@ impl retold_domain::Retention for SqliteStore {
                 .execute_raw(stmt(
                     &format!(
                         "DELETE FROM search_log WHERE id IN (SELECT id FROM search_log WHERE at < ? LIMIT {})",
-                        crate::store::PURGE_BATCH
+                        retold_store_sql::PURGE_BATCH
                     ),
                     at.clone(),
                 ))
@@ -383,7 +383,7 @@ impl retold_domain::Retention for SqliteStore {
                 .rows_affected();
             txn.commit().await.map_err(StoreError::from)?;
             deleted += batch;
-            if batch < crate::store::PURGE_BATCH {
+            if batch < retold_store_sql::PURGE_BATCH {
                 return Ok(deleted);
             }
         }

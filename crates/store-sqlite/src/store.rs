@@ -68,9 +68,6 @@ pub struct SqliteStore {
     pub(crate) path: std::sync::Arc<PathBuf>,
 }
 
-/// Rows a purge deletes per transaction.
-pub(crate) const PURGE_BATCH: u64 = 1000;
-
 pub(crate) fn stmt(sql: &str, values: impl IntoIterator<Item = Value>) -> Statement {
     Statement::from_sql_and_values(DbBackend::Sqlite, sql, values)
 }
