@@ -356,6 +356,10 @@ impl OperationsService {
             return Ok(outcome);
         }
         let live: Vec<_> = records.iter().filter(|r| r.record.status != Status::Deleted).collect();
+        // The tombstones drop the records' vectors in their own commits; counted first, so
+        // the report says what the erasure removed.
+        let ids: Vec<RecordId> = records.iter().map(|r| r.record.id.clone()).collect();
+        let vectors = self.erasure.vectors_of(&ids).await?;
         for batch in live.chunks(BATCH) {
             let mut unit = WriteUnit::default();
             for keyed in batch {
@@ -366,7 +370,6 @@ impl OperationsService {
         for keyed in &records {
             self.index.mark_dead(keyed.key);
         }
-        let ids: Vec<RecordId> = records.iter().map(|r| r.record.id.clone()).collect();
         let event = app_event(
             self.ids.as_ref(),
             self.clock.as_ref(),
@@ -375,6 +378,7 @@ impl OperationsService {
             &[("target", target.to_string()), ("by", actor.to_owned()), ("records", ids.len().to_string())],
         );
         outcome.removed = self.erasure.scrub(target, &ids, event.clone()).await?;
+        outcome.removed.embeddings += vectors;
         outcome.erased = outcome.removed.records;
         let (before, after) = self.erasure.compact().await?;
         outcome.bytes_before = before;

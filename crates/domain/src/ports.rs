@@ -910,6 +910,10 @@ pub trait Erasure: Send + Sync {
     /// Every record the target covers, whatever its status (erased tombstones included).
     async fn erasure_records(&self, target: &ErasureTarget) -> Result<Vec<KeyedRecord>>;
 
+    /// How many vectors (served and staged) `records` hold: what an erasure removes with the
+    /// tombstones, reported before they are written.
+    async fn vectors_of(&self, records: &[RecordId]) -> Result<u64>;
+
     /// In one transaction: blank the content, evidence, source reference and tags of
     /// `records` (already `deleted`) and mark them erased; delete their FTS rows, embeddings
     /// and entity links, every search trace that names one of them, and the details of their

@@ -508,8 +508,15 @@ pub(crate) async fn apply_update(
         ],
     ))
     .await?;
+    // A tombstone loses its vectors (served and staged) in the same commit, as on SQLite.
     if !r.status.keeps_indexes() {
-        txn.execute_raw(stmt("DELETE FROM records_fts WHERE key = ?", [key.into()])).await?;
+        for table in [
+            "DELETE FROM records_fts WHERE key = ?",
+            "DELETE FROM embeddings WHERE record_key = ?",
+            "DELETE FROM embeddings_staged WHERE record_key = ?",
+        ] {
+            txn.execute_raw(stmt(table, [key.into()])).await?;
+        }
     } else if key_changed {
         txn.execute_raw(stmt(
             "UPDATE records_fts SET subject = (SELECT coalesce(subject, '') FROM records WHERE key = ?) \

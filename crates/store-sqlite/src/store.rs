@@ -442,9 +442,17 @@ pub(crate) async fn apply_update(
         ],
     ))
     .await?;
-    // records_fts's rowid is the record's key, so these touch one row.
+    // records_fts's rowid is the record's key, so these touch one row. A tombstone loses its
+    // vectors (served and staged) in the same commit, so no state of the store holds a vector
+    // of a record that is gone (`ops verify` counts those as orphans).
     if !r.status.keeps_indexes() {
-        txn.execute_raw(stmt("DELETE FROM records_fts WHERE rowid = ?", [key.into()])).await?;
+        for table in [
+            "DELETE FROM records_fts WHERE rowid = ?",
+            "DELETE FROM embeddings WHERE record_key = ?",
+            "DELETE FROM embeddings_staged WHERE record_key = ?",
+        ] {
+            txn.execute_raw(stmt(table, [key.into()])).await?;
+        }
     } else if key_changed {
         txn.execute_raw(stmt(
             "UPDATE records_fts SET subject = (SELECT coalesce(subject, '') FROM records WHERE key = ?) \

@@ -11,6 +11,7 @@ mod m20261207_000001_turn_memory;
 mod m20261207_000002_sentences_pending;
 mod m20261207_000003_term_statistics;
 mod m20261207_000004_term_prefixes;
+mod m20261207_000005_tombstone_vectors;
 
 pub(crate) struct Migrator;
 
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000002_sentences_pending::Migration),
             Box::new(m20261207_000003_term_statistics::Migration),
             Box::new(m20261207_000004_term_prefixes::Migration),
+            Box::new(m20261207_000005_tombstone_vectors::Migration),
         ]
     }
 }

@@ -20,6 +20,7 @@ mod m20261203_000001_lexical_vocabulary;
 mod m20261205_000001_sentence_vectors;
 mod m20261207_000001_turn_memory;
 mod m20261207_000002_sentences_pending;
+mod m20261207_000005_tombstone_vectors;
 
 pub(crate) struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000001_sentence_vectors::Migration),
             Box::new(m20261207_000001_turn_memory::Migration),
             Box::new(m20261207_000002_sentences_pending::Migration),
+            Box::new(m20261207_000005_tombstone_vectors::Migration),
         ]
     }
 }

@@ -176,3 +176,44 @@ async fn the_check_reads_the_full_text_index_as_it_is_after_other_connections_wr
     let check = Snapshots::verify(&store).await.unwrap();
     assert_eq!(check.integrity, "ok", "{check:?}");
 }
+
+/// A store written before tombstones dropped their vectors still holds a forgotten record's
+/// vector; the migration removes it, so the store checks clean once opened by this version.
+#[tokio::test]
+async fn a_vector_left_by_an_earlier_forget_is_removed_at_the_next_start() {
+    let f = open().await;
+    let path = f.dir.path().join("retold.db");
+    for n in 1..=2 {
+        let r = record(n, "project:p", &format!("fact number {n}"));
+        let row = retold_domain::EmbeddingRow {
+            record_id: r.id.clone(),
+            model: "minilm".into(),
+            version: 1,
+            dims: 2,
+            vector: vec![0.5, 0.5],
+            sentences: Vec::new(),
+            sentences_pending: false,
+        };
+        f.store
+            .apply(WriteUnit { inserts: vec![r], embeddings: vec![row], ..WriteUnit::default() })
+            .await
+            .unwrap();
+    }
+    f.store.close().await.unwrap();
+    // What an earlier version left: record 2 a tombstone, its vector still there, and the
+    // migration not yet applied.
+    let raw = Database::connect(format!("sqlite://{}", path.display())).await.unwrap();
+    raw.execute_unprepared("UPDATE records SET status = 'deleted' WHERE id = 'mem_0002'").await.unwrap();
+    raw.execute_unprepared("DELETE FROM records_fts WHERE rowid = 2").await.unwrap();
+    raw.execute_unprepared(
+        "DELETE FROM seaql_migrations WHERE version = 'm20261207_000005_tombstone_vectors'",
+    )
+    .await
+    .unwrap();
+    raw.close().await.unwrap();
+    let reopened = SqliteStore::open(&StoreConfig::new(&path)).await.unwrap();
+    let check = reopened.verify().await.unwrap();
+    assert!(check.is_ok() && check.live == 1, "{check:?}");
+    let scan = reopened.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!(scan.ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["mem_0001"]);
+}

@@ -1146,3 +1146,58 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
     // Sentences that are not whole vectors are refused.
     assert!(store.attach_sentences(&forgotten.id, &model, &[1.0, 2.0, 3.0]).await.is_err());
 }
+
+/// Contract: a record that becomes a tombstone (forgotten, or the first step of an erasure)
+/// loses its served and staged vectors and its FTS row in the same commit, so the store
+/// checks clean at every moment, not only after an erasure's scrub.
+pub async fn a_tombstone_keeps_no_vector_or_fts_row_from_its_own_commit(backend: Arc<dyn Backend>) {
+    use retold_domain::EmbeddingModelInfo;
+    let store: &dyn Backend = backend.as_ref();
+    let model = EmbeddingModelInfo { name: "minilm".into(), version: 1, dims: 2 };
+    let next = EmbeddingModelInfo { name: "bge".into(), version: 1, dims: 2 };
+    let row = |id: &retold_domain::RecordId, m: &EmbeddingModelInfo| EmbeddingRow {
+        record_id: id.clone(),
+        model: m.name.clone(),
+        version: m.version,
+        dims: m.dims,
+        vector: vec![0.5; m.dims as usize],
+        sentences: Vec::new(),
+        sentences_pending: false,
+    };
+    let kept = record(1, "project:p", "The nightly build runs at two.");
+    let gone = record(2, "project:p", "The staging database password rotates weekly.");
+    for r in [&kept, &gone] {
+        store
+            .apply(WriteUnit {
+                inserts: vec![r.clone()],
+                embeddings: vec![row(&r.id, &model)],
+                events: vec![event("record.created", Some(&r.id))],
+                ..WriteUnit::default()
+            })
+            .await
+            .unwrap();
+    }
+    // A re-embedding under way has staged both.
+    assert_eq!(store.stage(&[row(&kept.id, &next), row(&gone.id, &next)]).await.unwrap(), 2);
+    let mut forgotten = gone.clone();
+    forgotten.status = Status::Deleted;
+    forgotten.version = 2;
+    store
+        .apply(WriteUnit {
+            updates: vec![RecordUpdate { record: forgotten, expected_version: 1 }],
+            events: vec![event("record.forgotten", Some(&gone.id))],
+            ..WriteUnit::default()
+        })
+        .await
+        .unwrap();
+    let check = store.verify().await.unwrap();
+    assert!(check.is_ok(), "{check:?}");
+    assert_eq!((check.live, check.orphan_embeddings, check.orphan_fts), (1, 0, 0), "{check:?}");
+    let scan = store.compatible_embeddings("minilm", 1, 2).await.unwrap();
+    assert_eq!(scan.ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(), ["mem_0001"]);
+    assert_eq!(
+        store.reembed_counts(&next).await.unwrap(),
+        retold_domain::ReembedCounts { live: 1, staged: 1 }
+    );
+    assert_eq!(lexical_ids(store, store, &["staging"], "project:p").await, Vec::<String>::new());
+}
