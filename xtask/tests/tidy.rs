@@ -400,3 +400,24 @@ fn every_declared_dependency_is_used() {
     }
     assert!(unused.is_empty(), "declared and never named:\n{}", unused.join("\n"));
 }
+
+/// The ports are split by the component that owns them, each file short enough to read in
+/// one sitting; a file that grows past this is two components' ports (or a port with
+/// methods its consumers do not need).
+#[test]
+fn every_ports_file_is_short() {
+    const MOST_LINES: usize = 250;
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/domain/src/ports"));
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).expect("crates/domain/src/ports is a directory") {
+        let path = entry.unwrap().path();
+        let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+        assert!(lines <= MOST_LINES, "{} has {lines} lines (at most {MOST_LINES})", path.display());
+        files += 1;
+    }
+    assert!(files > 1, "the ports are one file per owning component");
+    assert!(
+        !std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/domain/src/ports.rs")).exists(),
+        "one ports.rs beside the directory"
+    );
+}
