@@ -1,8 +1,9 @@
 //! `cargo xtask eval locomo|longmemeval [--data PATH] [--out FILE] [--limit N]`: retrieval
 //! quality through the real write path (`Ingestor::write`) and the real search pipeline
 //! (`Retriever::search`), for five channel configurations on the same store. `--trace DIR`
-//! writes each question's default search trace, its records labelled by the dataset, and
-//! `--question ID` runs one LongMemEval question.
+//! writes each question's default search trace, its records labelled by the dataset,
+//! `--question ID` runs one LongMemEval question, and `--golden FILE` keeps (or compares
+//! with) every question's first results, so a refactor shows it moved none.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
@@ -61,6 +62,8 @@ struct Args {
     trace: Option<PathBuf>,
     /// How turns reach the store (`--door sessions|write`).
     door: Door,
+    /// Keep (first run) or compare (later runs) every question's first results (`--golden FILE`).
+    golden: Option<PathBuf>,
     /// Where conversations are stored (`--layout`), each measured in turn.
     layouts: Vec<Layout>,
 }
@@ -81,7 +84,7 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none] [--question ID] [--trace DIR] [--door sessions|write] [--layout per-conversation|per-user|one-scope|all]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--golden FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none] [--question ID] [--trace DIR] [--door sessions|write] [--layout per-conversation|per-user|one-scope|all]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -102,6 +105,7 @@ fn parse(args: &[String]) -> Result<Args> {
         question: None,
         trace: None,
         door: Door::Sessions,
+        golden: None,
         layouts: Layout::ALL.to_vec(),
     };
     while let Some(flag) = it.next() {
@@ -113,6 +117,7 @@ fn parse(args: &[String]) -> Result<Args> {
         match flag.as_str() {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
+            "--golden" => parsed.golden = Some(PathBuf::from(value)),
             "--bundle" => parsed.bundle = Some(value.clone()),
             "--question" => parsed.question = Some(value.clone()),
             "--trace" => parsed.trace = Some(PathBuf::from(value)),
@@ -179,6 +184,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if let Some(out) = &args.out {
         std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
         eprintln!("wrote {}", out.display());
+    }
+    if let Some(golden) = &args.golden {
+        crate::golden::check(golden, &report)?;
     }
     Ok(())
 }

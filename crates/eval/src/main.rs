@@ -12,6 +12,7 @@ mod bench;
 mod bench_pipeline;
 mod bench_writes;
 mod eval;
+mod golden;
 mod lme_protocol;
 mod orchestrator;
 mod replay;
