@@ -7,8 +7,8 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use retold_domain::{
-    Channel, Entity, EntityId, EntityKind, LinkRole, Name, PipelineStage, RecordId, RecordKey, Result,
-    SentenceWeight, TraceCandidate, TraceNote,
+    Channel, DomainError, Entity, EntityId, EntityKind, LinkRole, LinkedRecord, Name, PipelineStage,
+    RecordId, RecordKey, Result, SentenceWeight, TraceCandidate, TraceNote,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
@@ -30,23 +30,80 @@ struct Named {
     by_pronoun: bool,
 }
 
-/// One channel's ranked list, trace and matches.
-type Ranked<M> = (Vec<RecordId>, Vec<TraceCandidate>, HashMap<RecordId, M>);
+/// One channel's ranked list: its ids in rank order (1-based ranks, eligible only), the
+/// trace's candidates, each record's match, and each record's key.
+pub(super) struct ChannelList<M> {
+    pub(super) ids: Vec<RecordId>,
+    pub(super) trace: Vec<TraceCandidate>,
+    pub(super) matches: HashMap<RecordId, M>,
+    pub(super) keys: HashMap<RecordId, RecordKey>,
+}
 
-/// A channel's ranked list, trace and matches, and each record's key.
-type Found<M> = (Ranked<M>, HashMap<RecordId, RecordKey>);
+impl<M> Default for ChannelList<M> {
+    fn default() -> Self {
+        Self { ids: Vec::new(), trace: Vec::new(), matches: HashMap::new(), keys: HashMap::new() }
+    }
+}
 
-/// What `dense_and_entity` found, each with how long it took: the dense channel's record list
-/// (with its sentence list, when `fusion.sentences` runs one, and its list of the records
-/// inside the time the query names, when `fusion.window` runs one), the entity channel's
-/// with its broad entities' links; and the people's words taken out of the dense query, and
-/// what was left.
-type DenseAndEntity = (
-    Option<((Found<DenseMatch>, Option<Found<DenseMatch>>, Option<Found<DenseMatch>>), Duration)>,
-    Option<((Vec<NarrowLink>, Broad, Vec<String>), Duration)>,
-    Vec<String>,
-    Option<String>,
-);
+impl<M> ChannelList<M> {
+    /// Append `id` at the next rank, with its trace line and its match (given the rank).
+    pub(super) fn push(
+        &mut self,
+        (id, key): (RecordId, RecordKey),
+        (score, detail): (f64, String),
+        matched: impl FnOnce(u32) -> M,
+    ) {
+        let rank = self.ids.len() as u32 + 1;
+        self.trace.push(TraceCandidate { record_id: id.clone(), rank, score, detail });
+        self.matches.insert(id.clone(), matched(rank));
+        self.keys.insert(id.clone(), key);
+        self.ids.push(id);
+    }
+
+    pub(super) fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
+/// What the channels search with: the query, whom its pronouns point at, the eligible set,
+/// and which channels run.
+pub(super) struct ChannelQuery<'a> {
+    pub(super) access: &'a ScopeAccess,
+    /// The query the channels run (the rewriter's, when it rewrote).
+    pub(super) query: &'a str,
+    /// The name the question's pronouns point at (`retrieval.pronouns`).
+    pub(super) pointed: Option<&'a Name>,
+    pub(super) eligible: &'a Eligible,
+    /// The eligible records inside the query's time windows (`fusion.window`), when it names one.
+    pub(super) in_windows: Option<&'a Eligible>,
+    pub(super) which: Channels,
+}
+
+/// The dense channel's lists: the records, the records by their best sentence (when
+/// `fusion.sentences` runs that list and some record has sentence vectors), and the records
+/// inside the time the query names (when `fusion.window` runs that list).
+struct DenseLists {
+    records: ChannelList<DenseMatch>,
+    sentences: Option<ChannelList<DenseMatch>>,
+    window: Option<ChannelList<DenseMatch>>,
+}
+
+/// The entity channel's links before ranking: the narrow entities' records, the broad
+/// entities' links apart, and the query's words besides the entities' names.
+pub(super) struct EntityLinks {
+    pub(super) narrow: Vec<NarrowLink>,
+    pub(super) broad: Broad,
+    pub(super) besides: Vec<String>,
+}
+
+/// What `dense_and_entity` found, each with how long it took, and the people's words taken
+/// out of the dense query, with what was left.
+struct DenseAndEntity {
+    dense: Option<(DenseLists, Duration)>,
+    entity: Option<(EntityLinks, Duration)>,
+    people: Vec<String>,
+    without: Option<String>,
+}
 
 /// What the channels found: one ranked list per channel that ran (dense, its sentence list,
 /// its list of the query's time, lexical, entity, in that order), each record's match per
@@ -90,9 +147,12 @@ impl ChannelHits {
         [&self.dense, &self.sentences, &self.window].iter().any(|list| list.contains_key(id))
     }
 
-    pub(crate) fn push(&mut self, channel: Channel, list: Vec<RecordId>, trace: Vec<TraceCandidate>) {
-        self.lists.push(list);
-        self.trace.push((channel, trace));
+    /// Add a channel's list (its ids, trace and keys), and return its matches.
+    pub(super) fn add<M>(&mut self, channel: Channel, list: ChannelList<M>) -> HashMap<RecordId, M> {
+        self.keys.extend(list.keys);
+        self.lists.push(list.ids);
+        self.trace.push((channel, list.trace));
+        list.matches
     }
 }
 
@@ -103,91 +163,85 @@ async fn timed<T>(run: impl std::future::Future<Output = Result<T>>) -> Result<(
 }
 
 impl Retriever {
-    /// Run the channels `which` turns on; nothing runs over an empty eligible set.
-    pub(super) async fn channels(
-        &self,
-        access: &ScopeAccess,
-        query: &str,
-        pointed: Option<&Name>,
-        (eligible, in_windows): (&Eligible, Option<&Eligible>),
-        which: Channels,
-        timings: &mut Timings,
-    ) -> Result<ChannelHits> {
+    /// Run the channels `q.which` turns on; nothing runs over an empty eligible set.
+    pub(super) async fn channels(&self, q: &ChannelQuery<'_>, timings: &mut Timings) -> Result<ChannelHits> {
         let mut hits = ChannelHits::default();
-        if eligible.len() == 0 {
+        if q.eligible.len() == 0 {
             return Ok(hits);
         }
-        let k = self.config.per_generator_k;
         let lexical = async {
-            match which.lexical {
-                true => timed(self.lexical(query, eligible, k).instrument(info_span!("retrieve.lexical")))
-                    .await
-                    .map(Some),
+            match q.which.lexical {
+                true => timed(
+                    self.lexical(q.query, q.eligible, self.config.per_generator_k)
+                        .instrument(info_span!("retrieve.lexical")),
+                )
+                .await
+                .map(Some),
                 false => Ok(None),
             }
         };
-        let (dense_and_entity, lexical) = tokio::join!(
-            self.dense_and_entity(access, query, pointed, (eligible, in_windows), which),
-            lexical
-        );
-        let (dense, entity, people, without) = dense_and_entity?;
-        if let Some(rest) = without {
-            hits.notes.push(TraceNote {
-                stage: PipelineStage::Dense,
-                note: format!(
-                    "the people named ({}) weigh {} of the query vector: the rest is \"{rest}\"",
-                    people.join(", "),
-                    self.config.dense_name_weight
-                ),
-            });
+        let (found, lexical) = tokio::join!(self.dense_and_entity(q), lexical);
+        let found = found?;
+        if let Some(rest) = &found.without {
+            hits.notes.push(self.weighed_down(&found.people, rest));
         }
-        if let Some(((((list, trace, matches), keys), sentences, window), took)) = dense {
-            hits.dense = matches;
-            hits.keys.extend(keys);
-            hits.push(Channel::Dense, list, trace);
-            match sentences {
-                Some(((list, trace, matches), keys)) => {
-                    hits.sentences = matches;
-                    hits.keys.extend(keys);
-                    hits.push(Channel::Sentences, list, trace);
-                }
-                None if self.config.fusion_weights.sentences > 0.0 => hits.notes.push(TraceNote {
-                    stage: PipelineStage::Dense,
-                    note: "no record the sentence list found has sentence vectors: it is the record list \
-                           again, and not fused (`retold ops reembed --refresh` gives records written \
-                           before sentence vectors theirs)"
-                        .to_owned(),
-                }),
-                None => {}
-            }
-            if let Some(((list, trace, matches), keys)) = window {
-                hits.window = matches;
-                hits.keys.extend(keys);
-                hits.push(Channel::Window, list, trace);
-            }
+        if let Some((lists, took)) = found.dense {
+            self.add_dense(&mut hits, lists);
             timings.0.push((PipelineStage::Dense, micros(took)));
         }
-        if let Some((((list, trace, matches), keys), took)) = lexical? {
-            hits.lexical = matches;
-            hits.keys.extend(keys);
-            hits.push(Channel::Lexical, list, trace);
+        if let Some((list, took)) = lexical? {
+            hits.lexical = hits.add(Channel::Lexical, list);
             timings.0.push((PipelineStage::Lexical, micros(took)));
         }
-        if let Some(((narrow, broad, besides), took)) = entity {
-            hits.entity_besides = besides;
-            // The other lists fused: what orders a narrow entity's records and what a broad
-            // entity's corroborate.
-            let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
-            let ((mut list, mut trace, mut matches), keys) = rank_narrow(narrow, &order, k);
-            if self.config.entity_broad_corroborates && !broad.is_empty() {
-                corroborate(&order, &broad, k, &mut list, &mut trace, &mut matches);
-            }
-            hits.entity = matches;
-            hits.keys.extend(keys);
-            hits.push(Channel::Entity, list, trace);
+        if let Some((links, took)) = found.entity {
+            self.add_entity(&mut hits, links);
             timings.0.push((PipelineStage::Entity, micros(took)));
         }
         Ok(hits)
+    }
+
+    /// The note the dense channel leaves when it weighed the people's names down.
+    fn weighed_down(&self, people: &[String], rest: &str) -> TraceNote {
+        TraceNote {
+            stage: PipelineStage::Dense,
+            note: format!(
+                "the people named ({}) weigh {} of the query vector: the rest is \"{rest}\"",
+                people.join(", "),
+                self.config.dense_name_weight
+            ),
+        }
+    }
+
+    /// The dense channel's lists, in order: records, sentences, the query's time.
+    fn add_dense(&self, hits: &mut ChannelHits, lists: DenseLists) {
+        hits.dense = hits.add(Channel::Dense, lists.records);
+        match lists.sentences {
+            Some(list) => hits.sentences = hits.add(Channel::Sentences, list),
+            None if self.config.fusion_weights.sentences > 0.0 => hits.notes.push(TraceNote {
+                stage: PipelineStage::Dense,
+                note: "no record the sentence list found has sentence vectors: it is the record list \
+                       again, and not fused (`retold ops reembed --refresh` gives records written \
+                       before sentence vectors theirs)"
+                    .to_owned(),
+            }),
+            None => {}
+        }
+        if let Some(list) = lists.window {
+            hits.window = hits.add(Channel::Window, list);
+        }
+    }
+
+    /// The entity channel's list, ranked by the other lists fused: what orders a narrow
+    /// entity's records and what a broad entity's corroborate.
+    fn add_entity(&self, hits: &mut ChannelHits, links: EntityLinks) {
+        hits.entity_besides = links.besides;
+        let order = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
+        let k = self.config.per_generator_k;
+        let mut list = rank_narrow(links.narrow, &order, k);
+        if self.config.entity_broad_corroborates && !links.broad.is_empty() {
+            corroborate(&order, &links.broad, k, &mut list);
+        }
+        hits.entity = hits.add(Channel::Entity, list);
     }
 
     /// The dense and entity channels, beside the lexical one. The query's names resolve while
@@ -197,111 +251,115 @@ impl Retriever {
     /// so the query without its pronouns is embedded in the same run as the query (a second
     /// row costs about 0.6 of a second run) and serves when the lookup finds that those are
     /// the words to leave out; any other rest is embedded after the lookup. Then the scan and
-    /// the entity channel's links run side by side. Also returns the words taken out, and
-    /// what was left.
-    async fn dense_and_entity(
-        &self,
-        access: &ScopeAccess,
-        query: &str,
-        pointed: Option<&Name>,
-        (eligible, in_windows): (&Eligible, Option<&Eligible>),
-        which: Channels,
-    ) -> Result<DenseAndEntity> {
-        let k = self.config.per_generator_k;
+    /// the entity channel's links run side by side.
+    async fn dense_and_entity(&self, q: &ChannelQuery<'_>) -> Result<DenseAndEntity> {
         let weight = self.config.dense_name_weight;
+        let blends = q.which.dense && weight < 1.0;
         let lookup = async {
-            match which.entity || (which.dense && weight < 1.0) {
-                true => timed(self.named(access, query, pointed)).await.map(Some),
+            match q.which.entity || blends {
+                true => timed(self.named(q.access, q.query, q.pointed)).await.map(Some),
                 false => Ok(None),
             }
         };
         // Only pronouns that point somewhere (`retrieval.pronouns`) can be taken out.
-        let guess = match which.dense && weight < 1.0 && pointed.is_some() {
-            true => pointing_words(query),
+        let guess = match blends && q.pointed.is_some() {
+            true => pointing_words(q.query),
             false => Vec::new(),
         };
-        let guessed = without_names(query, &guess);
+        let guessed = without_names(q.query, &guess);
         let written = async {
-            match which.dense {
-                true => timed(self.embed_with(query, guessed.as_deref())).await.map(Some),
+            match q.which.dense {
+                true => timed(self.embed_with(q.query, guessed.as_deref())).await.map(Some),
                 false => Ok(None),
             }
         };
-        // The dense channel's lists: the records with `dense_sentence_weight` of their best
-        // sentence, and (`fusion.sentences`) the records by their best sentence, in one scan.
+        let lists = self.dense_list_weights();
+        let (named, written, ()) = tokio::join!(lookup, written, self.prepare_scan(q, &lists));
+        let (named, written) = (named?, written?);
+        let people = match (&named, blends) {
+            (Some((named, _)), true) => people_words(q.query, named),
+            _ => Vec::new(),
+        };
+        let without = without_names(q.query, &people);
+        let dense = async {
+            let Some(((vector, guessed), embedded)) = written else { return Ok(None) };
+            let (lists, took) = timed(async {
+                let rest = match (&without, guessed) {
+                    (Some(_), Some(rest)) if people == guess => Some(rest),
+                    (Some(rest), _) => Some(self.embed_with(rest, None).await?.0),
+                    (None, _) => None,
+                };
+                let vector = rest.map_or(vector.clone(), |rest| blend(&vector, &rest, weight));
+                self.dense_lists(vector, q, &lists).await
+            })
+            .await?;
+            Ok::<_, DomainError>(Some((lists, embedded + took)))
+        };
+        let entity = async {
+            let (Some((named, resolved)), true) = (&named, q.which.entity) else { return Ok(None) };
+            let (links, took) = timed(
+                self.entity(named, q.query, q.eligible, self.config.per_generator_k)
+                    .instrument(info_span!("retrieve.entity")),
+            )
+            .await?;
+            Ok::<_, DomainError>(Some((links, *resolved + took)))
+        };
+        let (dense, entity) = tokio::join!(dense, entity);
+        Ok(DenseAndEntity { dense: dense?, entity: entity?, people, without })
+    }
+
+    /// The sentence weight of each dense list, from one scan: the records with
+    /// `dense_sentence_weight` of their best sentence, and (`fusion.sentences`) the records by
+    /// their best sentence.
+    fn dense_list_weights(&self) -> Vec<SentenceWeight> {
         let mut lists = vec![self.config.dense_sentence_weight];
         if self.config.fusion_weights.sentences > 0.0 {
             lists.push(SentenceWeight::BEST);
         }
-        // What the scan needs before the query (its rows, the means it centres on) is done
-        // meanwhile, on another thread. Only a head start: should it not finish, the scan
-        // does the same work itself.
-        let prepare = async {
-            if which.dense {
-                let index = self.ports.index.clone();
-                let (keys, centring, lists) =
-                    (eligible.keys.clone(), self.config.dense_centring, lists.clone());
-                let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, &lists)).await;
-            }
+        lists
+    }
+
+    /// What the scan needs before the query (its rows, the means it centres on), done while
+    /// the query is embedded, on another thread. Only a head start: should it not finish, the
+    /// scan does the same work itself.
+    async fn prepare_scan(&self, q: &ChannelQuery<'_>, lists: &[SentenceWeight]) {
+        if q.which.dense {
+            let index = self.ports.index.clone();
+            let (keys, centring, lists) =
+                (q.eligible.keys.clone(), self.config.dense_centring, lists.to_vec());
+            let _ = tokio::task::spawn_blocking(move || index.prepare(&keys, centring, &lists)).await;
+        }
+    }
+
+    /// The dense lists for `vector`: one per weight in `lists` over every eligible record,
+    /// beside (`fusion.window`) the records inside the time the query names, by the same
+    /// vector and each record's best sentence (its own vector when it has none: a day's long
+    /// turns answer in one sentence).
+    async fn dense_lists(
+        &self,
+        vector: Vec<f32>,
+        q: &ChannelQuery<'_>,
+        lists: &[SentenceWeight],
+    ) -> Result<DenseLists> {
+        let k = self.config.per_generator_k;
+        let window_scan = q.in_windows.filter(|keys| keys.len() > 0).map(|keys| (keys, vector.clone()));
+        let window = async {
+            let Some((keys, vector)) = window_scan else { return Ok(None) };
+            let mut found = self.dense(vector, keys, k, &[SentenceWeight::BEST]).await?;
+            let (list, _) = found.pop().ok_or_else(|| {
+                DomainError::backend("vector scan", "returned no list for the query's time")
+            })?;
+            Ok::<_, DomainError>(Some(list))
         };
-        let (named, written, ()) = tokio::join!(lookup, written, prepare);
-        let (named, written) = (named?, written?);
-        let people = match (&named, which.dense && weight < 1.0) {
-            (Some((named, _)), true) => people_words(query, named),
-            _ => Vec::new(),
-        };
-        let without = without_names(query, &people);
-        let dense = async {
-            let Some(((vector, guessed), embedded)) = written else { return Ok(None) };
-            let (found, took) = timed(async {
-                let vector = match (&without, guessed) {
-                    (Some(_), Some(rest)) if people == guess => blend(&vector, &rest, weight),
-                    (Some(rest), _) => blend(&vector, &self.embed_with(rest, None).await?.0, weight),
-                    (None, _) => vector,
-                };
-                // The records inside the time the query names (`fusion.window`), by the same
-                // vector and each record's best sentence (its own vector when it has none: a
-                // day's long turns answer in one sentence), beside the scan of every eligible
-                // record.
-                let window_scan = in_windows.filter(|keys| keys.len() > 0).map(|keys| (keys, vector.clone()));
-                let window = async {
-                    let Some((keys, vector)) = window_scan else { return Ok(None) };
-                    let mut lists = self.dense(vector, keys, k, &[SentenceWeight::BEST]).await?;
-                    let (list, _) = lists.pop().ok_or_else(|| {
-                        retold_domain::DomainError::backend(
-                            "vector scan",
-                            "returned no list for the query's time",
-                        )
-                    })?;
-                    Ok::<_, retold_domain::DomainError>(Some(list))
-                };
-                let (window, found) = tokio::join!(window, self.dense(vector, eligible, k, &lists));
-                let (window, mut found) = (window?, found?.into_iter());
-                let (records, _) = found.next().ok_or_else(|| {
-                    retold_domain::DomainError::backend("vector scan", "returned no list for the records")
-                })?;
-                // A sentence list in which no record has sentence vectors (a store written
-                // before them) is the record list again: it is not fused twice.
-                let sentences = found.next().filter(|(_, sentenced)| *sentenced).map(|(list, _)| list);
-                Ok::<_, retold_domain::DomainError>((records, sentences, window))
-            })
-            .await?;
-            Ok::<_, retold_domain::DomainError>(Some((found, embedded + took)))
-        };
-        let entity = async {
-            match (&named, which.entity) {
-                (Some((named, resolved)), true) => {
-                    let (found, took) = timed(
-                        self.entity(named, query, eligible, k).instrument(info_span!("retrieve.entity")),
-                    )
-                    .await?;
-                    Ok::<_, retold_domain::DomainError>(Some((found, *resolved + took)))
-                }
-                _ => Ok(None),
-            }
-        };
-        let (dense, entity) = tokio::join!(dense, entity);
-        Ok((dense?, entity?, people, without))
+        let (window, found) = tokio::join!(window, self.dense(vector, q.eligible, k, lists));
+        let (window, mut found) = (window?, found?.into_iter());
+        let (records, _) = found
+            .next()
+            .ok_or_else(|| DomainError::backend("vector scan", "returned no list for the records"))?;
+        // A sentence list in which no record has sentence vectors (a store written before
+        // them) is the record list again: it is not fused twice.
+        let sentences = found.next().filter(|(_, sentenced)| *sentenced).map(|(list, _)| list);
+        Ok(DenseLists { records, sentences, window })
     }
 
     /// The L2-normalised vector of a query text, and in the same run that of `also` when given.
@@ -329,13 +387,13 @@ impl Retriever {
         eligible: &Eligible,
         k: usize,
         lists: &[SentenceWeight],
-    ) -> Result<Vec<(Found<DenseMatch>, bool)>> {
+    ) -> Result<Vec<(ChannelList<DenseMatch>, bool)>> {
         let index = self.ports.index.clone();
         let (keys, centring, weights) = (eligible.keys.clone(), self.config.dense_centring, lists.to_vec());
         let found =
             tokio::task::spawn_blocking(move || index.search_lists(&vector, &keys, k, centring, &weights))
                 .await
-                .map_err(|e| retold_domain::DomainError::backend("vector scan", e.to_string()))??;
+                .map_err(|e| DomainError::backend("vector scan", e.to_string()))??;
         Ok(found
             .into_iter()
             .map(|hits| {
@@ -347,7 +405,7 @@ impl Retriever {
 
     /// Lexical: the seed's query steps, BM25 over FTS5 restricted to the eligible keys, with
     /// the inflections `lexical_stemming` allows.
-    async fn lexical(&self, query: &str, eligible: &Eligible, k: usize) -> Result<Found<LexicalMatch>> {
+    async fn lexical(&self, query: &str, eligible: &Eligible, k: usize) -> Result<ChannelList<LexicalMatch>> {
         let (lexical, stemmer) = (self.ports.lexical.as_ref(), self.ports.stemmer.as_ref());
         let mut terms = lexical_terms(query);
         if self.config.lexical_stemming == LexicalStemming::All {
@@ -366,25 +424,19 @@ impl Retriever {
                 found = lexical.search(&terms, &eligible.keys, k).await?;
             }
         }
-        let (mut list, mut trace, mut matches, mut key_of) =
-            (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+        let mut list = ChannelList::default();
         for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
-            let rank = list.len() as u32 + 1;
             let matched: Vec<String> = hit.matched.iter().map(|m| m.term.clone()).collect();
-            trace.push(TraceCandidate {
-                record_id: hit.record_id.clone(),
+            let detail = format!("terms {}/{}: {}", matched.len(), terms.len(), matched.join(", "));
+            let (bm25, query_terms) = (hit.score, terms.len());
+            list.push((hit.record_id, hit.record_key), (hit.score, detail), |rank| LexicalMatch {
                 rank,
-                score: hit.score,
-                detail: format!("terms {}/{}: {}", matched.len(), terms.len(), matched.join(", ")),
+                bm25,
+                matched: hit.matched,
+                query_terms,
             });
-            matches.insert(
-                hit.record_id.clone(),
-                LexicalMatch { rank, bm25: hit.score, matched: hit.matched, query_terms: terms.len() },
-            );
-            key_of.insert(hit.record_id.clone(), hit.record_key);
-            list.push(hit.record_id);
         }
-        Ok(((list, trace, matches), key_of))
+        Ok(list)
     }
 
     /// The entities the query names: one- to four-word phrases resolved exactly against names
@@ -417,7 +469,7 @@ impl Retriever {
         query: &str,
         eligible: &Eligible,
         k: usize,
-    ) -> Result<(Vec<NarrowLink>, Broad, Vec<String>)> {
+    ) -> Result<EntityLinks> {
         let names: Vec<&str> = found.iter().filter(|n| !n.by_pronoun).map(|n| n.matched.as_str()).collect();
         let besides = words_besides(query, &names);
         let pronoun_named: Vec<EntityId> =
@@ -447,40 +499,44 @@ impl Retriever {
                 broad.push(e);
             }
         }
-        // Per record: its best role, how many query entities link it, and its key. A broad
-        // entity's links are kept aside, for `corroborate`.
-        let mut per_record: HashMap<RecordId, NarrowLink> = HashMap::new();
-        let mut broad_links: Broad = HashMap::new();
-        let (narrow, wide): (Vec<_>, Vec<_>) =
-            linked.into_iter().partition(|l| !broad.contains(&l.entity_id));
-        if self.config.entity_broad_corroborates {
-            for link in wide {
-                let entry = broad_links.entry(link.record_id.clone()).or_insert((
-                    link.role,
-                    link.key,
-                    link.entity_id.clone(),
-                ));
-                if link.role == LinkRole::About && entry.0 != LinkRole::About {
-                    *entry = (link.role, link.key, link.entity_id);
-                }
-            }
-        }
-        for link in narrow {
-            let entry = per_record.entry(link.record_id.clone()).or_insert_with(|| NarrowLink {
-                id: link.record_id.clone(),
-                role: link.role,
-                entities: 0,
-                key: link.key,
-                entity_id: link.entity_id.clone(),
-            });
-            entry.entities += 1;
-            if link.role == LinkRole::About && entry.role != LinkRole::About {
-                entry.role = LinkRole::About;
-                entry.entity_id = link.entity_id;
-            }
-        }
-        Ok((per_record.into_values().collect(), broad_links, besides))
+        let (narrow, broad) = split_links(linked, &broad, self.config.entity_broad_corroborates);
+        Ok(EntityLinks { narrow, broad, besides })
     }
+}
+
+/// Per record of a narrow entity: its best role, how many of the query's entities link it,
+/// and its key. A broad entity's links are kept aside (with `keep_broad`), for `corroborate`.
+fn split_links(linked: Vec<LinkedRecord>, broad: &[EntityId], keep_broad: bool) -> (Vec<NarrowLink>, Broad) {
+    let mut per_record: HashMap<RecordId, NarrowLink> = HashMap::new();
+    let mut broad_links: Broad = HashMap::new();
+    let (narrow, wide): (Vec<_>, Vec<_>) = linked.into_iter().partition(|l| !broad.contains(&l.entity_id));
+    if keep_broad {
+        for link in wide {
+            let entry = broad_links.entry(link.record_id.clone()).or_insert((
+                link.role,
+                link.key,
+                link.entity_id.clone(),
+            ));
+            if link.role == LinkRole::About && entry.0 != LinkRole::About {
+                *entry = (link.role, link.key, link.entity_id);
+            }
+        }
+    }
+    for link in narrow {
+        let entry = per_record.entry(link.record_id.clone()).or_insert_with(|| NarrowLink {
+            id: link.record_id.clone(),
+            role: link.role,
+            entities: 0,
+            key: link.key,
+            entity_id: link.entity_id.clone(),
+        });
+        entry.entities += 1;
+        if link.role == LinkRole::About && entry.role != LinkRole::About {
+            entry.role = LinkRole::About;
+            entry.entity_id = link.entity_id;
+        }
+    }
+    (per_record.into_values().collect(), broad_links)
 }
 
 /// A record linked to a narrow entity the query names: its best role, how many of the
@@ -503,7 +559,7 @@ pub(super) fn rank_narrow(
     narrow: Vec<NarrowLink>,
     order: &[(RecordId, f64)],
     k: usize,
-) -> Found<EntityMatch> {
+) -> ChannelList<EntityMatch> {
     let position: HashMap<&RecordId, usize> =
         order.iter().enumerate().map(|(at, (id, _))| (id, at)).collect();
     let mut ranked: Vec<(Option<usize>, NarrowLink)> =
@@ -516,25 +572,21 @@ pub(super) fn rank_narrow(
             .then(b.key.cmp(&a.key))
     });
     ranked.truncate(k);
-    let (mut list, mut trace, mut matches, mut key_of) =
-        (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
-    for (i, (at, link)) in ranked.into_iter().enumerate() {
-        let rank = i as u32 + 1;
+    let mut list = ChannelList::default();
+    for (at, link) in ranked {
         let relevance = match at {
             Some(at) => format!("rank {} of the other lists fused", at + 1),
             None => "no other list found it: newest first".to_owned(),
         };
-        trace.push(TraceCandidate {
-            record_id: link.id.clone(),
+        let detail = format!("{} {} ({relevance})", link.role.as_str(), link.entity_id);
+        let (entity_id, role) = (link.entity_id, link.role);
+        list.push((link.id, link.key), (link.entities as f64, detail), |rank| EntityMatch {
             rank,
-            score: link.entities as f64,
-            detail: format!("{} {} ({relevance})", link.role.as_str(), link.entity_id),
+            entity_id,
+            role,
         });
-        matches.insert(link.id.clone(), EntityMatch { rank, entity_id: link.entity_id, role: link.role });
-        key_of.insert(link.id.clone(), link.key);
-        list.push(link.id);
     }
-    ((list, trace, matches), key_of)
+    list
 }
 
 /// The words of `query` that name or point at a person the store knows, folded: the people
@@ -586,31 +638,23 @@ pub(super) fn corroborate(
     order: &[(RecordId, f64)],
     broad: &Broad,
     k: usize,
-    list: &mut Vec<RecordId>,
-    trace: &mut Vec<TraceCandidate>,
-    matches: &mut HashMap<RecordId, EntityMatch>,
+    list: &mut ChannelList<EntityMatch>,
 ) {
     for (at, (id, _)) in order.iter().enumerate() {
         if list.len() >= k {
             return;
         }
-        let Some((role, _, entity_id)) = broad.get(id) else { continue };
-        if matches.contains_key(id) {
+        let Some((role, key, entity_id)) = broad.get(id) else { continue };
+        if list.matches.contains_key(id) {
             continue;
         }
-        let rank = list.len() as u32 + 1;
-        trace.push(TraceCandidate {
-            record_id: id.clone(),
-            rank,
-            score: 0.0,
-            detail: format!(
-                "{} {entity_id} (broad: corroborates rank {} of the other lists fused)",
-                role.as_str(),
-                at + 1
-            ),
-        });
-        matches.insert(id.clone(), EntityMatch { rank, entity_id: entity_id.clone(), role: *role });
-        list.push(id.clone());
+        let detail = format!(
+            "{} {entity_id} (broad: corroborates rank {} of the other lists fused)",
+            role.as_str(),
+            at + 1
+        );
+        let (entity_id, role) = (entity_id.clone(), *role);
+        list.push((id.clone(), *key), (0.0, detail), |rank| EntityMatch { rank, entity_id, role });
     }
 }
 
@@ -619,22 +663,16 @@ fn micros(took: Duration) -> u64 {
 }
 
 /// One dense list as the fusion takes it: its eligible hits in order, with their matches.
-fn ranked_dense(found: Vec<retold_domain::VectorHit>, eligible: &Eligible) -> Found<DenseMatch> {
-    let (mut list, mut trace, mut matches, mut key_of) =
-        (Vec::new(), Vec::new(), HashMap::new(), HashMap::new());
+fn ranked_dense(found: Vec<retold_domain::VectorHit>, eligible: &Eligible) -> ChannelList<DenseMatch> {
+    let mut list = ChannelList::default();
     for hit in found.into_iter().filter(|h| eligible.contains(h.record_key)) {
-        let rank = list.len() as u32 + 1;
-        trace.push(TraceCandidate {
-            record_id: hit.record_id.clone(),
+        let (detail, cosine) = (dense_detail(&hit), hit.score);
+        list.push((hit.record_id, hit.record_key), (f64::from(hit.score), detail), |rank| DenseMatch {
             rank,
-            score: f64::from(hit.score),
-            detail: dense_detail(&hit),
+            cosine,
         });
-        matches.insert(hit.record_id.clone(), DenseMatch { rank, cosine: hit.score });
-        key_of.insert(hit.record_id.clone(), hit.record_key);
-        list.push(hit.record_id);
     }
-    ((list, trace, matches), key_of)
+    list
 }
 
 /// What a dense candidate's trace says besides its plain cosine: its centred cosine and its

@@ -55,6 +55,48 @@ pub(crate) struct Candidate {
 }
 
 impl Candidate {
+    /// The candidate at fused position `at` (0-based) with its fused score, its record and
+    /// what each channel matched (taken out of `hits`); result control fills in the rest.
+    pub(crate) fn fused(
+        id: RecordId,
+        key: RecordKey,
+        (at, score): (usize, f64),
+        record: MemoryRecord,
+        hits: &mut super::ChannelHits,
+    ) -> Self {
+        Self {
+            key,
+            fused_rank: at as u32 + 1,
+            rrf: score,
+            score,
+            freshness: None,
+            gate: String::new(),
+            record,
+            dense: hits.dense.remove(&id),
+            sentence: hits.sentences.remove(&id),
+            window: hits.window.remove(&id),
+            lexical: hits.lexical.remove(&id),
+            entity: hits.entity.remove(&id),
+            conflict_with: None,
+            reranked: None,
+            in_window: None,
+            names_time: None,
+            substance: None,
+            newer_than: None,
+            passage: None,
+            id,
+        }
+    }
+
+    /// The product of the score factors result control set (freshness, the query's time, a
+    /// when-question's dated record, substance): what the reranker's order is multiplied by.
+    pub(crate) fn factors(&self) -> f64 {
+        self.freshness.map_or(1.0, |(factor, _)| factor)
+            * self.in_window.as_ref().map_or(1.0, |(_, b)| *b)
+            * self.names_time.unwrap_or(1.0)
+            * self.substance.map_or(1.0, |(factor, _)| factor)
+    }
+
     /// Its dense channel match from any of its lists (records, sentences, the query's
     /// time): one channel to the gate, which reads the record's own cosine.
     pub(crate) fn dense_match(&self) -> Option<&DenseMatch> {
@@ -217,16 +259,43 @@ pub(crate) fn newer_first(
     notes: &mut Vec<TraceNote>,
 ) {
     let head = rule.head.min(limit).min(candidates.len());
-    let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
-    // Per head result, computed once and moved with it: its stored vector, the query terms
-    // it matched, what the lexical index holds of it (content, then context) as stems
-    // ("follower count" holds the older record's "followers").
-    struct Seen {
-        vector: Option<Vec<f32>>,
-        matched: Vec<String>,
-        stems: HashSet<String>,
+    let mut seen: Vec<Seen> = candidates[..head].iter().map(|c| Seen::of(c, &vector_of, stemmer)).collect();
+    let mut moved = 0;
+    for j in 1..head {
+        if let Some((i, sim)) = older_alike(candidates, &seen, j, rule, stemmer) {
+            candidates[j].newer_than = Some((candidates[i].id.clone(), sim));
+            candidates[i..=j].rotate_right(1);
+            seen[i..=j].rotate_right(1);
+            moved += 1;
+        }
     }
-    let seen = |c: &Candidate| {
+    if moved > 0 {
+        let results = if moved == 1 { "result" } else { "results" };
+        notes.push(TraceNote {
+            stage: PipelineStage::NewerFirst,
+            note: format!(
+                "{moved} {results} ranked above an older one about the same thing (cosine >= {:.2}, score >= {:.2} of it)",
+                rule.similarity, rule.score_share
+            ),
+        });
+    }
+}
+
+/// Per head result of `newer_first`, computed once and moved with it: its stored vector, the
+/// query terms it matched, what the lexical index holds of it (content, then context) as
+/// stems ("follower count" holds the older record's "followers").
+struct Seen {
+    vector: Option<Vec<f32>>,
+    matched: Vec<String>,
+    stems: HashSet<String>,
+}
+
+impl Seen {
+    fn of(
+        c: &Candidate,
+        vector_of: &impl Fn(RecordKey) -> Option<Vec<f32>>,
+        stemmer: &dyn WordStemmer,
+    ) -> Self {
         let context = c.record.context.as_ref().map_or("", |x| x.as_str());
         Seen {
             vector: vector_of(c.key),
@@ -242,51 +311,45 @@ pub(crate) fn newer_first(
                 .map(|w| stemmer.stem(&w.to_lowercase()))
                 .collect(),
         }
-    };
-    let holds = |newer: &Seen, term: &String| {
-        newer.matched.contains(term) || newer.stems.contains(&stemmer.stem(term))
-    };
-    let covers = |newer: &Seen, older: &Seen| older.matched.iter().all(|t| holds(newer, t));
-    // The entity the query names or points at, when a result is about it (its statement).
-    fn about(c: &Candidate) -> Option<&EntityId> {
-        c.entity.as_ref().filter(|e| e.role == LinkRole::About).map(|e| &e.entity_id)
     }
-    let mut info: Vec<Seen> = candidates[..head].iter().map(seen).collect();
-    let mut moved = 0;
-    for j in 1..head {
-        let older_alike = info[j].vector.as_ref().and_then(|vj| {
-            (0..j).find_map(|i| {
-                let (older, newer) = (&candidates[i], &candidates[j]);
-                // An update is its speaker's own: a statement of the entity (usually a person)
-                // the query names is passed only by another of theirs, not by others' words.
-                if at(older) >= at(newer)
-                    || about(older).is_some_and(|theirs| about(newer) != Some(theirs))
-                    || newer.score < rule.score_share * older.score
-                    || !covers(&info[j], &info[i])
-                {
-                    return None;
-                }
-                let sim = cosine(vj, info[i].vector.as_ref()?);
-                (sim >= rule.similarity).then_some((i, sim))
-            })
-        });
-        if let Some((i, sim)) = older_alike {
-            candidates[j].newer_than = Some((candidates[i].id.clone(), sim));
-            candidates[i..=j].rotate_right(1);
-            info[i..=j].rotate_right(1);
-            moved += 1;
+
+    /// Whether this (newer) result holds every query term the older one matched.
+    fn covers(&self, older: &Seen, stemmer: &dyn WordStemmer) -> bool {
+        older.matched.iter().all(|t| self.matched.contains(t) || self.stems.contains(&stemmer.stem(t)))
+    }
+}
+
+/// The entity the query names or points at, when a result is about it (its statement).
+fn about(c: &Candidate) -> Option<&EntityId> {
+    c.entity.as_ref().filter(|e| e.role == LinkRole::About).map(|e| &e.entity_id)
+}
+
+/// The first result above `j` that `j` is a newer statement of: older, alike (cosine at least
+/// the rule's similarity), scored at least the rule's share of it, holding the query terms it
+/// matched; with their cosine.
+fn older_alike(
+    candidates: &[Candidate],
+    seen: &[Seen],
+    j: usize,
+    rule: NewerFirst,
+    stemmer: &dyn WordStemmer,
+) -> Option<(usize, f64)> {
+    let at = |c: &Candidate| c.record.event_at.unwrap_or(c.record.created_at);
+    let vj = seen[j].vector.as_ref()?;
+    (0..j).find_map(|i| {
+        let (older, newer) = (&candidates[i], &candidates[j]);
+        // An update is its speaker's own: a statement of the entity (usually a person) the
+        // query names is passed only by another of theirs, not by others' words.
+        if at(older) >= at(newer)
+            || about(older).is_some_and(|theirs| about(newer) != Some(theirs))
+            || newer.score < rule.score_share * older.score
+            || !seen[j].covers(&seen[i], stemmer)
+        {
+            return None;
         }
-    }
-    if moved > 0 {
-        let results = if moved == 1 { "result" } else { "results" };
-        notes.push(TraceNote {
-            stage: PipelineStage::NewerFirst,
-            note: format!(
-                "{moved} {results} ranked above an older one about the same thing (cosine >= {:.2}, score >= {:.2} of it)",
-                rule.similarity, rule.score_share
-            ),
-        });
-    }
+        let sim = cosine(vj, seen[i].vector.as_ref()?);
+        (sim >= rule.similarity).then_some((i, sim))
+    })
 }
 
 /// Why a candidate passes the relevance gate, or why it does not: a candidate the reranker
@@ -437,32 +500,7 @@ pub(crate) async fn rerank(
     let documents: Vec<String> = candidates.iter().map(|c| c.record.embedding_text()).collect();
     let mut out = match tokio::time::timeout(timeout, reranker.rerank(query, &documents)).await {
         Ok(Ok(scores)) if scores.len() == candidates.len() && scores.iter().all(|s| s.is_finite()) => {
-            let prior: Vec<RecordId> = candidates.iter().map(|c| c.id.clone()).collect();
-            let mut by_score: Vec<usize> = (0..scores.len()).collect();
-            by_score.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
-            let reranked: Vec<RecordId> = by_score.iter().map(|&i| prior[i].clone()).collect();
-            for (rank, &i) in by_score.iter().enumerate() {
-                candidates[i].reranked = Some((scores[i], rank as u32 + 1));
-            }
-            let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
-            let factor = |c: &Candidate| {
-                c.freshness.map_or(1.0, |(factor, _)| factor)
-                    * c.in_window.as_ref().map_or(1.0, |(_, b)| *b)
-                    * c.names_time.unwrap_or(1.0)
-                    * c.substance.map_or(1.0, |(factor, _)| factor)
-            };
-            for c in &mut candidates {
-                c.score = fused[&c.id] * factor(c);
-            }
-            // Equal scores keep the reranker's order.
-            let rank = |c: &Candidate| c.reranked.map_or(u32::MAX, |(_, rank)| rank);
-            candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(rank(a).cmp(&rank(b))));
-            // The tail keeps its order, scored on the same scale (its prior rank in both lists).
-            let first = candidates.len();
-            for (j, c) in rest.iter_mut().enumerate() {
-                c.score = 2.0 / (f64::from(rrf_k) + (first + j + 1) as f64) * factor(c);
-            }
-            candidates
+            by_reranker(candidates, &mut rest, &scores, rrf_k)
         }
         outcome => {
             let reason = match outcome {
@@ -483,6 +521,36 @@ pub(crate) async fn rerank(
     };
     out.extend(rest);
     out
+}
+
+/// The head reordered by the reranker's `scores` fused with its prior order (RRF), times
+/// each candidate's score factors; the tail keeps its order, scored on the same scale (its
+/// prior rank in both lists).
+fn by_reranker(
+    mut candidates: Vec<Candidate>,
+    rest: &mut [Candidate],
+    scores: &[f64],
+    rrf_k: u32,
+) -> Vec<Candidate> {
+    let prior: Vec<RecordId> = candidates.iter().map(|c| c.id.clone()).collect();
+    let mut by_score: Vec<usize> = (0..scores.len()).collect();
+    by_score.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let reranked: Vec<RecordId> = by_score.iter().map(|&i| prior[i].clone()).collect();
+    for (rank, &i) in by_score.iter().enumerate() {
+        candidates[i].reranked = Some((scores[i], rank as u32 + 1));
+    }
+    let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
+    for c in &mut candidates {
+        c.score = fused[&c.id] * c.factors();
+    }
+    // Equal scores keep the reranker's order.
+    let rank = |c: &Candidate| c.reranked.map_or(u32::MAX, |(_, rank)| rank);
+    candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(rank(a).cmp(&rank(b))));
+    let first = candidates.len();
+    for (j, c) in rest.iter_mut().enumerate() {
+        c.score = 2.0 / (f64::from(rrf_k) + (first + j + 1) as f64) * c.factors();
+    }
+    candidates
 }
 
 /// The result limit and the token budget as one search applies them, record by record in

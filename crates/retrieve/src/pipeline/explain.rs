@@ -129,3 +129,15 @@ pub(super) fn explain(c: &Candidate) -> String {
     }
     text
 }
+
+/// The trace's line for each result.
+pub(super) fn trace_results(hits: &[SearchHit]) -> Vec<retold_domain::TraceResult> {
+    hits.iter()
+        .map(|h| retold_domain::TraceResult {
+            record_id: h.record.id.clone(),
+            rank: h.rank,
+            score: h.score,
+            explanation: h.explanation.clone(),
+        })
+        .collect()
+}

@@ -15,17 +15,18 @@ use std::time::Instant;
 
 use retold_domain::{
     EligibilityFilter, PipelineStage, Principal, RecordId, RecordKey, Result, RewriteStatus, SearchId,
-    SearchTrace, TraceDrop, TraceNote, TraceResult,
+    SearchTrace, TraceDrop, TraceNote,
 };
 use retold_policy::ScopeAccess;
 use tracing::{Instrument, info_span};
 
 pub(crate) use self::channels::ChannelHits;
+use self::channels::ChannelQuery;
 pub(crate) use self::control::Candidate;
 pub use self::control::{Admission, NewerFirst, ResultBudget};
 pub use self::control::{shown_tokens, text_tokens};
 use crate::config::RerankerPlacement;
-use crate::request::{SearchHit, SearchRequest, SearchResponse};
+use crate::request::{Channels, SearchHit, SearchRequest, SearchResponse};
 use crate::retriever::Retriever;
 use crate::rewrite::Rewrite;
 
@@ -34,6 +35,7 @@ fn micros(since: Instant) -> u64 {
 }
 
 /// Per-stage durations, in pipeline order.
+#[derive(Default)]
 struct Timings(Vec<(PipelineStage, u64)>);
 
 impl Timings {
@@ -93,28 +95,161 @@ struct RewrittenQuery {
     note: Option<String>,
 }
 
+/// What a search's trace collects as the stages run: each stage's duration, the records
+/// dropped and why, and what a stage changed about the query or the scores.
+#[derive(Default)]
+struct StageLog {
+    timings: Timings,
+    drops: Vec<TraceDrop>,
+    notes: Vec<TraceNote>,
+}
+
+/// What a search did, for its trace.
+struct Searched {
+    now: retold_domain::Timestamp,
+    /// The request as the trace describes it.
+    request: Vec<(String, String)>,
+    rewritten: RewrittenQuery,
+    eligible: u64,
+    channels: Vec<(retold_domain::Channel, Vec<retold_domain::TraceCandidate>)>,
+    fused: Vec<(RecordId, f64)>,
+    log: StageLog,
+}
+
+impl Searched {
+    fn trace(self, id: SearchId, principal: &Principal, hits: &[SearchHit]) -> SearchTrace {
+        SearchTrace {
+            id,
+            at: self.now,
+            agent_id: principal.agent_id.clone(),
+            user_id: principal.user_id.clone(),
+            request: self.request,
+            query: self.rewritten.query,
+            rewrite_status: self.rewritten.status,
+            rewrite_note: self.rewritten.note,
+            eligible_count: self.eligible,
+            channels: self.channels,
+            fused: self.fused,
+            drops: self.log.drops,
+            notes: self.log.notes,
+            results: explain::trace_results(hits),
+            timings_us: self.log.timings.0,
+        }
+    }
+}
+
+/// The time a query names: its windows ("last month", "in March"; none when the request
+/// filters by event time itself) and whether the request filtered by event time.
+struct QueryTime {
+    windows: Vec<crate::when::TimeWindow>,
+    explicit: bool,
+}
+
+impl QueryTime {
+    /// A time-bounded search: no freshness decay, no newer-first.
+    fn bounded(&self) -> bool {
+        self.explicit || !self.windows.is_empty()
+    }
+}
+
+/// What result control reads besides the candidates.
+struct ControlInput<'a> {
+    /// The query the channels ran (the rewriter's, when it rewrote).
+    query: &'a str,
+    /// The query as the request asked it.
+    asked: &'a str,
+    now: retold_domain::Timestamp,
+    time: &'a QueryTime,
+    /// The query's words besides the names of the entities it names (the gate's input).
+    besides: &'a [String],
+    limit: usize,
+}
+
 impl Retriever {
-    /// `memory_search`.
+    /// `memory_search`: the seed's stages in order, each timed under its `PipelineStage`.
     pub async fn search(&self, principal: &Principal, request: &SearchRequest) -> Result<SearchResponse> {
         let started = Instant::now();
         let now = self.ports.clock.now();
-        let mut timings = Timings(Vec::new());
         let limit = request.limit.unwrap_or(self.config.default_limit).clamp(1, self.config.max_limit);
+        let mut log = StageLog::default();
 
+        let (access, filter, eligible) = self.eligibility(principal, request, now, &mut log.timings).await?;
+        let pointed = self.pointed(principal, request);
+        let rewritten = self.rewrite(request, &mut log.timings).await;
+        let time = self.query_time(request, now);
+        let in_windows = self.in_windows(&time, request.channels, &filter, &eligible).await?;
+        let asked = ChannelQuery {
+            access: &access,
+            query: &rewritten.query,
+            pointed: pointed.as_ref(),
+            eligible: &eligible,
+            in_windows: in_windows.as_ref(),
+            which: request.channels,
+        };
+        let mut hits = self.channels(&asked, &mut log.timings).await?;
+        let fused = self.fuse(&hits, &mut log.timings);
+        log.notes.append(&mut hits.notes);
+        let channels = hits.trace.clone();
+        let besides = std::mem::take(&mut hits.entity_besides);
+        let mut candidates = self.fetch(&fused, &eligible, hits, request.include_conflicts, &mut log).await?;
+        if request.channels.result_control {
+            let input = ControlInput {
+                query: &rewritten.query,
+                asked: &request.query,
+                now,
+                time: &time,
+                besides: &besides,
+                limit,
+            };
+            candidates = self.result_control(candidates, &input, &mut log).await;
+        }
+        let budget =
+            request.channels.result_control.then(|| request.token_budget.unwrap_or(self.config.token_budget));
+        let hits = self.budget(candidates, &rewritten.query, (limit, budget), &mut log);
+        log.timings.record(PipelineStage::Total, started);
+
+        let search_id = SearchId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid");
+        let rewrite_status = rewritten.status;
+        let searched = Searched {
+            now,
+            request: explain::describe(request, limit, budget),
+            rewritten,
+            eligible: eligible.len() as u64,
+            channels,
+            fused,
+            log,
+        };
+        let trace = searched.trace(search_id.clone(), principal, &hits);
+        self.ports.search_log.append_trace(trace).instrument(info_span!("retrieve.search_log")).await?;
+        Ok(SearchResponse { search_id, hits, eligible_count: eligible.len(), rewrite_status })
+    }
+
+    /// Stage 7: the first `limit` results within the token budget (result control only),
+    /// each with its passage and explanation.
+    fn budget(
+        &self,
+        candidates: Vec<Candidate>,
+        query: &str,
+        (limit, budget): (usize, Option<usize>),
+        log: &mut StageLog,
+    ) -> Vec<SearchHit> {
         let t = Instant::now();
-        let (access, filter, eligible) = self.eligibility(principal, request, now).await?;
-        timings.record(PipelineStage::Eligibility, t);
+        let words = crate::passage::query_words(query);
+        let kept =
+            control::budget(candidates, limit, budget, (&words, self.config.passage_tokens), &mut log.drops);
+        log.timings.record(PipelineStage::Budget, t);
+        kept.into_iter().enumerate().map(|(i, c)| explain::hit(c, i)).collect()
+    }
 
-        // Whom the question's pronouns name, read from the words as asked (a rewrite may
-        // replace them): the principal's user for the first person, its agent for the second.
-        let pointed =
-            self.config.pronouns.then(|| crate::query::pointed(&request.query, principal)).flatten();
-        let t = Instant::now();
-        let rewritten = self.rewrite(request).await;
-        timings.record(PipelineStage::Rewrite, t);
+    /// Whom the question's pronouns name, read from the words as asked (a rewrite may
+    /// replace them): the principal's user for the first person, its agent for the second.
+    fn pointed(&self, principal: &Principal, request: &SearchRequest) -> Option<retold_domain::Name> {
+        self.config.pronouns.then(|| crate::query::pointed(&request.query, principal)).flatten()
+    }
 
-        // A query that names its time ("last month", "in March") is time-bounded: the records
-        // inside its windows get a list of their own, and rank up under result control.
+    /// A query that names its time ("last month", "in March") is time-bounded: the records
+    /// inside its windows get a list of their own, and rank up under result control.
+    fn query_time(&self, request: &SearchRequest, now: retold_domain::Timestamp) -> QueryTime {
         let explicit = request.event_from.is_some() || request.event_to.is_some();
         let windows = match self.config.query_time_boost {
             Some(_) if !explicit && request.channels.result_control => {
@@ -122,149 +257,102 @@ impl Retriever {
             }
             _ => Vec::new(),
         };
-        let lists_window = self.config.fusion_weights.window > 0.0 && request.channels.dense;
-        let in_windows = match lists_window && !windows.is_empty() && eligible.len() > 0 {
-            true => Some(self.window_eligible((&filter, &eligible), &windows).await?),
-            false => None,
-        };
-        let mut hits = self
-            .channels(
-                &access,
-                &rewritten.query,
-                pointed.as_ref(),
-                (&eligible, in_windows.as_ref()),
-                request.channels,
-                &mut timings,
-            )
-            .await?;
+        QueryTime { windows, explicit }
+    }
 
+    /// Stage 4: the channels' lists fused by weighted RRF; equal scores go to the
+    /// better-evidenced record.
+    fn fuse(&self, hits: &ChannelHits, timings: &mut Timings) -> Vec<(RecordId, f64)> {
         let t = Instant::now();
         let mut fused = hits.fused(&self.config.fusion_weights, self.config.rrf_k);
-        break_ties_by_evidence(&mut fused, &hits);
+        break_ties_by_evidence(&mut fused, hits);
         timings.record(PipelineStage::Fusion, t);
+        fused
+    }
 
-        let mut drops: Vec<TraceDrop> = Vec::new();
-        let mut notes: Vec<TraceNote> = std::mem::take(&mut hits.notes);
+    /// Stage 6, result control: the score factors, then the gate, duplicates, the reranker
+    /// (before or after the gate) and, where recency counts (no time named or filtered),
+    /// the newer of two alike results first.
+    async fn result_control(
+        &self,
+        mut candidates: Vec<Candidate>,
+        input: &ControlInput<'_>,
+        log: &mut StageLog,
+    ) -> Vec<Candidate> {
         let t = Instant::now();
-        let trace_channels = hits.trace.clone();
-        let besides = std::mem::take(&mut hits.entity_besides);
-        let mut candidates = self.fetch(&fused, &eligible, hits, &mut drops).await?;
-        if request.include_conflicts {
-            self.mark_conflicts(&mut candidates).await?;
+        self.score_factors(&mut candidates, input, &mut log.notes);
+        log.timings.record(PipelineStage::Freshness, t);
+        let reranker = self.ports.reranker.as_ref().filter(|_| self.config.reranker_enabled);
+        let gate_first = reranker.is_none() || self.config.reranker_placement == RerankerPlacement::AfterGate;
+        if gate_first {
+            candidates = self.gate(candidates, input, log);
         }
-        timings.record(PipelineStage::Fetch, t);
-
-        if request.channels.result_control {
+        let t = Instant::now();
+        let floor = self.config.duplicate_collapse_floor;
+        candidates = control::collapse_duplicates(
+            candidates,
+            |key| self.ports.index.vector(key),
+            floor,
+            &mut log.drops,
+        );
+        log.timings.record(PipelineStage::Duplicates, t);
+        if let Some(reranker) = reranker {
             let t = Instant::now();
-            // A time-bounded query: no freshness decay, and the episodes inside its windows
-            // rank up.
-            let time_bounded = explicit || (self.config.query_time_boost.is_some() && !windows.is_empty());
-            if let (Some(boost), false) = (self.config.query_time_boost, windows.is_empty()) {
-                control::query_time(&mut candidates, &windows, boost, &mut notes);
-            } else if !explicit {
-                control::freshness(&mut candidates, now, &self.config);
-            }
-            if self.config.asks_when_boost > 1.0 && crate::when::asks_when(&request.query) {
-                control::asks_when(&mut candidates, self.config.asks_when_boost, &mut notes);
-            }
-            if let Some(rule) = self.config.substance {
-                control::substance(&mut candidates, rule, &mut notes);
-            }
-            timings.record(PipelineStage::Freshness, t);
-            let reranker = self.ports.reranker.as_ref().filter(|_| self.config.reranker_enabled);
-            let gate_first =
-                reranker.is_none() || self.config.reranker_placement == RerankerPlacement::AfterGate;
-            if gate_first {
-                let t = Instant::now();
-                candidates = control::gate(candidates, &self.config, &besides, &mut drops);
-                timings.record(PipelineStage::Gate, t);
-            }
-            let t = Instant::now();
-            candidates = control::collapse_duplicates(
-                candidates,
-                |key| self.ports.index.vector(key),
-                self.config.duplicate_collapse_floor,
-                &mut drops,
-            );
-            timings.record(PipelineStage::Duplicates, t);
-            if let Some(reranker) = reranker {
-                let t = Instant::now();
-                candidates = control::rerank(
-                    reranker.as_ref(),
-                    self.config.reranker_timeout,
-                    &rewritten.query,
-                    candidates,
-                    (self.config.reranker_candidates, self.config.rrf_k),
-                    &mut notes,
-                )
-                .await;
-                timings.record(PipelineStage::Reranker, t);
-                if !gate_first {
-                    // In place of the gate for what it reordered; what it did not (the tail
-                    // past `candidates`, or everything when it timed out or failed) is gated.
-                    let t = Instant::now();
-                    candidates = control::gate(candidates, &self.config, &besides, &mut drops);
-                    timings.record(PipelineStage::Gate, t);
-                }
-            }
-            // Where recency counts (no time named or filtered), the newer of two alike results
-            // comes first.
-            if let (Some(rule), false) = (self.config.newer_first, time_bounded) {
-                let t = Instant::now();
-                control::newer_first(
-                    &mut candidates,
-                    |key| self.ports.index.vector(key),
-                    (rule, limit, self.ports.stemmer.as_ref()),
-                    &mut notes,
-                );
-                timings.record(PipelineStage::NewerFirst, t);
+            let (timeout, head) =
+                (self.config.reranker_timeout, (self.config.reranker_candidates, self.config.rrf_k));
+            candidates =
+                control::rerank(reranker.as_ref(), timeout, input.query, candidates, head, &mut log.notes)
+                    .await;
+            log.timings.record(PipelineStage::Reranker, t);
+            if !gate_first {
+                // In place of the gate for what it reordered; what it did not (the tail
+                // past `candidates`, or everything when it timed out or failed) is gated.
+                candidates = self.gate(candidates, input, log);
             }
         }
+        if let (Some(rule), false) = (self.config.newer_first, input.time.bounded()) {
+            let t = Instant::now();
+            let rule = (rule, input.limit, self.ports.stemmer.as_ref());
+            control::newer_first(&mut candidates, |key| self.ports.index.vector(key), rule, &mut log.notes);
+            log.timings.record(PipelineStage::NewerFirst, t);
+        }
+        candidates
+    }
 
+    /// The score factors: the query's time (a time-bounded query: no freshness decay, and the
+    /// episodes inside its windows rank up) or freshness, a when-question's dated records,
+    /// and substance.
+    fn score_factors(
+        &self,
+        candidates: &mut [Candidate],
+        input: &ControlInput<'_>,
+        notes: &mut Vec<TraceNote>,
+    ) {
+        let windows = &input.time.windows;
+        if let (Some(boost), false) = (self.config.query_time_boost, windows.is_empty()) {
+            control::query_time(candidates, windows, boost, notes);
+        } else if !input.time.explicit {
+            control::freshness(candidates, input.now, &self.config);
+        }
+        if self.config.asks_when_boost > 1.0 && crate::when::asks_when(input.asked) {
+            control::asks_when(candidates, self.config.asks_when_boost, notes);
+        }
+        if let Some(rule) = self.config.substance {
+            control::substance(candidates, rule, notes);
+        }
+    }
+
+    /// The gate, timed.
+    fn gate(
+        &self,
+        candidates: Vec<Candidate>,
+        input: &ControlInput<'_>,
+        log: &mut StageLog,
+    ) -> Vec<Candidate> {
         let t = Instant::now();
-        let budget =
-            request.channels.result_control.then(|| request.token_budget.unwrap_or(self.config.token_budget));
-        let words = crate::passage::query_words(&rewritten.query);
-        let kept =
-            control::budget(candidates, limit, budget, (&words, self.config.passage_tokens), &mut drops);
-        timings.record(PipelineStage::Budget, t);
-
-        let hits: Vec<SearchHit> = kept.into_iter().enumerate().map(|(i, c)| explain::hit(c, i)).collect();
-        timings.record(PipelineStage::Total, started);
-
-        let search_id = SearchId::from_body(&self.ports.ids.next_body()).expect("generated ids are valid");
-        let trace = SearchTrace {
-            id: search_id.clone(),
-            at: now,
-            agent_id: principal.agent_id.clone(),
-            user_id: principal.user_id.clone(),
-            request: explain::describe(request, limit, budget),
-            query: rewritten.query,
-            rewrite_status: rewritten.status,
-            rewrite_note: rewritten.note,
-            eligible_count: eligible.len() as u64,
-            channels: trace_channels,
-            fused,
-            drops,
-            notes,
-            results: hits
-                .iter()
-                .map(|h| TraceResult {
-                    record_id: h.record.id.clone(),
-                    rank: h.rank,
-                    score: h.score,
-                    explanation: h.explanation.clone(),
-                })
-                .collect(),
-            timings_us: timings.0,
-        };
-        self.ports.search_log.append_trace(trace).instrument(info_span!("retrieve.search_log")).await?;
-        Ok(SearchResponse {
-            search_id,
-            hits,
-            eligible_count: eligible.len(),
-            rewrite_status: rewritten.status,
-        })
+        let kept = control::gate(candidates, &self.config, input.besides, &mut log.drops);
+        log.timings.record(PipelineStage::Gate, t);
+        kept
     }
 
     /// Stage 1: the principal's readable scopes, lifecycle, expiry, types and event range.
@@ -273,7 +361,9 @@ impl Retriever {
         principal: &Principal,
         request: &SearchRequest,
         now: retold_domain::Timestamp,
+        timings: &mut Timings,
     ) -> Result<(ScopeAccess, EligibilityFilter, Eligible)> {
+        let t = Instant::now();
         let access = self.access(principal).await?;
         let filter = EligibilityFilter {
             scopes: access.readable.clone(),
@@ -292,19 +382,27 @@ impl Retriever {
             .eligible_keys(&filter)
             .instrument(info_span!("retrieve.eligibility"))
             .await?;
+        timings.record(PipelineStage::Eligibility, t);
         Ok((access, filter, Eligible::new(keys)))
     }
 
-    /// The eligible records whose event time falls inside one of `windows`: the search's own
-    /// filter with each window as its event range (a record without an event time is in
-    /// none), cut to the eligible set.
-    async fn window_eligible(
+    /// The eligible records whose event time falls inside one of the query's windows, when
+    /// the dense channel lists them (`fusion.window`): the search's own filter with each
+    /// window as its event range (a record without an event time is in none), cut to the
+    /// eligible set.
+    async fn in_windows(
         &self,
-        (filter, eligible): (&EligibilityFilter, &Eligible),
-        windows: &[crate::when::TimeWindow],
-    ) -> Result<Eligible> {
+        time: &QueryTime,
+        which: Channels,
+        filter: &EligibilityFilter,
+        eligible: &Eligible,
+    ) -> Result<Option<Eligible>> {
+        let lists_window = self.config.fusion_weights.window > 0.0 && which.dense;
+        if !lists_window || time.windows.is_empty() || eligible.len() == 0 {
+            return Ok(None);
+        }
         let mut keys = Vec::new();
-        for w in windows {
+        for w in &time.windows {
             let within =
                 EligibilityFilter { event_from: Some(w.from), event_to: Some(w.to), ..filter.clone() };
             keys.extend(
@@ -318,11 +416,12 @@ impl Retriever {
         keys.retain(|k| eligible.contains(*k));
         keys.sort_unstable();
         keys.dedup();
-        Ok(Eligible::new(keys))
+        Ok(Some(Eligible::new(keys)))
     }
 
     /// Stage 2: the query rewriter (off by default); any failure runs the raw query.
-    async fn rewrite(&self, request: &SearchRequest) -> RewrittenQuery {
+    async fn rewrite(&self, request: &SearchRequest, timings: &mut Timings) -> RewrittenQuery {
+        let t = Instant::now();
         let raw = || request.query.clone();
         let outcome = self
             .ports
@@ -338,6 +437,7 @@ impl Retriever {
             Ok(Rewrite::Refused(reason)) => (raw(), RewriteStatus::Refused, Some(reason)),
             Err(error) => (raw(), RewriteStatus::Failed, Some(error.to_string())),
         };
+        timings.record(PipelineStage::Rewrite, t);
         RewrittenQuery { query, status, note }
     }
 
@@ -363,14 +463,17 @@ impl Retriever {
     }
 
     /// Stage 5: every eligible fused record in one round trip; a fused id outside the
-    /// eligible set, or one the store no longer returns, is dropped with its reason.
+    /// eligible set, or one the store no longer returns, is dropped with its reason. With
+    /// conflicts included, the provisional side of a conflict is marked.
     async fn fetch(
         &self,
         fused: &[(RecordId, f64)],
         eligible: &Eligible,
         mut hits: ChannelHits,
-        drops: &mut Vec<TraceDrop>,
+        include_conflicts: bool,
+        log: &mut StageLog,
     ) -> Result<Vec<Candidate>> {
+        let t = Instant::now();
         let keys = std::mem::take(&mut hits.keys);
         let key_of = |id: &RecordId| keys.get(id).copied().filter(|k| eligible.contains(*k));
         let wanted: Vec<RecordId> =
@@ -379,45 +482,20 @@ impl Retriever {
             self.ports.records.get_many(&wanted).await?.into_iter().map(|r| (r.id.clone(), r)).collect();
         let mut candidates = Vec::with_capacity(wanted.len());
         for (i, (id, score)) in fused.iter().enumerate() {
-            let Some(key) = key_of(id) else {
-                drops.push(TraceDrop {
-                    record_id: id.clone(),
-                    stage: retold_domain::DropStage::Eligibility,
-                    reason: "not eligible".into(),
-                });
-                continue;
+            let (stage, reason) = match (key_of(id), records.remove(id)) {
+                (Some(key), Some(record)) => {
+                    candidates.push(Candidate::fused(id.clone(), key, (i, *score), record, &mut hits));
+                    continue;
+                }
+                (None, _) => (retold_domain::DropStage::Eligibility, "not eligible"),
+                (Some(_), None) => (retold_domain::DropStage::Fetch, "the store no longer has this record"),
             };
-            let Some(record) = records.remove(id) else {
-                drops.push(TraceDrop {
-                    record_id: id.clone(),
-                    stage: retold_domain::DropStage::Fetch,
-                    reason: "the store no longer has this record".into(),
-                });
-                continue;
-            };
-            candidates.push(Candidate {
-                id: id.clone(),
-                key,
-                fused_rank: i as u32 + 1,
-                rrf: *score,
-                score: *score,
-                freshness: None,
-                gate: String::new(),
-                record,
-                dense: hits.dense.remove(id),
-                sentence: hits.sentences.remove(id),
-                window: hits.window.remove(id),
-                lexical: hits.lexical.remove(id),
-                entity: hits.entity.remove(id),
-                conflict_with: None,
-                reranked: None,
-                in_window: None,
-                names_time: None,
-                substance: None,
-                newer_than: None,
-                passage: None,
-            });
+            log.drops.push(TraceDrop { record_id: id.clone(), stage, reason: reason.into() });
         }
+        if include_conflicts {
+            self.mark_conflicts(&mut candidates).await?;
+        }
+        log.timings.record(PipelineStage::Fetch, t);
         Ok(candidates)
     }
 }

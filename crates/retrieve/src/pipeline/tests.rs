@@ -492,38 +492,36 @@ fn an_episode_that_says_little_ranks_lower_and_a_statement_keeps_its_score() {
 /// list ranks first (interleaving the lists by rank put the single list's first ahead).
 #[test]
 fn a_broad_entity_lists_its_records_in_the_other_lists_fused_order() {
-    use std::collections::HashMap;
-
     use retold_domain::{Channel, EntityId, LinkRole};
 
     use super::ChannelHits;
-    use super::channels::{Broad, corroborate};
+    use super::channels::{Broad, ChannelList, corroborate};
     let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
     let speaker = EntityId::new("ent_mel").unwrap();
     // mem_0001: the lexical list's first only. mem_0002: second in all three lists.
     let mut hits = ChannelHits::default();
-    hits.push(Channel::Dense, vec![id(3), id(2)], vec![]);
-    hits.push(Channel::Sentences, vec![id(4), id(2)], vec![]);
-    hits.push(Channel::Lexical, vec![id(1), id(2)], vec![]);
+    hits.add::<()>(Channel::Dense, ChannelList { ids: vec![id(3), id(2)], ..ChannelList::default() });
+    hits.add::<()>(Channel::Sentences, ChannelList { ids: vec![id(4), id(2)], ..ChannelList::default() });
+    hits.add::<()>(Channel::Lexical, ChannelList { ids: vec![id(1), id(2)], ..ChannelList::default() });
     let broad: Broad = [1, 2]
         .into_iter()
         .map(|n| (id(n), (LinkRole::About, RecordKey(u64::from(n)), speaker.clone())))
         .collect();
     let config = RetrieveConfig::default();
     let order = hits.fused(&config.fusion_weights, config.rrf_k);
-    let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
-    corroborate(&order, &broad, 50, &mut list, &mut trace, &mut matches);
-    assert_eq!(list, [id(2), id(1)]);
-    assert_eq!(matches[&id(2)].rank, 1);
+    let mut list = ChannelList::default();
+    corroborate(&order, &broad, 50, &mut list);
+    assert_eq!(list.ids, [id(2), id(1)]);
+    assert_eq!(list.matches[&id(2)].rank, 1);
     assert!(
-        trace[0].detail.contains("broad: corroborates rank 1 of the other lists fused"),
+        list.trace[0].detail.contains("broad: corroborates rank 1 of the other lists fused"),
         "{:?}",
-        trace[0]
+        list.trace[0]
     );
     // At most k.
-    let (mut list, mut trace, mut matches) = (Vec::new(), Vec::new(), HashMap::new());
-    corroborate(&order, &broad, 1, &mut list, &mut trace, &mut matches);
-    assert_eq!(list, [id(2)]);
+    let mut list = ChannelList::default();
+    corroborate(&order, &broad, 1, &mut list);
+    assert_eq!(list.ids, [id(2)]);
 }
 
 /// A narrow entity's records (a person of one conversation in a store of many) are listed by
@@ -534,7 +532,7 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
     use retold_domain::{Channel, EntityId, LinkRole};
 
     use super::ChannelHits;
-    use super::channels::{NarrowLink, rank_narrow};
+    use super::channels::{ChannelList, NarrowLink, rank_narrow};
     let id = |n: u32| RecordId::new(format!("mem_{n:04}")).unwrap();
     let person = EntityId::new("ent_joanna").unwrap();
     let link = |n: u32, role: LinkRole, entities: usize| NarrowLink {
@@ -547,8 +545,8 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
     // Newest first by key: 9, 8, 7, 2, 1. The query's words found 2 (lexical first) and 1
     // (dense second).
     let mut hits = ChannelHits::default();
-    hits.push(Channel::Dense, vec![id(50), id(1)], vec![]);
-    hits.push(Channel::Lexical, vec![id(2)], vec![]);
+    hits.add::<()>(Channel::Dense, ChannelList { ids: vec![id(50), id(1)], ..ChannelList::default() });
+    hits.add::<()>(Channel::Lexical, ChannelList { ids: vec![id(2)], ..ChannelList::default() });
     let config = RetrieveConfig::default();
     let order = hits.fused(&config.fusion_weights, config.rrf_k);
     let narrow = vec![
@@ -558,7 +556,7 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
         link(1, LinkRole::About, 1),
         link(7, LinkRole::Mentions, 1),
     ];
-    let ((list, trace, matches), keys) = rank_narrow(narrow, &order, 50);
+    let ChannelList { ids: list, trace, matches, keys } = rank_narrow(narrow, &order, 50);
     let lexical_first = order.iter().position(|(r, _)| *r == id(2)).unwrap();
     let dense_second = order.iter().position(|(r, _)| *r == id(1)).unwrap();
     let found_first = if lexical_first < dense_second { [id(2), id(1)] } else { [id(1), id(2)] };
@@ -571,6 +569,6 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
     // About before mentions, and more of the query's entities first, before relevance.
     let narrow =
         vec![link(7, LinkRole::Mentions, 1), link(9, LinkRole::About, 2), link(2, LinkRole::About, 1)];
-    let ((list, _, _), _) = rank_narrow(narrow, &order, 2);
+    let list = rank_narrow(narrow, &order, 2).ids;
     assert_eq!(list, [id(9), id(2)], "at most k");
 }
