@@ -421,3 +421,79 @@ fn every_ports_file_is_short() {
         "one ports.rs beside the directory"
     );
 }
+
+/// Each function in `crates/retrieve` and the lines it spans (declaration to closing brace),
+/// by a scan that counts braces outside strings, characters and comments.
+fn function_lengths(source: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let code = line.trim_start();
+        let head = ["pub ", "pub(crate) ", "pub(super) ", "async ", "const ", "unsafe "]
+            .iter()
+            .fold(code, |rest, prefix| rest.strip_prefix(prefix).unwrap_or(rest));
+        let head = head.strip_prefix("async ").unwrap_or(head);
+        let Some(name) = head.strip_prefix("fn ") else { continue };
+        let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        let (mut depth, mut opened) = (0i32, false);
+        for (end, text) in lines.iter().enumerate().skip(start) {
+            let code = text.split("//").next().unwrap_or("");
+            let (mut in_string, mut escaped) = (false, false);
+            for c in code.chars() {
+                match (in_string, escaped, c) {
+                    (true, true, _) => escaped = false,
+                    (true, false, '\\') => escaped = true,
+                    (_, false, '"') => in_string = !in_string,
+                    (false, _, '{') => (depth, opened) = (depth + 1, true),
+                    (false, _, '}') => depth -= 1,
+                    _ => {}
+                }
+            }
+            if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
+                if opened {
+                    out.push((name.clone(), end - start + 1));
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The search pipeline stays readable: no function in `crates/retrieve` runs past 60 lines,
+/// and no pattern takes a tuple apart whose first part is a tuple again (a named type says
+/// what the parts are).
+#[test]
+fn retrieve_has_no_long_function_and_no_tuple_of_tuples() {
+    const MOST_LINES: usize = 60;
+    let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../crates/retrieve/src"));
+    let mut files = vec![dir.to_path_buf()];
+    let mut checked = 0;
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (name, lines) in function_lengths(&source) {
+            assert!(lines <= MOST_LINES, "{}: fn {name} is {lines} lines (at most {MOST_LINES})", path.display());
+            checked += 1;
+        }
+        for (n, line) in source.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            assert!(
+                !code.contains("(((") && !code.contains("let (("),
+                "{}:{}: a tuple of tuples: {line}",
+                path.display(),
+                n + 1
+            );
+        }
+    }
+    assert!(checked > 100, "the scan found {checked} functions");
+}
+
+#[test]
+fn the_function_scan_measures_what_it_should() {
+    let source = "fn short() {\n    let s = \"{\";\n}\n\npub(crate) async fn long(\n    a: u32,\n) -> u32 {\n    // }\n    a\n}\nfn declared();\n";
+    assert_eq!(function_lengths(source), [("short".to_owned(), 3), ("long".to_owned(), 6)]);
+}

@@ -4,7 +4,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use retold_domain::{DomainError, MemoryRecord, Principal, RecordId, Result};
+use retold_domain::{ConflictLink, DomainError, MemoryRecord, Principal, RecordId, Result};
 
 use crate::request::RecordDetail;
 use crate::retriever::Retriever;
@@ -48,12 +48,46 @@ impl Retriever {
 
         // Everything else the details mention, read once: conflict partners, successors, and
         // the supersession chains one step at a time.
-        let mut wanted: HashSet<RecordId> = conflicts
+        let wanted: HashSet<RecordId> = conflicts
             .iter()
             .flat_map(|c| [c.record_id.clone(), c.conflicting_id.clone()])
             .chain(successors.iter().map(|(newer, _)| newer.clone()))
             .chain(known.values().filter_map(|r| r.supersedes_id.clone()))
             .collect();
+        self.read_chains(&mut known, wanted, &readable).await?;
+        let visible = |id: &RecordId| known.contains_key(id);
+
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let record = known[id].clone();
+            let supersedes = supersession_chain(&known, id);
+            out.push(RecordDetail {
+                conflicts: conflicts
+                    .iter()
+                    .filter(|c| partner(c, id).is_some_and(visible))
+                    .cloned()
+                    .collect(),
+                superseded_by: successors
+                    .iter()
+                    .filter(|(newer, older)| older == id && visible(newer))
+                    .map(|(newer, _)| newer.clone())
+                    .collect(),
+                links: links.iter().filter(|l| &l.record_id == id).cloned().collect(),
+                supersedes,
+                record,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Read the records `wanted` names, and the supersession chains one step at a time, into
+    /// `known`; what the store lacks or `readable` refuses is left out.
+    async fn read_chains(
+        &self,
+        known: &mut HashMap<RecordId, MemoryRecord>,
+        mut wanted: HashSet<RecordId>,
+        readable: &impl Fn(&MemoryRecord) -> bool,
+    ) -> Result<()> {
         let mut unreadable: HashSet<RecordId> = HashSet::new();
         while !wanted.is_empty() {
             let batch: Vec<RecordId> =
@@ -75,51 +109,37 @@ impl Retriever {
                 known.insert(record.id.clone(), record);
             }
         }
-        let visible = |id: &RecordId| known.contains_key(id);
-
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            let record = known[id].clone();
-            let mut supersedes = Vec::new();
-            let mut seen = HashSet::from([id.clone()]);
-            let mut next = record.supersedes_id.clone();
-            while let Some(older) = next.take() {
-                if !seen.insert(older.clone()) {
-                    break;
-                }
-                match known.get(&older) {
-                    Some(r) => {
-                        next = r.supersedes_id.clone();
-                        supersedes.push(r.clone());
-                    }
-                    None => break,
-                }
-            }
-            out.push(RecordDetail {
-                conflicts: conflicts
-                    .iter()
-                    .filter(|c| {
-                        let other = if &c.record_id == id {
-                            &c.conflicting_id
-                        } else if &c.conflicting_id == id {
-                            &c.record_id
-                        } else {
-                            return false;
-                        };
-                        visible(other)
-                    })
-                    .cloned()
-                    .collect(),
-                superseded_by: successors
-                    .iter()
-                    .filter(|(newer, older)| older == id && visible(newer))
-                    .map(|(newer, _)| newer.clone())
-                    .collect(),
-                links: links.iter().filter(|l| &l.record_id == id).cloned().collect(),
-                supersedes,
-                record,
-            });
-        }
-        Ok(out)
+        Ok(())
     }
+}
+
+/// The other record of a conflict link that names `id`.
+fn partner<'a>(link: &'a ConflictLink, id: &RecordId) -> Option<&'a RecordId> {
+    if &link.record_id == id {
+        Some(&link.conflicting_id)
+    } else if &link.conflicting_id == id {
+        Some(&link.record_id)
+    } else {
+        None
+    }
+}
+
+/// The records `id` supersedes, newest first, as far as `known` holds them (a cycle ends it).
+fn supersession_chain(known: &HashMap<RecordId, MemoryRecord>, id: &RecordId) -> Vec<MemoryRecord> {
+    let mut supersedes = Vec::new();
+    let mut seen = HashSet::from([id.clone()]);
+    let mut next = known[id].supersedes_id.clone();
+    while let Some(older) = next.take() {
+        if !seen.insert(older.clone()) {
+            break;
+        }
+        match known.get(&older) {
+            Some(r) => {
+                next = r.supersedes_id.clone();
+                supersedes.push(r.clone());
+            }
+            None => break,
+        }
+    }
+    supersedes
 }

@@ -62,36 +62,70 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
         .collect();
     // The anchor: the sentence with the most query words (the first of equals).
     let anchor = (0..sentences.len()).rev().max_by_key(|&i| found[i]).unwrap_or(0);
-    // The budget and every range's cost in quarter tokens (`token_quarters`): `cost(a, b)`
-    // is what `chars[a..b]` costs.
-    let budget = max_tokens * 4;
-    let mut quarters = Vec::with_capacity(chars.len() + 1);
-    quarters.push(0);
-    for &c in &chars {
-        quarters.push(quarters.last().copied().unwrap_or(0) + token_quarters(c));
+    let costs = Costs::of(&chars, max_tokens);
+    let (from, to) = match costs.cost(sentences[anchor].0, sentences[anchor].1) > costs.budget {
+        true => costs.within_sentence(&chars, sentences[anchor], &spans),
+        false => costs.whole_sentences(&sentences, &found, anchor),
+    };
+    Some(cut(&chars, from, to))
+}
+
+/// What a passage may cost and what each range costs, in quarter tokens (`token_quarters`).
+struct Costs {
+    budget: usize,
+    /// `quarters[i]`: what `chars[..i]` costs.
+    quarters: Vec<usize>,
+}
+
+impl Costs {
+    fn of(chars: &[char], max_tokens: usize) -> Self {
+        let mut quarters = Vec::with_capacity(chars.len() + 1);
+        quarters.push(0);
+        for &c in chars {
+            quarters.push(quarters.last().copied().unwrap_or(0) + token_quarters(c));
+        }
+        Self { budget: max_tokens * 4, quarters }
     }
-    let cost = |a: usize, b: usize| quarters[b] - quarters[a];
-    let (mut from, mut to) = sentences[anchor];
-    if cost(from, to) > budget {
-        // One sentence longer than the passage: start a little before its first match, at a
-        // word's start when one is near, and end at a word's end when one is near. The lead
-        // costs a quarter of the budget, at most 80 quarters (20 tokens); the reaches for a
-        // word's edge are as many characters as the budget has tokens.
-        let reach = budget / 4;
+
+    /// What `chars[a..b]` costs.
+    fn cost(&self, a: usize, b: usize) -> usize {
+        self.quarters[b] - self.quarters[a]
+    }
+
+    /// One sentence longer than the passage: start a little before its first match, at a
+    /// word's start when one is near, and end at a word's end when one is near. The lead
+    /// costs a quarter of the budget, at most 80 quarters (20 tokens); the reaches for a
+    /// word's edge are as many characters as the budget has tokens.
+    fn within_sentence(
+        &self,
+        chars: &[char],
+        (from, to): (usize, usize),
+        spans: &[(usize, usize, String)],
+    ) -> (usize, usize) {
+        let quarters = &self.quarters;
+        let reach = self.budget / 4;
         let first = spans.iter().find(|s| s.0 >= from && s.1 <= to).map_or(from, |s| s.0);
         let lead = reach.min(80);
         let start = from + quarters[from..=first].partition_point(|&q| quarters[first] - q > lead);
-        from = word_start(&chars, start, lead);
+        let from = word_start(chars, start, lead);
         // The furthest end whose range fits the budget.
-        let fits = quarters[from..=to].partition_point(|&q| q - quarters[from] <= budget);
-        to = word_end(&chars, from + fits.saturating_sub(1), reach);
-    } else {
-        // Grow by whole sentences: next the neighbour with more query words (the following
-        // one on equals), while the passage fits.
+        let fits = quarters[from..=to].partition_point(|&q| q - quarters[from] <= self.budget);
+        (from, word_end(chars, from + fits.saturating_sub(1), reach))
+    }
+
+    /// Grow from the anchor by whole sentences: next the neighbour with more query words (the
+    /// following one on equals), while the passage fits.
+    fn whole_sentences(
+        &self,
+        sentences: &[(usize, usize)],
+        found: &[usize],
+        anchor: usize,
+    ) -> (usize, usize) {
+        let (mut from, mut to) = sentences[anchor];
         let (mut before, mut after) = (anchor, anchor + 1);
         loop {
-            let next = sentences.get(after).filter(|s| cost(from, s.1) <= budget);
-            let prev = before.checked_sub(1).filter(|&b| cost(sentences[b].0, to) <= budget);
+            let next = sentences.get(after).filter(|s| self.cost(from, s.1) <= self.budget);
+            let prev = before.checked_sub(1).filter(|&b| self.cost(sentences[b].0, to) <= self.budget);
             match (prev, next) {
                 (Some(b), Some(_)) if found[b] > found[after] => {
                     before = b;
@@ -108,8 +142,13 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
                 (None, None) => break,
             }
         }
+        (from, to)
     }
-    // The range holds no whitespace at its ends, so `text` is exactly `content[start..end]`.
+}
+
+/// `chars[from..to]` without whitespace at its ends (so `text` is exactly
+/// `content[start..end]`), with an ellipsis where it cuts the content.
+fn cut(chars: &[char], mut from: usize, mut to: usize) -> Passage {
     while from < to && chars[from].is_whitespace() {
         from += 1;
     }
@@ -124,7 +163,7 @@ pub fn passage(content: &str, words: &[String], max_tokens: usize) -> Option<Pas
     if to < chars.len() {
         text.push('…');
     }
-    Some(Passage { text, start: from, end: to })
+    Passage { text, start: from, end: to }
 }
 
 /// `at`, moved back to the start of the word it falls in when that is at most `reach`

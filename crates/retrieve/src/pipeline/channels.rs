@@ -96,6 +96,13 @@ pub(super) struct EntityLinks {
     pub(super) besides: Vec<String>,
 }
 
+/// A query's vector, and that of the query without its pronouns when asked for in the same
+/// run.
+struct QueryVectors {
+    written: Vec<f32>,
+    without_pronouns: Option<Vec<f32>>,
+}
+
 /// What `dense_and_entity` found, each with how long it took, and the people's words taken
 /// out of the dense query, with what was left.
 struct DenseAndEntity {
@@ -282,14 +289,18 @@ impl Retriever {
         };
         let without = without_names(q.query, &people);
         let dense = async {
-            let Some(((vector, guessed), embedded)) = written else { return Ok(None) };
+            let Some((vectors, embedded)) = written else { return Ok(None) };
             let (lists, took) = timed(async {
-                let rest = match (&without, guessed) {
+                let vector = vectors.written;
+                let rest = match (&without, vectors.without_pronouns) {
                     (Some(_), Some(rest)) if people == guess => Some(rest),
-                    (Some(rest), _) => Some(self.embed_with(rest, None).await?.0),
+                    (Some(rest), _) => Some(self.embed_with(rest, None).await?.written),
                     (None, _) => None,
                 };
-                let vector = rest.map_or(vector.clone(), |rest| blend(&vector, &rest, weight));
+                let vector = match rest {
+                    Some(rest) => blend(&vector, &rest, weight),
+                    None => vector,
+                };
                 self.dense_lists(vector, q, &lists).await
             })
             .await?;
@@ -362,18 +373,18 @@ impl Retriever {
         Ok(DenseLists { records, sentences, window })
     }
 
-    /// The L2-normalised vector of a query text, and in the same run that of `also` when given.
-    async fn embed_with(&self, query: &str, also: Option<&str>) -> Result<(Vec<f32>, Option<Vec<f32>>)> {
+    /// The L2-normalised vector of a query text, and in the same run that of `also` (the
+    /// query without its pronouns) when given.
+    async fn embed_with(&self, query: &str, also: Option<&str>) -> Result<QueryVectors> {
         let texts: Vec<String> = std::iter::once(query).chain(also).map(str::to_owned).collect();
         let mut vectors = self.ports.embedder.embed(&texts).await?.into_iter();
-        let missing =
-            || retold_domain::DomainError::backend("embedder", "returned too few vectors for the query");
+        let missing = || DomainError::backend("embedder", "returned too few vectors for the query");
         let vector = vectors.next().ok_or_else(missing)?;
         let also = match also {
             Some(_) => Some(vectors.next().ok_or_else(missing)?),
             None => None,
         };
-        Ok((vector, also))
+        Ok(QueryVectors { written: vector, without_pronouns: also })
     }
 
     /// Dense: the masked exact scan for the query's vector over the eligible keys, on a
