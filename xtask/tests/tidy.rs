@@ -476,7 +476,11 @@ fn retrieve_has_no_long_function_and_no_tuple_of_tuples() {
         }
         let source = std::fs::read_to_string(&path).unwrap();
         for (name, lines) in function_lengths(&source) {
-            assert!(lines <= MOST_LINES, "{}: fn {name} is {lines} lines (at most {MOST_LINES})", path.display());
+            assert!(
+                lines <= MOST_LINES,
+                "{}: fn {name} is {lines} lines (at most {MOST_LINES})",
+                path.display()
+            );
             checked += 1;
         }
         for (n, line) in source.lines().enumerate() {

@@ -33,7 +33,7 @@ struct Inner {
     /// Row → its sentence vectors: sentence rows `start..start + len`.
     spans: Vec<(u32, u32)>,
     /// The normalised sentence vectors as `i8`s, a record's contiguous: the scan reads every
-    /// eligible record's sentences (LoCoMo's turns have 3.2). A replaced record's longer list
+    /// eligible record's sentences (a chat turn has a few). A replaced record's longer list
     /// is appended and its old rows left unused until `compact`.
     sentences: I8Rows,
 }
@@ -610,10 +610,10 @@ const PARALLEL_ROWS: usize = 16_384;
 pub const CENTRING_MIN_ROWS: usize = 64;
 
 /// A centred search reorders this many times `k` of the plain cosine's best rows (all of
-/// them in a smaller eligible set). Centring moves a record by how near it lies to the mean;
-/// on LoCoMo dev (about 600 turns a conversation) reordering the first 2 × 50 found the same
-/// as reordering all of them, and scoring only these keeps the scan one memory-bound dot
-/// product a row.
+/// them in a smaller eligible set). Centring moves a record by how near it lies to the mean,
+/// not far: reordering a pool of the plain cosine's best finds what reordering all of them
+/// finds (figures: docs/quality.md, "Figures behind the default configuration"), and scoring
+/// only the pool keeps the scan one memory-bound dot product a row.
 pub const CENTRING_POOL: usize = 10;
 
 /// A centred scan keeps this many times its pool by the rows' `i8` copies, and the pool is

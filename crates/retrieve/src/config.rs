@@ -63,9 +63,9 @@ pub struct RetrieveConfig {
     /// the query names or filters its time). `None` leaves the order to the scores.
     pub newer_first: Option<crate::NewerFirst>,
     /// An episode that says little (few words besides stopwords: "Bye!", "Thanks, see you
-    /// then") ranks lower. `None` (the default) leaves every episode its score: it gains
-    /// LoCoMo dev and costs LongMemEval_S dev, whose evidence is often one concise user
-    /// sentence (docs/quality.md).
+    /// then") ranks lower. `None` (the default) leaves every episode its score: a chat's
+    /// greetings fall, but so does evidence that is one concise sentence (figures:
+    /// docs/quality.md).
     pub substance: Option<Substance>,
     /// Rerank survivors when a reranker is configured.
     pub reranker_enabled: bool,
@@ -94,8 +94,8 @@ pub enum LexicalStemming {
     /// Exact words only.
     Off,
     /// A word none of the exact search's eligible hits hold: the search runs once more with
-    /// its inflections. LoCoMo dev +0.004 @5, +0.006 @10, LongMemEval_S dev unchanged;
-    /// stemming every word costs both at the top (docs/quality.md).
+    /// its inflections; stemming every word lets inflections crowd out exact matches at the
+    /// top (figures: docs/quality.md).
     Unmatched,
     /// Every word.
     All,

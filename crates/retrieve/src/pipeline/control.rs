@@ -480,8 +480,9 @@ pub(crate) fn collapse_duplicates(
 /// Its order is fused with the order they came in, as RRF fuses the channels, and the
 /// factors of time and substance apply again (episodic freshness, the query's window, a time
 /// named for a question that asks when, an episode that says little): each scores
-/// `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior rank)) × those factors`. The reranker alone ignores time and the channels' agreement
-/// (LongMemEval_S dev: newer above older 0.643 → 0.429, docs/quality.md). A timeout, a
+/// `(1/(rrf_k + reranker rank) + 1/(rrf_k + prior rank)) × those factors`. The reranker
+/// alone ignores time and the channels' agreement, so an older statement it likes would pass
+/// a newer one (figures: docs/quality.md). A timeout, a
 /// failure or a wrong number of scores keeps the RRF order and says why in a note (nothing
 /// was dropped).
 pub(crate) async fn rerank(
