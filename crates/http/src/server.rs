@@ -98,8 +98,6 @@ pub fn retrieve_config(settings: &Settings) -> RetrieveConfig {
         dense_centring: retold_domain::Centring::new(r.dense_centring)
             .expect("retrieval.dense_centring was validated at start"),
         dense_name_weight: r.dense_name_weight,
-        dense_sentence_weight: retold_domain::SentenceWeight::new(r.dense_sentence_weight)
-            .expect("retrieval.dense_sentence_weight was validated at start"),
         default_limit: r.default_limit,
         max_limit: r.max_limit,
         token_budget: r.token_budget,

@@ -423,10 +423,6 @@ pub struct RetrievalSettings {
     /// query without those names and pronouns (1 = off).
     #[validate(custom(function = "share"))]
     pub dense_name_weight: f32,
-    /// How much a record's best sentence vector weighs in its dense score (0 = its own
-    /// vector alone).
-    #[validate(custom(function = "share"))]
-    pub dense_sentence_weight: f32,
     #[validate(range(min = 1, max = 1_000))]
     pub default_limit: usize,
     #[validate(range(min = 1, max = 1_000))]
@@ -796,21 +792,6 @@ impl Settings {
                  is 0 so records get none; set the weight to 0 or give records sentence vectors",
                 self.retrieval.fusion.sentences
             ));
-        }
-        if self.retrieval.dense_sentence_weight > 0.0 && self.embedding.sentence_vectors == 0 {
-            problems.push(format!(
-                "retrieval.dense_sentence_weight: {} weighs records' sentence vectors, but embedding.sentence_vectors \
-                 is 0 so records get none; set the weight to 0 or give records sentence vectors",
-                self.retrieval.dense_sentence_weight
-            ));
-        }
-        if self.retrieval.fusion.sentences > 0.0 && self.retrieval.dense_sentence_weight >= 1.0 {
-            problems.push(
-                "retrieval.dense_sentence_weight: 1 ranks the record list by each record's best sentence, which is \
-                 what retrieval.fusion.sentences ranks its list by: the two lists would be one list counted twice; \
-                 set the weight below 1 (shipped: 0) or retrieval.fusion.sentences to 0"
-                    .to_owned(),
-            );
         }
         if self.retrieval.fusion.window > 0.0 && !self.retrieval.query_time.enabled {
             problems.push(format!(

@@ -24,10 +24,6 @@ pub struct RetrieveConfig {
     /// A name in a short question otherwise pulls the turns that say the name (the other
     /// speaker's "Wow, Mel!") toward it as much as what the question asks.
     pub dense_name_weight: f32,
-    /// How much a record's best sentence vector weighs in its dense score beside its own
-    /// vector (0: its own alone). One answering sentence among greetings says little in the
-    /// record's pooled vector.
-    pub dense_sentence_weight: retold_domain::SentenceWeight,
     pub default_limit: usize,
     pub max_limit: usize,
     /// Tool-result budget in tokens (estimated as characters / 4 plus a per-record overhead).
@@ -145,7 +141,6 @@ impl Default for RetrieveConfig {
             lexical_stemming: LexicalStemming::Unmatched,
             dense_centring: retold_domain::Centring::new(1.0).expect("1.0 is a share"),
             dense_name_weight: 0.3,
-            dense_sentence_weight: retold_domain::SentenceWeight::NONE,
             default_limit: 10,
             max_limit: 50,
             token_budget: 2000,

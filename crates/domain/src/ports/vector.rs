@@ -106,8 +106,9 @@ impl Centring {
     }
 }
 
-/// How much a record's best sentence vector weighs in its dense score, in `[0, 1]`: 0 ranks
-/// by the record's own vector alone. A record's own vector is pooled over all its tokens (and
+/// How much a record's best sentence vector weighs in one of the index's lists, in `[0, 1]`:
+/// 0 ranks by the record's own vector alone (the retriever's record list), 1 by its best
+/// sentence alone (its sentence list); the index scores any mix in one pass. A record's own vector is pooled over all its tokens (and
 /// its context), so the one sentence of a long turn that answers says little in it.
 /// A record without sentence vectors scores by its own vector.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -126,10 +127,7 @@ impl SentenceWeight {
         if weight.is_finite() && (0.0..=1.0).contains(&weight) {
             Ok(Self(weight))
         } else {
-            Err(crate::DomainError::invalid(
-                "dense_sentence_weight",
-                format!("{weight} is not a weight in [0, 1]"),
-            ))
+            Err(crate::DomainError::invalid("sentence_weight", format!("{weight} is not a weight in [0, 1]")))
         }
     }
 

@@ -121,27 +121,6 @@ fn cross_field_rules_are_checked() {
         text.contains("retrieval.fusion.sentences") && text.contains("embedding.sentence_vectors"),
         "{text}"
     );
-    let text = error_text(Settings::load_with_env(
-        None,
-        env(&[
-            ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"),
-            ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
-            ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0.5"),
-        ]),
-    ));
-    assert!(
-        text.contains("retrieval.dense_sentence_weight") && text.contains("embedding.sentence_vectors"),
-        "{text}"
-    );
-    // The record list by the best sentence alone beside the sentence list: one list twice.
-    let text =
-        error_text(Settings::load_with_env(None, env(&[("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1")])));
-    assert!(text.contains("retrieval.dense_sentence_weight") && text.contains("counted twice"), "{text}");
-    let one_list = env(&[
-        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1"),
-        ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0"),
-    ]);
-    assert!(Settings::load_with_env(None, one_list).is_ok());
     let off =
         env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "0"), ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0")]);
     assert_eq!(Settings::load_with_env(None, off).unwrap().embedding.sentence_vectors, 0);
@@ -156,11 +135,6 @@ fn cross_field_rules_are_checked() {
         ("RETOLD__RETRIEVAL__FUSION__WINDOW", "0"),
     ]);
     assert!(Settings::load_with_env(None, no_time).is_ok());
-    let text = error_text(Settings::load_with_env(
-        None,
-        env(&[("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "1.5")]),
-    ));
-    assert!(text.contains("retrieval.dense_sentence_weight"), "{text}");
 }
 
 #[test]
@@ -412,20 +386,21 @@ fn the_dense_name_weight_is_shipped_at_0_3_reaches_the_pipeline_and_is_a_share()
 #[test]
 fn sentence_vectors_are_shipped_on_and_reach_the_write_path_and_the_pipeline() {
     let load = |vars: &[(&str, &str)]| Settings::load_with_env(None, env(vars)).unwrap();
-    let weight = |s: &Settings| retold_http::retrieve_config(s).dense_sentence_weight.weight();
     let list = |s: &Settings| retold_http::retrieve_config(s).fusion_weights.sentences;
     let shipped = load(&[]);
-    // Shipped: the sentence list in the fusion, the record list by the record's own vector.
-    assert_eq!(
-        (list(&shipped), weight(&shipped), retold_http::ingest_config(&shipped).sentence_vectors),
-        (1.0, 0.0, 16)
-    );
+    // Shipped: the sentence list in the fusion (the record list ranks by the record's own
+    // vector; there is no other way to mix sentences in).
+    assert_eq!((list(&shipped), retold_http::ingest_config(&shipped).sentence_vectors), (1.0, 16));
     let tuned = load(&[
-        ("RETOLD__RETRIEVAL__DENSE_SENTENCE_WEIGHT", "0.7"),
+        ("RETOLD__RETRIEVAL__FUSION__SENTENCES", "0.5"),
         ("RETOLD__EMBEDDING__SENTENCE_VECTORS", "4"),
     ]);
-    assert_eq!((weight(&tuned), retold_http::ingest_config(&tuned).sentence_vectors), (0.7, 4));
-    refuses_non_shares("dense_sentence_weight");
+    assert_eq!((list(&tuned), retold_http::ingest_config(&tuned).sentence_vectors), (0.5, 4));
+    // The sentence weight of earlier versions is gone: a configuration that still sets it is
+    // refused at start, naming it, never silently ignored.
+    let file = yaml_file("retrieval:\n  dense_sentence_weight: 0.5\n");
+    let text = error_text(Settings::load_with_env(Some(file.path()), env(&[])));
+    assert!(text.contains("dense_sentence_weight"), "{text}");
     let Err(error) = Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__SENTENCE_VECTORS", "1000")]))
     else {
         panic!("1000 sentence vectors a record were taken")

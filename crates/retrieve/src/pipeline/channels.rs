@@ -319,11 +319,12 @@ impl Retriever {
         Ok(DenseAndEntity { dense: dense?, entity: entity?, people, without })
     }
 
-    /// The sentence weight of each dense list, from one scan: the records with
-    /// `dense_sentence_weight` of their best sentence, and (`fusion.sentences`) the records by
-    /// their best sentence.
+    /// The sentence weight of each dense list, from one scan: the records by their own
+    /// vector, and (`fusion.sentences`) the records by their best sentence. A record's best
+    /// sentence counts in the sentence list only, never mixed into the record list's score:
+    /// one mechanism for one idea.
     fn dense_list_weights(&self) -> Vec<SentenceWeight> {
-        let mut lists = vec![self.config.dense_sentence_weight];
+        let mut lists = vec![SentenceWeight::NONE];
         if self.config.fusion_weights.sentences > 0.0 {
             lists.push(SentenceWeight::BEST);
         }

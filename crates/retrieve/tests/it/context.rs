@@ -1,7 +1,7 @@
 //! A record written with its context (the turn before it) is embedded with that context and
 //! found by what it answers; the context is never returned as its text.
 
-use retold_domain::{Context, Embedder as _, RecordReader as _, SentenceWeight, VectorIndex as _};
+use retold_domain::{Context, Embedder as _, RecordReader as _, VectorIndex as _};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
 
 use super::{episode, ids, principal, world};
@@ -28,7 +28,7 @@ async fn dense_rank_of_the_reply(
 ) -> (Option<usize>, retold_test_kit::World, retold_domain::RecordId) {
     // The record's own vector alone: what its context adds to it is measured here (its
     // sentence vectors, embedded without the context, are `sentences.rs`'s).
-    let config = RetrieveConfig { dense_sentence_weight: SentenceWeight::NONE, ..RetrieveConfig::default() };
+    let config = RetrieveConfig::default();
     let w = world(config).await;
     w.grant("ctx-agent", SCOPE, true, true).await;
     let p = principal("ctx-agent", "u");

@@ -1,9 +1,9 @@
 //! A long turn whose one sentence answers is found by that sentence: the write path stores a
 //! vector per sentence beside the record's own, and the dense channel ranks records by their
-//! best sentence in a list of its own (`retrieval.fusion.sentences`) or weighs it into the
-//! record's score (`retrieval.dense_sentence_weight`).
+//! best sentence in a list of its own (`retrieval.fusion.sentences`); the record list ranks
+//! records by their own vector.
 
-use retold_domain::{Embedder as _, EmbeddingSource as _, RecordReader as _, SentenceWeight};
+use retold_domain::{Embedder as _, EmbeddingSource as _, RecordReader as _};
 use retold_retrieve::{Channels, RetrieveConfig, SearchRequest};
 
 use super::{episode, ids, principal};
@@ -23,10 +23,9 @@ const OTHERS: &[&str] = &[
 ];
 
 /// The answering turn among the others, and the contents in the order a dense-only search
-/// ranks them with each record's best sentence weighed `weight` (and no sentence list).
-async fn dense_rank(weight: f32) -> (Vec<String>, retold_test_kit::World, retold_domain::RecordId) {
-    let mut config =
-        RetrieveConfig { dense_sentence_weight: SentenceWeight::new(weight).unwrap(), ..Default::default() };
+/// ranks them by each record's own vector (no sentence list).
+async fn records_only() -> (Vec<String>, retold_test_kit::World, retold_domain::RecordId) {
+    let mut config = RetrieveConfig::default();
     config.fusion_weights.sentences = 0.0;
     ranked(config).await
 }
@@ -62,18 +61,8 @@ fn rank(order: &[String], text: &str) -> usize {
 }
 
 #[tokio::test]
-async fn a_long_turn_is_found_by_the_one_sentence_that_answers() {
-    let (alone, _, _) = dense_rank(0.0).await;
-    let (weighed, w, answer) = dense_rank(0.5).await;
-    // By its own vector alone, the turn trails two questions that only mention games; its
-    // last sentence lifts it above them (a turn about a video game tournament stays first).
-    let questions = [OTHERS[1], OTHERS[6]];
-    for question in questions {
-        assert!(rank(&alone, ANSWER) > rank(&alone, question), "alone: {alone:#?}");
-        assert!(rank(&weighed, ANSWER) < rank(&weighed, question), "weighed: {weighed:#?}");
-    }
-    assert!(rank(&weighed, ANSWER) < rank(&alone, ANSWER));
-
+async fn each_sentence_of_a_long_turn_is_stored_with_its_speaker() {
+    let (_, w, answer) = ranked(RetrieveConfig::default()).await;
     // The store holds one vector per sentence, each embedded with the speaker's label.
     let info = w.ports.embedder.info().clone();
     let scan = w.store.compatible_embeddings(&info.name, info.version, info.dims).await.unwrap();
@@ -91,7 +80,7 @@ async fn a_long_turn_is_found_by_the_one_sentence_that_answers() {
     let cosine: f32 = last.iter().zip(&expected).map(|(a, b)| a * b).sum();
     assert!(cosine > 0.9999, "the fourth sentence vector embeds the fourth sentence with its speaker");
 
-    // The trace says what the dense channel weighed.
+    // The trace says what the sentence list ranked by.
     let p = principal("s-agent", "u");
     let response = w.search(&p, SearchRequest::new(QUERY)).await;
     let trace = w.trace(&response.search_id).await.to_string();
@@ -100,7 +89,7 @@ async fn a_long_turn_is_found_by_the_one_sentence_that_answers() {
 
 #[tokio::test]
 async fn a_one_sentence_record_without_a_context_has_no_sentence_vectors() {
-    let (_, w, _) = dense_rank(0.5).await;
+    let (_, w, _) = ranked(RetrieveConfig::default()).await;
     let info = w.ports.embedder.info().clone();
     let scan = w.store.compatible_embeddings(&info.name, info.version, info.dims).await.unwrap();
     // Seven one-sentence turns and the answer's four sentences.
@@ -110,11 +99,10 @@ async fn a_one_sentence_record_without_a_context_has_no_sentence_vectors() {
 
 #[tokio::test]
 async fn the_sentence_list_ranks_the_turn_that_answers_above_turns_that_only_mention_the_subject() {
-    let (alone, _, _) = dense_rank(0.0).await;
+    let (alone, _, _) = records_only().await;
     // The shipped configuration: the record list by each record's own vector, the sentence
     // list beside it.
     let shipped = RetrieveConfig::default();
-    assert_eq!(shipped.dense_sentence_weight, SentenceWeight::NONE);
     assert!(shipped.fusion_weights.sentences > 0.0);
     let (listed, w, answer) = ranked(shipped).await;
     for question in [OTHERS[1], OTHERS[6]] {
