@@ -154,8 +154,7 @@ pub const STOPWORDS: &[&str] = &[
 /// Thai) each letter counts as one, so a sentence there is not one long word.
 pub fn word_count(text: &str) -> usize {
     let uncased = |c: char| c.is_alphabetic() && !c.is_lowercase() && !c.is_uppercase();
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|run| !run.is_empty())
+    words(text)
         .map(|run| match run.chars().filter(|c| uncased(*c)).count() {
             0 => 1,
             letters => letters,
@@ -261,10 +260,26 @@ pub fn is_identifier(token: &str) -> bool {
         || camel
 }
 
-/// Step 1 (second half): split like SQLite's unicode61 tokenizer (letters and digits are
-/// token characters; everything else separates), lowercased.
+/// The one word splitter every stage uses: SQLite FTS5's unicode61 rules (letters and digits
+/// are token characters; everything else separates), the words as written (not folded).
+/// FTS5 also folds case and Latin diacritics when it indexes; [`unicode61_tokens`] folds
+/// case, and a store folds diacritics as its index does.
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
+    words_joined_by(text, &[])
+}
+
+/// [`words`], with `joiners` also kept inside a word (the time reader keeps `2023-05-03` and
+/// `mid-March` whole); a joiner at a word's edge is not part of it.
+pub fn words_joined_by<'a>(text: &'a str, joiners: &'a [char]) -> impl Iterator<Item = &'a str> {
+    text.split(move |c: char| !(c.is_alphanumeric() || joiners.contains(&c)))
+        .map(move |w| w.trim_matches(|c: char| joiners.contains(&c)))
+        .filter(|w| !w.is_empty())
+}
+
+/// Step 1 (second half): [`words`], lowercased, as FTS5's unicode61 tokenizer gives them
+/// before it folds diacritics.
 pub fn unicode61_tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).map(str::to_lowercase).collect()
+    words(text).map(str::to_lowercase).collect()
 }
 
 /// The words of [`unicode61_tokens`], each with its character range `[start, end)` in `text`.
@@ -303,10 +318,7 @@ pub fn is_value(token: &str) -> bool {
 /// these changes ("leaves on Tuesdays" vs "Thursdays" scored 0.915), so two texts only mean
 /// the same when these agree.
 pub fn value_tokens(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty() && is_value(t))
-        .map(str::to_lowercase)
-        .collect()
+    words(text).filter(|t| is_value(t)).map(str::to_lowercase).collect()
 }
 
 /// Whether two texts carry the same names, dates and numbers.

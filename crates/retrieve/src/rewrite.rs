@@ -8,7 +8,7 @@ use std::time::Duration;
 use async_trait::async_trait;
 use retold_domain::{CompletionClient, CompletionRequest, Result};
 
-use retold_domain::text::{is_value, stem, unicode61_tokens};
+use retold_domain::text::{is_value, stem, unicode61_tokens, words};
 
 /// The rewrite prompt, version `rewrite_v1`.
 const REWRITE_V1: &str = include_str!("prompts/rewrite_v1.md");
@@ -102,9 +102,7 @@ pub(crate) fn introduced_values(phrase: &str, query: &str, context: &[String]) -
             || word.strip_suffix('s').is_some_and(|w| known.contains(w))
     };
     let mut introduced = Vec::new();
-    for (position, token) in
-        phrase.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).enumerate()
-    {
+    for (position, token) in words(phrase).enumerate() {
         if !is_value(token) {
             continue;
         }

@@ -158,11 +158,7 @@ pub(crate) fn names_a_time(text: &str) -> bool {
 
 /// Lower-cased words; a hyphen stays inside a word so an ISO date is one word.
 fn words(query: &str) -> Vec<String> {
-    query
-        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
-        .map(|w| w.trim_matches('-').to_lowercase())
-        .filter(|w| !w.is_empty())
-        .collect()
+    retold_domain::text::words_joined_by(query, &['-']).map(str::to_lowercase).collect()
 }
 
 /// A time window a query names: the number of words it used and `[from, to)`.

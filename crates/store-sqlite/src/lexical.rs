@@ -31,10 +31,10 @@ fn quote(term: &str) -> String {
     format!("\"{}\"", term.replace('"', "\"\""))
 }
 
-/// Tokens as FTS5's unicode61 tokenizer (remove_diacritics 1) makes them.
+/// Tokens as FTS5's unicode61 tokenizer (remove_diacritics 1) makes them: the domain's one
+/// word splitter, folded as FTS5 folds.
 fn fts_tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|t| !t.is_empty())
+    retold_domain::text::words(text)
         .map(|t| {
             t.nfd().filter(|c| !('\u{300}'..='\u{36f}').contains(c)).flat_map(char::to_lowercase).collect()
         })

@@ -306,9 +306,8 @@ impl Seen {
                 .unwrap_or_default(),
             stems: [c.record.content.as_str(), context]
                 .into_iter()
-                .flat_map(|text| text.split(|ch: char| !ch.is_alphanumeric()))
-                .filter(|w| !w.is_empty())
-                .map(|w| stemmer.stem(&w.to_lowercase()))
+                .flat_map(text::unicode61_tokens)
+                .map(|w| stemmer.stem(&w))
                 .collect(),
         }
     }

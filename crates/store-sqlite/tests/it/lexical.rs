@@ -228,3 +228,37 @@ async fn the_lexical_channel_equals_the_reference_it_replaced() {
     }
     assert!(compared[&false] > 100, "most comparisons have hits: {compared:?}");
 }
+
+/// The domain's one word splitter (`retold_domain::text::words`) is FTS5's unicode61
+/// tokenizer: every text's words, folded as FTS5 folds (case, Latin diacritics), are exactly
+/// the words `records_fts` indexed (read back through `records_vocab`).
+#[tokio::test]
+async fn the_domain_word_splitter_is_fts5s_unicode61() {
+    use unicode_normalization::UnicodeNormalization;
+    let f = open().await;
+    let mut expected = std::collections::BTreeSet::new();
+    for (n, text) in TEXTS.iter().enumerate() {
+        let r = record(n as u32 + 1, "project:p", text);
+        f.store.apply(WriteUnit { inserts: vec![r], ..WriteUnit::default() }).await.unwrap();
+        for word in retold_domain::text::words(text) {
+            let folded: String = word
+                .nfd()
+                .filter(|c| !('\u{300}'..='\u{36f}').contains(c))
+                .flat_map(char::to_lowercase)
+                .collect();
+            expected.insert(folded);
+        }
+    }
+    let path = f.dir.path().join("retold.db");
+    let raw = Database::connect(format!("sqlite://{}?mode=ro", path.display())).await.unwrap();
+    let rows = raw.query_all_raw(sql("SELECT term FROM records_vocab", vec![])).await.unwrap();
+    let indexed: std::collections::BTreeSet<String> =
+        rows.iter().map(|row| row.try_get_by_index::<String>(0).unwrap()).collect();
+    assert_eq!(indexed, expected);
+    // The splitter keeps words as written; `unicode61_tokens` lowercases them.
+    assert_eq!(
+        retold_domain::text::words("Zoë's café, x86_64!").collect::<Vec<_>>(),
+        ["Zoë", "s", "café", "x86", "64"]
+    );
+    assert_eq!(retold_domain::text::unicode61_tokens("Straße STRASSE"), ["straße", "strasse"]);
+}
