@@ -17,6 +17,53 @@ use crate::fusion::rrf;
 use crate::passage::{Passage, passage, shown};
 use crate::request::{DenseMatch, EntityMatch, LexicalMatch};
 
+/// A multiplier result control puts on a candidate's fused score, with what the explanation
+/// says of it.
+pub(crate) enum ScoreFactor<'a> {
+    /// An old episode's decay ([`freshness`]).
+    Freshness { factor: f64, days: i64 },
+    /// A record dated inside the time the query names ([`query_time`]).
+    QueryTime { phrase: &'a str, boost: f64 },
+    /// A record that names a time, for a question that asks when ([`asks_when`]).
+    AsksWhen { boost: f64 },
+    /// An episode that says little ([`substance`]).
+    Substance { factor: f64, words: usize },
+}
+
+impl ScoreFactor<'_> {
+    pub(crate) fn multiplier(&self) -> f64 {
+        match *self {
+            Self::Freshness { factor, .. } | Self::Substance { factor, .. } => factor,
+            Self::QueryTime { boost, .. } | Self::AsksWhen { boost } => boost,
+        }
+    }
+
+    /// Its part of a result's explanation.
+    pub(crate) fn explained(&self) -> String {
+        match self {
+            Self::Freshness { factor, days } => {
+                format!("freshness: x{factor:.2} (episodic, {days} days old)")
+            }
+            Self::QueryTime { phrase, boost } => {
+                format!("time: in the query's window \"{phrase}\" x{boost:.2}")
+            }
+            Self::AsksWhen { boost } => format!("time: names a time, the question asks when x{boost:.2}"),
+            Self::Substance { factor, words } => {
+                format!("substance: x{factor:.2} (episodic, {words} content words)")
+            }
+        }
+    }
+}
+
+/// Every candidate's score: its fused score times its score factors, in one place; then the
+/// highest first (equal scores keep their fused order).
+pub(crate) fn apply_factors(candidates: &mut [Candidate]) {
+    for c in candidates.iter_mut() {
+        c.score = c.factored(c.rrf);
+    }
+    sort_by_score(candidates);
+}
+
 /// A fused candidate moving through result control.
 #[derive(Debug, Clone)]
 pub(crate) struct Candidate {
@@ -88,13 +135,22 @@ impl Candidate {
         }
     }
 
-    /// The product of the score factors result control set (freshness, the query's time, a
-    /// when-question's dated record, substance): what the reranker's order is multiplied by.
-    pub(crate) fn factors(&self) -> f64 {
-        self.freshness.map_or(1.0, |(factor, _)| factor)
-            * self.in_window.as_ref().map_or(1.0, |(_, b)| *b)
-            * self.names_time.unwrap_or(1.0)
-            * self.substance.map_or(1.0, |(factor, _)| factor)
+    /// The score factors result control set on this candidate, in the order they apply: the
+    /// one list the score (`factored`), the reranker and the explanation all read.
+    pub(crate) fn score_factors(&self) -> impl Iterator<Item = ScoreFactor<'_>> {
+        [
+            self.freshness.map(|(factor, days)| ScoreFactor::Freshness { factor, days }),
+            self.in_window.as_ref().map(|(phrase, boost)| ScoreFactor::QueryTime { phrase, boost: *boost }),
+            self.names_time.map(|boost| ScoreFactor::AsksWhen { boost }),
+            self.substance.map(|(factor, words)| ScoreFactor::Substance { factor, words }),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    /// `base` times each of its score factors, in order.
+    pub(crate) fn factored(&self, base: f64) -> f64 {
+        self.score_factors().fold(base, |score, f| score * f.multiplier())
     }
 
     /// Its dense channel match from any of its lists (records, sentences, the query's
@@ -127,7 +183,8 @@ fn sort_by_score(candidates: &mut [Candidate]) {
 
 /// Old episodes lose score: the decayed part halves every half-life; the floor keeps
 /// relevance in charge, so an old episode loses to an equally relevant recent one but not to
-/// an irrelevant one. Semantic and procedural records keep their score. Re-sorts by score.
+/// an irrelevant one. Semantic and procedural records keep their score. Sets the factor
+/// ([`apply_factors`] applies it).
 pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &RetrieveConfig) {
     for c in candidates.iter_mut() {
         if c.record.memory_type != MemoryType::Episodic {
@@ -137,16 +194,14 @@ pub(crate) fn freshness(candidates: &mut [Candidate], now: Timestamp, config: &R
         let age_days = (now - at).num_days().max(0);
         let floor = config.episodic_freshness_floor;
         let factor = floor + (1.0 - floor) * 0.5f64.powf(age_days as f64 / config.episodic_half_life_days);
-        c.score = c.rrf * factor;
         c.freshness = Some((factor, age_days));
     }
-    sort_by_score(candidates);
 }
 
 /// For a query that names its time: a record whose event falls in one of the query's
 /// windows gets `boost` times its fused score (an episode without `event_at` counts from when
 /// it was written, as freshness does; other records only with an `event_at`); the rest keep
-/// their fused score, and nothing is decayed for age. Re-sorts by score and notes the windows.
+/// their fused score, and nothing is decayed for age. Sets the factor and notes the windows.
 pub(crate) fn query_time(
     candidates: &mut [Candidate],
     windows: &[crate::when::TimeWindow],
@@ -159,13 +214,10 @@ pub(crate) fn query_time(
             (None, MemoryType::Episodic) => Some(c.record.created_at),
             (None, _) => None,
         };
-        c.score = c.rrf;
         if let Some(window) = at.and_then(|at| windows.iter().find(|w| w.contains(at))) {
-            c.score = c.rrf * boost;
             c.in_window = Some((window.phrase.clone(), boost));
         }
     }
-    sort_by_score(candidates);
     let named: Vec<String> = windows.iter().map(crate::when::TimeWindow::describe).collect();
     notes.push(TraceNote {
         stage: PipelineStage::Freshness,
@@ -177,15 +229,13 @@ pub(crate) fn query_time(
 }
 
 /// For a question that asks for a time ("When did…"): a record whose content names a time
-/// gets `boost` times its score (after freshness or the query's windows). Re-sorts.
+/// gets `boost` times its score (after freshness or the query's windows). Sets the factor.
 pub(crate) fn asks_when(candidates: &mut [Candidate], boost: f64, notes: &mut Vec<TraceNote>) {
     let mut named = 0;
     for c in candidates.iter_mut().filter(|c| crate::when::names_a_time(c.record.content.as_str())) {
-        c.score *= boost;
         c.names_time = Some(boost);
         named += 1;
     }
-    sort_by_score(candidates);
     notes.push(TraceNote {
         stage: PipelineStage::Freshness,
         note: format!("the question asks when: {named} candidates that name a time x{boost:.2}"),
@@ -206,8 +256,7 @@ pub(crate) fn content_words(text: &str) -> usize {
 /// keeps `rule.factor` of its score (after freshness or the query's windows, and after the
 /// time a question asks for). A conversation's short turns ("Bye!", "Haha, yes!", "Hey Mel,
 /// what's up?") otherwise rank on a name or on the turn they answer, and rarely say what a
-/// question asks. Semantic and procedural records keep their score. Re-sorts when it
-/// lowered any.
+/// question asks. Semantic and procedural records keep their score. Sets the factor.
 pub(crate) fn substance(
     candidates: &mut [Candidate],
     rule: crate::config::Substance,
@@ -218,13 +267,11 @@ pub(crate) fn substance(
         let words = content_words(c.record.content.as_str());
         let factor = rule.factor(words);
         if factor < 1.0 {
-            c.score *= factor;
             c.substance = Some((factor, words));
             lowered += 1;
         }
     }
     if lowered > 0 {
-        sort_by_score(candidates);
         notes.push(TraceNote {
             stage: PipelineStage::Freshness,
             note: format!(
@@ -541,14 +588,14 @@ fn by_reranker(
     }
     let fused: HashMap<RecordId, f64> = rrf(&[reranked, prior], rrf_k).into_iter().collect();
     for c in &mut candidates {
-        c.score = fused[&c.id] * c.factors();
+        c.score = c.factored(fused[&c.id]);
     }
     // Equal scores keep the reranker's order.
     let rank = |c: &Candidate| c.reranked.map_or(u32::MAX, |(_, rank)| rank);
     candidates.sort_by(|a, b| b.score.total_cmp(&a.score).then(rank(a).cmp(&rank(b))));
     let first = candidates.len();
     for (j, c) in rest.iter_mut().enumerate() {
-        c.score = 2.0 / (f64::from(rrf_k) + (first + j + 1) as f64) * c.factors();
+        c.score = c.factored(2.0 / (f64::from(rrf_k) + (first + j + 1) as f64));
     }
     candidates
 }

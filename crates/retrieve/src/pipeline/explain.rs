@@ -95,17 +95,8 @@ pub(super) fn explain(c: &Candidate) -> String {
         matched.push(format!("entity {} {} (rank {})", e.role.as_str(), e.entity_id, e.rank));
     }
     let mut text = format!("matched: {}; fused rank: {}", matched.join(", "), c.fused_rank);
-    if let Some((factor, days)) = c.freshness {
-        text.push_str(&format!("; freshness: x{factor:.2} (episodic, {days} days old)"));
-    }
-    if let Some((phrase, boost)) = &c.in_window {
-        text.push_str(&format!("; time: in the query's window \"{phrase}\" x{boost:.2}"));
-    }
-    if let Some(boost) = c.names_time {
-        text.push_str(&format!("; time: names a time, the question asks when x{boost:.2}"));
-    }
-    if let Some((factor, words)) = c.substance {
-        text.push_str(&format!("; substance: x{factor:.2} (episodic, {words} content words)"));
+    for factor in c.score_factors() {
+        text.push_str(&format!("; {}", factor.explained()));
     }
     if let Some((older, sim)) = &c.newer_than {
         text.push_str(&format!("; time: newer than {older}, alike (cosine {sim:.2}), ranked above it"));

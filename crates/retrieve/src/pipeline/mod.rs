@@ -321,7 +321,8 @@ impl Retriever {
 
     /// The score factors: the query's time (a time-bounded query: no freshness decay, and the
     /// episodes inside its windows rank up) or freshness, a when-question's dated records,
-    /// and substance.
+    /// and substance; each sets its factor, and the score is the fused score times them all,
+    /// applied in one place (`control::apply_factors`).
     fn score_factors(
         &self,
         candidates: &mut [Candidate],
@@ -340,6 +341,7 @@ impl Retriever {
         if let Some(rule) = self.config.substance {
             control::substance(candidates, rule, notes);
         }
+        control::apply_factors(candidates);
     }
 
     /// The gate, timed.

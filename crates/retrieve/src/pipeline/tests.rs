@@ -159,6 +159,7 @@ fn freshness_lowers_only_old_episodes_and_never_below_the_floor() {
     fresh.record.memory_type = MemoryType::Episodic;
     let mut list = vec![old, semantic, fresh];
     control::freshness(&mut list, now(), &config);
+    control::apply_factors(&mut list);
     let by_id = |id: &str| list.iter().find(|c| c.id.as_str() == id).unwrap();
     let (factor, days) = by_id("mem_0001").freshness.unwrap();
     assert_eq!(days, 3650);
@@ -472,6 +473,7 @@ fn an_episode_that_says_little_ranks_lower_and_a_statement_keeps_its_score() {
     ];
     let mut notes = Vec::new();
     control::substance(&mut candidates, rule, &mut notes);
+    control::apply_factors(&mut candidates);
     assert_eq!(
         candidates.iter().map(|c| c.id.as_str()).collect::<Vec<_>>(),
         ["mem_0002", "mem_0003", "mem_0001"],
