@@ -108,9 +108,9 @@ impl Centring {
 
 /// How much a record's best sentence vector weighs in one of the index's lists, in `[0, 1]`:
 /// 0 ranks by the record's own vector alone (the retriever's record list), 1 by its best
-/// sentence alone (its sentence list); the index scores any mix in one pass. A record's own vector is pooled over all its tokens (and
-/// its context), so the one sentence of a long turn that answers says little in it.
-/// A record without sentence vectors scores by its own vector.
+/// sentence alone (its sentence list); the index scores any mix in one pass. A record's own
+/// vector is pooled over all its tokens (and its context), so the one sentence of a long turn
+/// that answers says little in it. A record without sentence vectors scores by its own vector.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SentenceWeight(f32);
 

@@ -178,7 +178,7 @@ impl Retriever {
         let rewritten = self.rewrite(request, &mut log.timings).await;
         let time = self.query_time(request, now);
         let in_windows = self.in_windows(&time, request.channels, &filter, &eligible).await?;
-        let asked = ChannelQuery {
+        let channel_query = ChannelQuery {
             access: &access,
             query: &rewritten.query,
             pointed: pointed.as_ref(),
@@ -186,7 +186,7 @@ impl Retriever {
             in_windows: in_windows.as_ref(),
             which: request.channels,
         };
-        let mut hits = self.channels(&asked, &mut log.timings).await?;
+        let mut hits = self.channels(&channel_query, &mut log.timings).await?;
         let fused = self.fuse(&hits, &mut log.timings);
         log.notes.append(&mut hits.notes);
         let channels = hits.trace.clone();
