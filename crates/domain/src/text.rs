@@ -326,18 +326,6 @@ pub fn same_values(a: &str, b: &str) -> bool {
     value_tokens(a) == value_tokens(b)
 }
 
-/// The five-letter stem of a word, when it has at least five letters ("prefers" and
-/// "preferred" share `prefe`).
-pub fn stem(word: &str) -> Option<String> {
-    let stem: String = word.chars().take(5).collect();
-    (stem.chars().count() == 5).then_some(stem)
-}
-
-/// Whether `word` is said by one of `known`: equal, or sharing a five-letter stem.
-pub fn stem_covered(word: &str, known: &BTreeSet<String>) -> bool {
-    known.contains(word) || stem(word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)))
-}
-
 /// Sentence spans of `chars` as `[start, end)` character ranges covering all of it: a
 /// sentence ends at `.`, `!` or `?` followed by whitespace (or the end), at a line break (a
 /// log line, a list item, a line of code is a unit of its own), and at CJK `。`, `！`, `？`

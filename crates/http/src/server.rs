@@ -390,11 +390,15 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
         ids: ids.clone(),
     };
     let ingestor = Ingestor::new(ports, ingest_config(settings));
+    // One stemmer for every stage that tells a word's inflections from other words: the
+    // lexical channel, newer-first, the rewrite guard and the extraction review.
+    let stemmer: Arc<dyn retold_domain::WordStemmer> = Arc::new(retold_index::SnowballEnglish::new());
     let rewriter: Arc<dyn QueryRewriter> = match &hosted.rewrite {
         Some(client) => Arc::new(HostedLLMQueryRewriter::new(
             client.clone(),
             settings.retrieval.rewrite.model.clone(),
             std::time::Duration::from_millis(settings.retrieval.rewrite.timeout_ms),
+            stemmer.clone(),
         )),
         None => Arc::new(NoRewriter),
     };
@@ -413,6 +417,7 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
                 i.review_model.clone(),
                 i.extraction.review_max_tokens,
             )),
+            stemmer.clone(),
             ExtractionConfig {
                 runner_id: format!("retold-{}-{}", std::process::id(), ids.next_body().to_lowercase()),
                 max_transcript_chars: i.extraction.max_transcript_chars,
@@ -431,7 +436,7 @@ pub fn wire(components: &Components, settings: &Settings, hosted: &Hosted) -> Wi
             entities: stores.entities.clone(),
             grants: stores.grants.clone(),
             lexical: stores.lexical.clone(),
-            stemmer: Arc::new(retold_index::SnowballEnglish::new()),
+            stemmer,
             index,
             embedder,
             search_log: stores.search_log.clone(),

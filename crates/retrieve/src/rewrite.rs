@@ -6,9 +6,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use retold_domain::{CompletionClient, CompletionRequest, Result};
+use retold_domain::{CompletionClient, CompletionRequest, Result, WordStemmer};
 
-use retold_domain::text::{is_value, stem, unicode61_tokens, words};
+use retold_domain::text::{is_value, unicode61_tokens, words};
 
 /// The rewrite prompt, version `rewrite_v1`.
 const REWRITE_V1: &str = include_str!("prompts/rewrite_v1.md");
@@ -55,6 +55,8 @@ pub struct HostedLLMQueryRewriter {
     client: Arc<dyn CompletionClient>,
     model: String,
     timeout: Duration,
+    /// What tells an inflection of a known word from a new one, in the phrase's guard.
+    stemmer: Arc<dyn WordStemmer>,
 }
 
 impl std::fmt::Debug for HostedLLMQueryRewriter {
@@ -71,8 +73,13 @@ impl HostedLLMQueryRewriter {
     pub const PROMPT_VERSION: &'static str = "rewrite_v1";
 
     /// A rewriter calling `model` through `client`, giving up after `timeout`.
-    pub fn new(client: Arc<dyn CompletionClient>, model: impl Into<String>, timeout: Duration) -> Self {
-        Self { client, model: model.into(), timeout }
+    pub fn new(
+        client: Arc<dyn CompletionClient>,
+        model: impl Into<String>,
+        timeout: Duration,
+        stemmer: Arc<dyn WordStemmer>,
+    ) -> Self {
+        Self { client, model: model.into(), timeout, stemmer }
     }
 
     fn prompt(query: &str, context: &[String]) -> String {
@@ -88,28 +95,24 @@ impl HostedLLMQueryRewriter {
     }
 }
 
-/// The names, dates and numbers `phrase` has that neither `query` nor `context` mentions. A
-/// plural or singular of a known word counts as known, and so does a capitalised first word
-/// that shares a five-letter stem with one ("Explanation style" after "explanations").
-pub(crate) fn introduced_values(phrase: &str, query: &str, context: &[String]) -> Vec<String> {
+/// The names, dates and numbers `phrase` has that neither `query` nor `context` mentions. An
+/// inflection of a known word (the same stem under `stemmer`) counts as known ("Explanation
+/// style" after "explanations").
+pub(crate) fn introduced_values(
+    phrase: &str,
+    query: &str,
+    context: &[String],
+    stemmer: &dyn WordStemmer,
+) -> Vec<String> {
     let mut known: BTreeSet<String> = unicode61_tokens(query).into_iter().collect();
     for turn in context {
         known.extend(unicode61_tokens(turn));
     }
-    let knows = |word: &str| {
-        known.contains(word)
-            || known.contains(&format!("{word}s"))
-            || word.strip_suffix('s').is_some_and(|w| known.contains(w))
-    };
+    let stems: BTreeSet<String> = known.iter().map(|w| stemmer.stem(w)).collect();
     let mut introduced = Vec::new();
-    for (position, token) in words(phrase).enumerate() {
-        if !is_value(token) {
-            continue;
-        }
+    for token in words(phrase).filter(|t| is_value(t)) {
         let word = token.to_lowercase();
-        let first_word_stem =
-            position == 0 && stem(&word).is_some_and(|s| known.iter().any(|k| k.starts_with(&s)));
-        if !knows(&word) && !first_word_stem && !introduced.contains(&word) {
+        if !known.contains(&word) && !stems.contains(&stemmer.stem(&word)) && !introduced.contains(&word) {
             introduced.push(word);
         }
     }
@@ -152,7 +155,7 @@ impl QueryRewriter for HostedLLMQueryRewriter {
             }
             _ => return Ok(Rewrite::Failed("the answer has no query phrase".into())),
         };
-        let introduced = introduced_values(&phrase, query, context);
+        let introduced = introduced_values(&phrase, query, context, self.stemmer.as_ref());
         if !introduced.is_empty() {
             return Ok(Rewrite::Refused(format!(
                 "{phrase:?} introduces {introduced:?}, absent from the query and context"

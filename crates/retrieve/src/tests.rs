@@ -118,7 +118,10 @@ fn name_phrases_cover_multi_word_aliases_and_possessives() {
 
 #[test]
 fn a_rewrite_may_only_use_names_from_the_query_and_context() {
-    use crate::rewrite::introduced_values;
+    let stemmer = retold_index::SnowballEnglish::new();
+    let introduced_values = |phrase: &str, query: &str, context: &[String]| {
+        crate::rewrite::introduced_values(phrase, query, context, &stemmer)
+    };
     let context = vec!["user: Aditya asked for concise technical explanations.".to_owned()];
     let none: Vec<String> = Vec::new();
     assert_eq!(
@@ -147,6 +150,16 @@ fn a_rewrite_may_only_use_names_from_the_query_and_context() {
         introduced_values("Explanation styles Aditya prefers", "what does he prefer?", &context),
         none,
         "a capitalised first word and a plural of known words"
+    );
+    assert_eq!(
+        introduced_values("Explaining Aditya's preferences", "what does he prefer?", &context),
+        vec!["explaining".to_owned()],
+        "a word that shares only its first letters with a known one is new"
+    );
+    assert_eq!(
+        introduced_values("Explanations Preferred by Aditya", "what does he prefer?", &context),
+        none,
+        "an inflection of a known word (Preferred, prefer) is known wherever it stands"
     );
     assert_eq!(
         introduced_values("the Priyanka preference", "what does Priya prefer?", &[]),

@@ -11,10 +11,10 @@ mod tests;
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
-use retold_domain::text::{is_limiting, is_stopword, opened_words, stem_covered};
+use retold_domain::text::{is_limiting, is_stopword, opened_words};
 use retold_domain::{
     Attribute, Confidence, Content, EntityKind, Evidence, MemoryType, Name, Result, Scope, Session,
-    SessionTurn, SourceKind, SourceRef, Timestamp, TurnRole,
+    SessionTurn, SourceKind, SourceRef, Timestamp, TurnRole, WordStemmer,
 };
 use retold_policy::evidence_appears_verbatim;
 
@@ -298,8 +298,13 @@ fn claim_words(text: &str) -> Vec<String> {
 /// attribute (`a` -> `a_detail`), move `event_at` later or `expires_at` earlier (or set
 /// `expires_at` when absent), and lower confidence. Type, subject, mentions, scope, source
 /// kind, turn and evidence may not change. The runner fills a missing `event_at` with the
-/// cited turn's time before review, so "later" has a reference.
-pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<String> {
+/// cited turn's time before review, so "later" has a reference. A word is said by the
+/// candidate when it or one of its inflections is (the same stem under `stemmer`).
+pub fn revision_refusal(
+    original: &Candidate,
+    revised: &Candidate,
+    stemmer: &dyn WordStemmer,
+) -> Option<String> {
     let fixed = [
         ("type", original.memory_type != revised.memory_type),
         ("subject", original.subject != revised.subject),
@@ -314,8 +319,11 @@ pub fn revision_refusal(original: &Candidate, revised: &Candidate) -> Option<Str
     }
     if original.content != revised.content {
         let known: BTreeSet<String> = claim_words(&original.content).into_iter().collect();
-        let added: Vec<String> =
-            claim_words(&revised.content).into_iter().filter(|w| !stem_covered(w, &known)).collect();
+        let stems: BTreeSet<String> = known.iter().map(|w| stemmer.stem(w)).collect();
+        let added: Vec<String> = claim_words(&revised.content)
+            .into_iter()
+            .filter(|w| !known.contains(w) && !stems.contains(&stemmer.stem(w)))
+            .collect();
         if !added.is_empty() {
             return Some(format!("the revised content adds {added:?}, which the candidate does not say"));
         }

@@ -8,7 +8,7 @@ use retold_domain::chrono::TimeDelta;
 use retold_domain::{
     AuditEvent, AuditLog, ClaimTerms, Clock, Content, DomainError, EventId, EventKind, ExtractionClaim,
     ExtractionClaims, IdGenerator, MemoryType, Principal, Result, Scope, SessionId, SourceKind, SourceRef,
-    Timestamp, TurnBuffer, WriteKey,
+    Timestamp, TurnBuffer, WordStemmer, WriteKey,
 };
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -128,6 +128,8 @@ pub struct ExtractionRunner {
     ids: Arc<dyn IdGenerator>,
     extractor: Arc<dyn Extractor>,
     reviewer: Arc<dyn Reviewer>,
+    /// What tells a revision's inflection of a word from a word the candidate does not say.
+    stemmer: Arc<dyn WordStemmer>,
     config: ExtractionConfig,
 }
 
@@ -144,6 +146,7 @@ impl ExtractionRunner {
         claims: Arc<dyn ExtractionClaims>,
         extractor: Arc<dyn Extractor>,
         reviewer: Arc<dyn Reviewer>,
+        stemmer: Arc<dyn WordStemmer>,
         config: ExtractionConfig,
     ) -> Self {
         let ports = ingestor.ports().clone();
@@ -156,6 +159,7 @@ impl ExtractionRunner {
             ids: ports.ids,
             extractor,
             reviewer,
+            stemmer,
             config,
         }
     }
@@ -309,7 +313,7 @@ impl ExtractionRunner {
                 Verdict::Missing { reason } => (ReviewResult::Unreviewed { reason }, None),
                 Verdict::Revise(revised) => {
                     let revised = inherit_open(&original, revised);
-                    match revision_refusal(&original, &revised) {
+                    match revision_refusal(&original, &revised, self.stemmer.as_ref()) {
                         Some(reason) => (ReviewResult::RevisionRefused { reason }, Some(request)),
                         // Revalidate: the narrowed candidate must pass the same checks.
                         None => match validate_candidate(&revised, transcript, now) {

@@ -112,6 +112,7 @@ fn runner(
         Arc::new(w.store.clone()),
         extractor,
         reviewer,
+        Arc::new(retold_index::SnowballEnglish::new()),
         ExtractionConfig {
             runner_id: id.into(),
             max_transcript_chars: 100_000,
@@ -311,6 +312,7 @@ async fn a_failed_run_is_retried_until_its_attempts_are_used() {
         Arc::new(w.store.clone()),
         flaky.clone(),
         Arc::new(TableReviewer::default()),
+        Arc::new(retold_index::SnowballEnglish::new()),
         ExtractionConfig {
             runner_id: "runner-a".into(),
             max_transcript_chars: 100_000,
@@ -345,6 +347,7 @@ async fn a_failed_run_is_retried_until_its_attempts_are_used() {
         Arc::new(w.store.clone()),
         broken,
         Arc::new(TableReviewer::default()),
+        Arc::new(retold_index::SnowballEnglish::new()),
         ExtractionConfig {
             runner_id: "runner-b".into(),
             max_transcript_chars: 100_000,
@@ -468,6 +471,7 @@ async fn a_run_retried_after_its_writes_neither_writes_nor_reinforces_anything_a
         Arc::new(UnfinishedClaims { inner: w.store.clone() }),
         extractor.clone(),
         Arc::new(TableReviewer::default()),
+        Arc::new(retold_index::SnowballEnglish::new()),
         config,
     );
     assert!(failing.run(&session).await.is_err(), "the run fails after its writes");

@@ -23,7 +23,12 @@ async fn rewriting_world(server: &FakeProvider, timeout: Duration) -> World {
         ..HostedConfig::default()
     })
     .unwrap();
-    let rewriter = HostedLLMQueryRewriter::new(Arc::new(client), MODEL, timeout);
+    let rewriter = HostedLLMQueryRewriter::new(
+        Arc::new(client),
+        MODEL,
+        timeout,
+        Arc::new(retold_index::SnowballEnglish::new()),
+    );
     let w = world_full(RetrieveConfig::default(), None, Arc::new(rewriter)).await;
     let p = principal("rewrite-agent", "aditya");
     let scope = "agent:rewrite-agent/aditya";
