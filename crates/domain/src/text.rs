@@ -1,7 +1,8 @@
-//! Text analysis shared by the write path and the search pipeline: unicode61-style
-//! tokenising, the stopword and limiting-word lists, identifier detection, names/numbers/dates
-//! ("values") and five-letter stems. One definition each, so the lexical channel, the query
-//! rewriter's refusal rule, review narrowing and the same-meaning rule agree on what a word is.
+//! Text analysis shared by the write path and the search pipeline: the one word splitter
+//! (FTS5's unicode61 rules), the stopword and limiting-word lists, identifier detection,
+//! names/numbers/dates ("values"), sentences and token estimates. One definition each, so the
+//! lexical channel, the query rewriter's refusal rule, review narrowing and the same-meaning
+//! rule agree on what a word is. Stems are the `WordStemmer` port's (one Snowball stemmer).
 
 use std::collections::BTreeSet;
 
