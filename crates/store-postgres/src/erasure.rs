@@ -80,12 +80,36 @@ async fn count(txn: &DatabaseTransaction, sql: &str, values: Vec<Value>) -> Resu
     Ok(txn.execute_raw(stmt(sql, values)).await?.rows_affected())
 }
 
-/// Whether the server refused a statement for lack of privilege.
-fn is_permission_denied(error: &DbErr) -> bool {
+/// Whether the server refused a statement with SQLSTATE `code`.
+fn has_code(error: &DbErr, code: &str) -> bool {
     let (DbErr::Exec(runtime) | DbErr::Query(runtime)) = error else { return false };
     let sea_orm::RuntimeErr::SqlxError(sqlx) = runtime else { return false };
     let sea_orm::sqlx::Error::Database(database) = sqlx.deref() else { return false };
-    database.code().is_some_and(|code| code == PG_INSUFFICIENT_PRIVILEGE)
+    database.code().is_some_and(|c| c == code)
+}
+
+/// Whether the server refused a statement for lack of privilege.
+fn is_permission_denied(error: &DbErr) -> bool {
+    has_code(error, PG_INSUFFICIENT_PRIVILEGE)
+}
+
+/// `lock_not_available`: a statement gave up waiting for a lock (`lock_timeout`).
+const PG_LOCK_NOT_AVAILABLE: &str = "55P03";
+
+/// How long one `VACUUM FULL` waits for the table's lock before it gives up and tries again.
+const COMPACTION_LOCK_WAIT: &str = "5s";
+
+/// The sessions holding a lock on `table` besides `maintenance`'s own: pid, state, when their
+/// transaction began and the start of their query, for a compaction that could not get it.
+async fn lock_holders(maintenance: &sea_orm::DatabaseConnection, table: &str) -> String {
+    let sql = "SELECT string_agg(format('pid %s %s since %s: %s', a.pid, a.state, a.xact_start, \
+               left(a.query, 120)), '; ') AS holders FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid \
+               WHERE l.relation = to_regclass(?) AND l.granted AND l.pid <> pg_backend_pid()";
+    match maintenance.query_one_raw(stmt(sql, [table.into()])).await {
+        Ok(Some(row)) => row.try_get::<Option<String>>("", "holders").ok().flatten().unwrap_or_default(),
+        Ok(None) => String::new(),
+        Err(e) => format!("(could not read pg_locks: {e})"),
+    }
 }
 
 impl PostgresStore {
@@ -306,13 +330,37 @@ impl Erasure for PostgresStore {
         // VACUUM cannot run inside a transaction block: one statement per table, on one
         // connection of its own without the pool's statement timeout (a large table's
         // rewrite takes longer).
+        // A session holding a lock on a table (a long query, a transaction left open) would
+        // keep VACUUM FULL waiting with no end: each waits at most COMPACTION_LOCK_WAIT, three
+        // times, and then the erasure fails naming the table and who held it.
         let maintenance = self.maintenance_connection().await?;
         maintenance.execute_unprepared("SET statement_timeout = 0").await.map_err(StoreError::from)?;
+        maintenance
+            .execute_unprepared(&format!("SET lock_timeout = '{COMPACTION_LOCK_WAIT}'"))
+            .await
+            .map_err(StoreError::from)?;
         for table in ERASED_TABLES {
-            maintenance
-                .execute_unprepared(&format!("VACUUM FULL {table}"))
-                .await
-                .map_err(StoreError::from)?;
+            let mut attempt = 1;
+            loop {
+                match maintenance.execute_unprepared(&format!("VACUUM FULL {table}")).await {
+                    Ok(_) => break,
+                    Err(e) if has_code(&e, PG_LOCK_NOT_AVAILABLE) => {
+                        let holders = lock_holders(&maintenance, table).await;
+                        tracing::warn!(table, attempt, holders, "compaction waited for a lock on the table");
+                        if attempt == 3 {
+                            return Err(retold_domain::DomainError::backend(
+                                "compaction",
+                                format!(
+                                    "VACUUM FULL {table} could not get its lock in three tries ({holders}): \
+                                     the records are erased, their bytes may remain on disk; run the erasure again"
+                                ),
+                            ));
+                        }
+                        attempt += 1;
+                    }
+                    Err(e) => return Err(StoreError::from(e).into()),
+                }
+            }
         }
         match maintenance.execute_unprepared("CHECKPOINT").await {
             Ok(_) => {}

@@ -358,3 +358,24 @@ async fn kept_term_statistics_equal_the_counted_ones_after_every_kind_of_change(
         );
     }
 }
+
+/// A session that keeps a lock on an erased table (a transaction left open) cannot hold an
+/// erasure's compaction forever: after three bounded waits it fails, naming the table and
+/// the session; once the lock is gone, compaction runs.
+#[tokio::test]
+async fn a_compaction_blocked_by_a_held_lock_fails_naming_it_instead_of_waiting_forever() {
+    use retold_domain::Erasure as _;
+    use sea_orm::{ConnectionTrait, Database, TransactionTrait};
+    let fixture = open().await;
+    let holder = Database::connect(fixture.url.as_str()).await.unwrap();
+    let txn = holder.begin().await.unwrap();
+    txn.execute_unprepared("LOCK TABLE search_log IN ACCESS SHARE MODE").await.unwrap();
+    let started = Instant::now();
+    let error = fixture.store.compact().await.expect_err("VACUUM FULL cannot take search_log's lock");
+    let message = error.to_string();
+    assert!(message.contains("search_log") && message.contains("LOCK TABLE search_log"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(25), "bounded: {:?}", started.elapsed());
+    txn.rollback().await.unwrap();
+    fixture.store.compact().await.expect("no lock held any more");
+    holder.close().await.unwrap();
+}
