@@ -94,7 +94,8 @@ pub(crate) fn start() -> Result<String> {
     )?;
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let options = format!(
-        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB",
+        "-p {port} -k {} -c listen_addresses=127.0.0.1 -c max_connections=300 -c shared_buffers=256MB \
+         -c log_lock_waits=on -c log_checkpoints=on -c log_min_duration_statement=2000",
         dir.display()
     );
     let log = dir.join("server.log").display().to_string();

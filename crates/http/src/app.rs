@@ -99,21 +99,26 @@ pub(crate) fn app_until(
         .route("/v1/admin/sessions/{id}/decisions", get(admin::session_decisions))
         .route("/v1/admin/sessions/{id}/turns", get(admin::session_turns))
         .route("/v1/admin/decisions/{id}", get(admin::decision_get))
+        .route("/v1/admin/reviews", get(crate::routes::ops::review_list))
+        .route("/v1/admin/reviews/{id}/resolve", post(crate::routes::ops::review_resolve))
+        .route("/ready", get(ready))
+        .route("/health", get(health))
+        .fallback(not_found)
+        .with_state(state.clone());
+    // Operations and whole-store transfers take as long as the store is large (an erasure's
+    // compaction rewrites its tables, an export reads every record): the request timeout,
+    // which would cut one off halfway, does not apply to them; they run to the end.
+    let operations = Router::new()
         .route("/v1/admin/extractions/run", post(admin::extraction_run))
         .route("/v1/admin/ops/erase", post(crate::routes::ops::ops_erase))
         .route("/v1/admin/ops/expire", post(crate::routes::ops::ops_expire))
         .route("/v1/admin/ops/snapshot", post(crate::routes::ops::ops_snapshot))
         .route("/v1/admin/ops/retention", post(crate::routes::ops::ops_retention))
         .route("/v1/admin/ops/flag-reviews", post(crate::routes::ops::ops_flag_reviews))
-        .route("/v1/admin/reviews", get(crate::routes::ops::review_list))
-        .route("/v1/admin/reviews/{id}/resolve", post(crate::routes::ops::review_resolve))
         .route("/v1/admin/ops/verify", post(crate::routes::ops::ops_verify))
         .route("/v1/admin/export", get(crate::routes::export::export_scope))
         .route("/v1/admin/export/users/{user}", get(crate::routes::export::export_user))
         .route("/v1/admin/import", post(crate::routes::export::restore))
-        .route("/ready", get(ready))
-        .route("/health", get(health))
-        .fallback(not_found)
         .with_state(state.clone());
     // MCP's streamable HTTP transport: each tool call is the REST request of the same name,
     // sent to the routes above with the caller's own key.
@@ -141,12 +146,15 @@ pub(crate) fn app_until(
     let request_id = HeaderName::from_static("x-request-id");
     api.merge(crate::inspector::routes())
         .merge(SwaggerUi::new("/docs").external_url_unchecked("/openapi.json", crate::openapi::document()))
-        .layer(CompressionLayer::new())
-        .layer(DefaultBodyLimit::max(server.body_limit_bytes))
+        // A layer covers the routes there are when it is added: the operations, merged after
+        // it, have no request timeout.
         .layer(TimeoutLayer::with_status_code(
             StatusCode::SERVICE_UNAVAILABLE,
             Duration::from_millis(server.request_timeout_ms),
         ))
+        .merge(operations)
+        .layer(CompressionLayer::new())
+        .layer(DefaultBodyLimit::max(server.body_limit_bytes))
         .layer(axum::middleware::map_response(crate::error::problem_for_bare_errors))
         .layer(cors)
         .layer(PropagateRequestIdLayer::new(request_id.clone()))
