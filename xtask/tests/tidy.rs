@@ -437,7 +437,7 @@ fn function_lengths(source: &str) -> Vec<(String, usize)> {
         let Some(name) = head.strip_prefix("fn ") else { continue };
         let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
         let (mut depth, mut opened) = (0i32, false);
-        for (end, text) in lines.iter().enumerate().skip(start) {
+        for (offset, text) in lines[start..].iter().enumerate() {
             let code = text.split("//").next().unwrap_or("");
             let (mut in_string, mut escaped) = (false, false);
             for c in code.chars() {
@@ -452,7 +452,7 @@ fn function_lengths(source: &str) -> Vec<(String, usize)> {
             }
             if (opened && depth <= 0) || (!opened && code.trim_end().ends_with(';')) {
                 if opened {
-                    out.push((name.clone(), end - start + 1));
+                    out.push((name.clone(), offset + 1));
                 }
                 break;
             }

@@ -1,7 +1,8 @@
 //! What the two SQL stores (`retold-store-sqlite`, `retold-store-postgres`) share: the row ↔
 //! domain conversion, which reads sea-orm rows the same way whichever driver produced them,
-//! the store error with its mapping to `DomainError`, and the search-trace writer task. No
-//! SQL text lives here: each store writes its own dialect.
+//! the store error with its mapping to `DomainError`, and the search-trace writer task. Each
+//! store writes its own dialect; only a statement both read alike (`?` placeholders, which
+//! each store numbers as its driver needs) lives here.
 
 pub mod convert;
 pub mod decisions;
@@ -9,6 +10,23 @@ pub mod error;
 pub mod traces;
 
 pub use crate::error::{StoreError, corrupt};
+
+/// `Erasure::vectors_of` on either store: per chunk of ids, one statement counting the
+/// served and staged vectors they hold (the counts add up).
+pub fn vectors_of_counts(records: &[retold_domain::RecordId]) -> Vec<(String, Vec<sea_orm::Value>)> {
+    records
+        .chunks(500)
+        .map(|chunk| {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let ids: Vec<sea_orm::Value> = chunk.iter().map(|id| id.as_str().into()).collect();
+            let sql = format!(
+                "SELECT (SELECT count(*) FROM embeddings WHERE record_id IN ({marks})) \
+                 + (SELECT count(*) FROM embeddings_staged WHERE record_id IN ({marks}))"
+            );
+            (sql, [ids.clone(), ids].concat())
+        })
+        .collect()
+}
 
 /// Rows a purge of old search traces deletes per statement (each its own transaction), so
 /// writes wait for one batch at a time.

@@ -206,14 +206,8 @@ impl Erasure for SqliteStore {
 
     async fn vectors_of(&self, records: &[RecordId]) -> DomainResult<u64> {
         let mut held = 0;
-        for chunk in records.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let ids: Vec<Value> = chunk.iter().map(|id| Value::from(id.as_str())).collect();
-            let sql = format!(
-                "SELECT (SELECT count(*) FROM embeddings WHERE record_id IN ({marks})) \
-                 + (SELECT count(*) FROM embeddings_staged WHERE record_id IN ({marks}))"
-            );
-            held += crate::snapshots::scalar(&self.reader, &sql, [ids.clone(), ids].concat()).await?;
+        for (sql, values) in retold_store_sql::vectors_of_counts(records) {
+            held += crate::snapshots::scalar(&self.reader, &sql, values).await?;
         }
         Ok(held)
     }

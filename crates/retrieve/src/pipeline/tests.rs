@@ -39,28 +39,14 @@ fn candidate(n: u64, content: &str) -> Candidate {
         origin: retold_domain::Origin::Memory,
         speaker: None,
     };
-    Candidate {
-        id: record.id.clone(),
-        key: RecordKey(n),
-        fused_rank: n as u32,
-        rrf: 1.0 / (60.0 + n as f64),
-        score: 1.0 / (60.0 + n as f64),
-        freshness: None,
-        gate: String::new(),
+    let rrf = 1.0 / (60.0 + n as f64);
+    Candidate::fused(
+        record.id.clone(),
+        RecordKey(n),
+        (n as usize - 1, rrf),
         record,
-        dense: None,
-        sentence: None,
-        window: None,
-        lexical: None,
-        entity: None,
-        conflict_with: None,
-        reranked: None,
-        in_window: None,
-        names_time: None,
-        substance: None,
-        newer_than: None,
-        passage: None,
-    }
+        &mut super::ChannelHits::default(),
+    )
 }
 
 fn dense(mut c: Candidate, cosine: f32) -> Candidate {
