@@ -2,8 +2,9 @@
 //! quality through the real write path (`Ingestor::write`) and the real search pipeline
 //! (`Retriever::search`), for five channel configurations on the same store. `--trace DIR`
 //! writes each question's default search trace, its records labelled by the dataset,
-//! `--question ID` runs one LongMemEval question, and `--golden FILE` keeps (or compares
-//! with) every question's first results, so a refactor shows it moved none.
+//! `--question ID` runs one LongMemEval question, and `--golden-write FILE` keeps every
+//! question's first results that `--golden FILE` compares a later run with, so a refactor
+//! shows it moved none.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write as _;
@@ -62,8 +63,10 @@ struct Args {
     trace: Option<PathBuf>,
     /// How turns reach the store (`--door sessions|write`).
     door: Door,
-    /// Keep (first run) or compare (later runs) every question's first results (`--golden FILE`).
+    /// Compare every question's first results with those kept in FILE (`--golden FILE`).
     golden: Option<PathBuf>,
+    /// Keep them in FILE (`--golden-write FILE`).
+    golden_write: Option<PathBuf>,
     /// Where conversations are stored (`--layout`), each measured in turn.
     layouts: Vec<Layout>,
 }
@@ -84,7 +87,7 @@ impl Turns {
 }
 
 fn parse(args: &[String]) -> Result<Args> {
-    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--golden FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none] [--question ID] [--trace DIR] [--door sessions|write] [--layout per-conversation|per-user|one-scope|all]";
+    let usage = "usage: cargo xtask eval locomo|longmemeval|orchestrator [--data PATH] [--out FILE] [--golden FILE] [--golden-write FILE] [--limit N] [--turns all|user] [--bundle ID] [--record] [--store sqlite|postgres] [--context previous|none] [--question ID] [--trace DIR] [--door sessions|write] [--layout per-conversation|per-user|one-scope|all]";
     let mut it = args.iter();
     let dataset = it.next().context(usage)?.clone();
     let default = match dataset.as_str() {
@@ -106,6 +109,7 @@ fn parse(args: &[String]) -> Result<Args> {
         trace: None,
         door: Door::Sessions,
         golden: None,
+        golden_write: None,
         layouts: Layout::ALL.to_vec(),
     };
     while let Some(flag) = it.next() {
@@ -118,6 +122,7 @@ fn parse(args: &[String]) -> Result<Args> {
             "--data" => parsed.data = PathBuf::from(value),
             "--out" => parsed.out = Some(PathBuf::from(value)),
             "--golden" => parsed.golden = Some(PathBuf::from(value)),
+            "--golden-write" => parsed.golden_write = Some(PathBuf::from(value)),
             "--bundle" => parsed.bundle = Some(value.clone()),
             "--question" => parsed.question = Some(value.clone()),
             "--trace" => parsed.trace = Some(PathBuf::from(value)),
@@ -184,6 +189,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     if let Some(out) = &args.out {
         std::fs::write(out, serde_json::to_string_pretty(&report)?)?;
         eprintln!("wrote {}", out.display());
+    }
+    if let Some(golden) = &args.golden_write {
+        crate::golden::write(golden, &report)?;
     }
     if let Some(golden) = &args.golden {
         crate::golden::check(golden, &report)?;

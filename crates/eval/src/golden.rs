@@ -1,6 +1,6 @@
-//! `--golden FILE`: the first results of every question, kept to guard a change that must not
-//! move any (a refactor). The first run writes FILE; a later run compares with it and fails
-//! naming the questions whose results moved.
+//! `--golden-write FILE` keeps the first results of every question, to guard a change that
+//! must not move any (a refactor); `--golden FILE` compares a later run with them and fails
+//! naming the results that moved (a missing FILE is an error, never a new baseline).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,18 +39,23 @@ fn results(report: &Value) -> BTreeMap<String, Value> {
     out
 }
 
-/// Write `path` when it does not exist; otherwise compare and fail on any difference.
-pub(crate) fn check(path: &Path, report: &Value) -> Result<()> {
+/// Keep `report`'s results in `path` (`--golden-write`).
+pub(crate) fn write(path: &Path, report: &Value) -> Result<()> {
     let now = results(report);
     if now.is_empty() {
-        bail!("--golden: the report holds no per-question results to keep");
+        bail!("--golden-write: the report holds no per-question results to keep");
     }
+    let body: serde_json::Map<String, Value> = now.into_iter().collect();
+    std::fs::write(path, serde_json::to_string_pretty(&body)?).with_context(|| path.display().to_string())?;
+    eprintln!("golden: wrote {} results to {}", body.len(), path.display());
+    Ok(())
+}
+
+/// Compare `report`'s results with those kept in `path` (`--golden`); fail on any difference.
+pub(crate) fn check(path: &Path, report: &Value) -> Result<()> {
+    let now = results(report);
     if !path.exists() {
-        let body: serde_json::Map<String, Value> = now.into_iter().collect();
-        std::fs::write(path, serde_json::to_string_pretty(&body)?)
-            .with_context(|| path.display().to_string())?;
-        eprintln!("golden: wrote {} results to {}", body.len(), path.display());
-        return Ok(());
+        bail!("--golden {}: no such file (keep a baseline first with --golden-write)", path.display());
     }
     let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
     let kept: BTreeMap<String, Value> =
@@ -86,7 +91,9 @@ mod tests {
         let path = dir.path().join("golden.json");
         let report = json!({"default_per_question": [{"question": "q", "top10": ["D1:1", "D1:2"], "ranks": {"rrf": [1]}}],
             "overall": {"recall@10": 0.5}});
-        check(&path, &report).unwrap();
+        let missing = check(&path, &report).unwrap_err().to_string();
+        assert!(missing.contains("--golden-write"), "{missing}");
+        write(&path, &report).unwrap();
         check(&path, &report).unwrap();
         let mut moved = report.clone();
         moved["default_per_question"][0]["top10"] = json!(["D1:2", "D1:1"]);
