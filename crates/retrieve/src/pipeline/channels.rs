@@ -561,12 +561,15 @@ pub(super) struct NarrowLink {
     pub(super) entity_id: EntityId,
 }
 
-/// The entity channel's list of narrow entities' records, up to `k`: about before mentions,
-/// then linked to more of the query's entities, then by relevance to the query: the order
-/// the other channels' lists fuse in (`order`, [`ChannelHits::fused`]); last the records no
-/// other list found, newest first. A person a conversation names is narrow in a store of
-/// many conversations and linked to hundreds of their turns: the query's words, not their
-/// age, pick which of them the channel lists.
+/// The entity channel's list of narrow entities' records, up to `k`, by relevance to the
+/// query: first what the other channels found (the records linked to more of the query's
+/// entities first, then in the order the other lists fuse in, `order`,
+/// [`ChannelHits::fused`]), then what they did not (more entities first, about before
+/// mentions, newest first). A role says what a record is about, not whether it answers: a
+/// general fact *about* a service the question names must not outrank the failures that
+/// only *mention* it and that the question's words found. And a person a conversation names
+/// is narrow in a store of many conversations and linked to hundreds of their turns: the
+/// query's words, not their age, pick which of them the channel lists.
 pub(super) fn rank_narrow(
     narrow: Vec<NarrowLink>,
     order: &[(RecordId, f64)],
@@ -577,10 +580,11 @@ pub(super) fn rank_narrow(
     let mut ranked: Vec<(Option<usize>, NarrowLink)> =
         narrow.into_iter().map(|link| (position.get(&link.id).copied(), link)).collect();
     ranked.sort_by(|(pa, a), (pb, b)| {
-        a.role
-            .cmp(&b.role)
+        pa.is_none()
+            .cmp(&pb.is_none())
             .then(b.entities.cmp(&a.entities))
             .then(pa.unwrap_or(usize::MAX).cmp(&pb.unwrap_or(usize::MAX)))
+            .then(a.role.cmp(&b.role))
             .then(b.key.cmp(&a.key))
     });
     ranked.truncate(k);

@@ -554,9 +554,16 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
     assert!(trace[0].detail.contains("of the other lists fused"), "{:?}", trace[0]);
     assert!(trace[2].detail.contains("no other list found it: newest first"), "{:?}", trace[2]);
 
-    // About before mentions, and more of the query's entities first, before relevance.
-    let narrow =
-        vec![link(7, LinkRole::Mentions, 1), link(9, LinkRole::About, 2), link(2, LinkRole::About, 1)];
-    let list = rank_narrow(narrow, &order, 2).ids;
-    assert_eq!(list, [id(9), id(2)], "at most k");
+    // What the other lists found comes first, whatever its role (1 only mentions Joanna);
+    // then more of the query's entities (9 links two), then about before mentions.
+    let narrow = vec![
+        link(7, LinkRole::Mentions, 1),
+        link(9, LinkRole::About, 2),
+        link(2, LinkRole::About, 1),
+        link(1, LinkRole::Mentions, 1),
+    ];
+    let list = rank_narrow(narrow, &order, 3).ids;
+    assert_eq!(list, [found_first[0].clone(), found_first[1].clone(), id(9)], "at most k");
+    let found_two = vec![link(1, LinkRole::Mentions, 1), link(2, LinkRole::About, 2)];
+    assert_eq!(rank_narrow(found_two, &order, 2).ids, [id(2), id(1)], "two of the query's entities first");
 }

@@ -1,7 +1,8 @@
 //! The entity channel skips an entity linked to much of what the principal can see (a
 //! conversation's speaker): it says nothing about which of those records a query wants.
 
-use retold_domain::Channel;
+use retold_domain::{Channel, EntityKind, Name, RecordId};
+use retold_ingest::EntityRef;
 use retold_retrieve::{RetrieveConfig, SearchRequest};
 
 use crate::{about, episode, principal, request, world};
@@ -353,4 +354,51 @@ async fn a_narrow_speaker_s_records_rank_by_the_question_not_by_age() {
         listed.iter().all(|c| c["detail"].as_str().unwrap().contains("of the other lists fused")),
         "{listed:?}"
     );
+}
+
+/// An operations agent's memory: a general fact *about* the payments service, and two
+/// deploy failures that only *mention* it. Asked why a migration failed on the service, the
+/// entity channel lists what the query's words found first (the failures), not the record
+/// whose role is "about": a role says what a record is about, not whether it answers.
+#[tokio::test]
+async fn a_named_service_s_events_that_answer_outrank_a_general_fact_about_it() {
+    let w = world(RetrieveConfig::default()).await;
+    let p = principal("ops-agent", "dana");
+    w.grant("ops-agent", "project:payments", true, true).await;
+    let service = || EntityRef::Name { name: Name::new("payments-service").unwrap(), kind: EntityKind::Product };
+    let mut fact = request("project:payments", "The payments service stores its data in PostgreSQL 15 in eu-west-1.");
+    fact.subject = Some(service());
+    let fact = w.write(&p, fact).await;
+    let mut failures = Vec::new();
+    for line in [
+        "Deploy of payments-service v2.3.1 failed: migration 0042_add_refund_index timed out after 300 s.",
+        "Deploy of payments-service v2.3.2 failed again: migration 0042_add_refund_index timed out; the \
+         nightly VACUUM held the lock on refunds.",
+    ] {
+        let mut failure = episode("project:payments", line);
+        failure.mentions = vec![service()];
+        failures.push(w.write(&p, failure).await);
+    }
+    for line in [
+        "Priya owns the schema migrations of the payments database.",
+        "Before a long migration on the payments database, pause the nightly VACUUM job (runbook section 4).",
+        "The office coffee machine on the third floor is broken again.",
+    ] {
+        w.write(&p, request("project:payments", line)).await;
+    }
+    let response = w.search(&p, SearchRequest::new("Why did migration 0042 fail on payments-service?")).await;
+    let ids = crate::ids(&response);
+    let at = |id: &RecordId| ids.iter().position(|r| r == id).unwrap();
+    for failure in &failures {
+        assert!(at(failure) < at(&fact), "a failure ranks above the general fact: {ids:?}");
+    }
+    let trace = w.trace(&response.search_id).await;
+    let listed: Vec<&str> = trace["channels"][Channel::Entity.as_str()]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["record_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed.len(), 3, "{listed:?}");
+    assert_eq!(listed[2], fact.as_str(), "the fact is listed after the failures the words found: {listed:?}");
 }
