@@ -166,7 +166,8 @@ impl Entity {
 /// How a record relates to an entity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LinkRole {
-    /// The record's main topic. Ranks before `Mentions` in entity search.
+    /// The record's main topic. In entity search it ranks before `Mentions` among records the
+    /// query's words did not find; among those they found, relevance orders them.
     About,
     /// The record also refers to the entity.
     Mentions,

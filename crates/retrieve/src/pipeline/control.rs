@@ -185,6 +185,7 @@ const QUICK_COSINE_MARGIN: f64 = 1e-3;
 /// add per dimension, ~0.5 µs a pair), and the duplicate check compares every survivor with
 /// every one kept before it; the decisions and the cosines reported stay [`cosine`]'s.
 fn quick_cosine(a: &[f32], b: &[f32]) -> f64 {
+    debug_assert_eq!(a.len(), b.len(), "vectors of one model");
     let mut lanes = [0f32; 8];
     let (whole_a, whole_b) = (a.chunks_exact(8), b.chunks_exact(8));
     let tail: f32 = whole_a.remainder().iter().zip(whole_b.remainder()).map(|(x, y)| x * y).sum();
@@ -512,6 +513,17 @@ fn same_particulars(a: &str, b: &str) -> bool {
     text::same_values(a, b) && identifiers(a) == identifiers(b)
 }
 
+/// The exact [`cosine`] of two stored vectors when it is at least `floor`; [`quick_cosine`]
+/// first rules out a pair far below it. The index keeps vectors L2-normalised and of one
+/// model's size, which the margin assumes.
+fn alike(a: &[f32], b: &[f32], floor: f64) -> Option<f64> {
+    if quick_cosine(a, b) < floor - QUICK_COSINE_MARGIN {
+        return None;
+    }
+    let sim = cosine(a, b);
+    (sim >= floor).then_some(sim)
+}
+
 /// Keep the higher-ranked of two survivors whose stored vectors are at least `floor` alike and
 /// whose texts name the same identifiers, names, dates and numbers.
 pub(crate) fn collapse_duplicates(
@@ -525,12 +537,8 @@ pub(crate) fn collapse_duplicates(
         let vector = vector_of(c.key);
         let twin = vector.as_ref().and_then(|v| {
             kept.iter().find_map(|(k, kv)| {
-                let kv = kv.as_ref()?;
-                if quick_cosine(v, kv) < floor - QUICK_COSINE_MARGIN {
-                    return None;
-                }
-                let sim = cosine(v, kv);
-                (sim >= floor && same_particulars(c.record.content.as_str(), k.record.content.as_str()))
+                let sim = alike(v, kv.as_ref()?, floor)?;
+                same_particulars(c.record.content.as_str(), k.record.content.as_str())
                     .then(|| (k.id.clone(), sim))
             })
         });
@@ -709,7 +717,7 @@ pub(crate) fn budget(
 
 #[cfg(test)]
 mod quick_cosine_tests {
-    use super::{QUICK_COSINE_MARGIN, cosine, quick_cosine};
+    use super::{QUICK_COSINE_MARGIN, alike, cosine, quick_cosine};
 
     /// The first look never rules out a pair [`cosine`] would find at or above a floor: on
     /// unit vectors of the model's and of odd sizes, alike and unlike, it is within a hundredth
@@ -740,5 +748,35 @@ mod quick_cosine_tests {
             }
         }
         assert!(worst < QUICK_COSINE_MARGIN / 100.0, "worst difference {worst}");
+    }
+
+    /// The duplicate check decides on the exact cosine: a pair just at or above the floor is
+    /// alike, one just below is not, however close, at any floor.
+    #[test]
+    fn a_pair_is_alike_exactly_when_its_exact_cosine_reaches_the_floor() {
+        // Unit vectors at angle t: cosine cos(t), in the first two of 384 dimensions.
+        let pair = |cos: f64| {
+            let mut a = vec![0f32; 384];
+            let mut b = vec![0f32; 384];
+            a[0] = 1.0;
+            b[0] = cos as f32;
+            b[1] = (1.0 - cos * cos).sqrt() as f32;
+            (a, b)
+        };
+        for floor in [0.95, 0.5, 0.999, -0.2] {
+            for offset in [0.0, 1e-6, 1e-4, 5e-4, 2e-3] {
+                let (a, b) = pair(floor + offset);
+                let exact = cosine(&a, &b);
+                assert_eq!(
+                    alike(&a, &b, floor),
+                    (exact >= floor).then_some(exact),
+                    "floor {floor} +{offset}"
+                );
+                let (a, b) = pair(floor - offset - 1e-6);
+                assert_eq!(alike(&a, &b, floor), None, "floor {floor} -{offset}");
+            }
+        }
+        let (a, b) = pair(0.96);
+        assert_eq!(alike(&a, &b, 0.95), Some(cosine(&a, &b)));
     }
 }

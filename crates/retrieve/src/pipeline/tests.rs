@@ -554,16 +554,25 @@ fn a_narrow_entity_lists_its_records_by_relevance_then_newest() {
     assert!(trace[0].detail.contains("of the other lists fused"), "{:?}", trace[0]);
     assert!(trace[2].detail.contains("no other list found it: newest first"), "{:?}", trace[2]);
 
-    // What the other lists found comes first, whatever its role (1 only mentions Joanna);
-    // then more of the query's entities (9 links two), then about before mentions.
+    // What the other lists found comes first, whatever its role (1 only mentions Joanna).
     let narrow = vec![
         link(7, LinkRole::Mentions, 1),
-        link(9, LinkRole::About, 2),
+        link(9, LinkRole::About, 1),
         link(2, LinkRole::About, 1),
         link(1, LinkRole::Mentions, 1),
     ];
     let list = rank_narrow(narrow, &order, 3).ids;
     assert_eq!(list, [found_first[0].clone(), found_first[1].clone(), id(9)], "at most k");
-    let found_two = vec![link(1, LinkRole::Mentions, 1), link(2, LinkRole::About, 2)];
-    assert_eq!(rank_narrow(found_two, &order, 2).ids, [id(2), id(1)], "two of the query's entities first");
+    // Among the found, a record linked to more of the query's entities leads one the other
+    // lists ranked higher: the later-fused of 1 and 2 links two.
+    let (earlier, later) = (found_first[0].clone(), found_first[1].clone());
+    let number = |r: &RecordId| r.as_str()[4..].parse::<u32>().unwrap();
+    let found_two =
+        vec![link(number(&earlier), LinkRole::About, 1), link(number(&later), LinkRole::About, 2)];
+    assert_eq!(rank_narrow(found_two, &order, 2).ids, [later, earlier], "two of the query's entities first");
+    // Among the not found: more entities, then about before mentions, then newest first (3
+    // is older than 10 but about Joanna; 4 links two of the query's entities).
+    let unfound =
+        vec![link(10, LinkRole::Mentions, 1), link(3, LinkRole::About, 1), link(4, LinkRole::Mentions, 2)];
+    assert_eq!(rank_narrow(unfound, &order, 3).ids, [id(4), id(3), id(10)]);
 }

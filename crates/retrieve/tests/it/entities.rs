@@ -365,8 +365,10 @@ async fn a_named_service_s_events_that_answer_outrank_a_general_fact_about_it() 
     let w = world(RetrieveConfig::default()).await;
     let p = principal("ops-agent", "dana");
     w.grant("ops-agent", "project:payments", true, true).await;
-    let service = || EntityRef::Name { name: Name::new("payments-service").unwrap(), kind: EntityKind::Product };
-    let mut fact = request("project:payments", "The payments service stores its data in PostgreSQL 15 in eu-west-1.");
+    let service =
+        || EntityRef::Name { name: Name::new("payments-service").unwrap(), kind: EntityKind::Product };
+    let mut fact =
+        request("project:payments", "The payments service stores its data in PostgreSQL 15 in eu-west-1.");
     fact.subject = Some(service());
     let fact = w.write(&p, fact).await;
     let mut failures = Vec::new();
