@@ -20,6 +20,7 @@ mod session;
 mod source;
 pub mod text;
 mod trace;
+pub mod vectors;
 
 pub use crate::activation::{ActivationDecision, Ambience, ProfileBlock, ProfileEntry, ReviewVerdict};
 pub use crate::audit::{AuditEvent, EventKind};

@@ -1,22 +1,7 @@
-//! The scoring kernel. Eight independent accumulators let the compiler vectorise the
-//! loop (a single running sum would force strict left-to-right float addition).
+//! The scoring kernel: the f32 dot product (the domain's [`retold_domain::vectors::dot`],
+//! which result control uses too) and the i8 one the quantised sentence vectors use.
 
-/// Dot product of two equal-length slices.
-#[inline]
-pub(crate) fn dot(a: &[f32], b: &[f32]) -> f32 {
-    debug_assert_eq!(a.len(), b.len());
-    const LANES: usize = 8;
-    let mut acc = [0.0f32; LANES];
-    let chunks_a = a.chunks_exact(LANES);
-    let chunks_b = b.chunks_exact(LANES);
-    let tail: f32 = chunks_a.remainder().iter().zip(chunks_b.remainder()).map(|(x, y)| x * y).sum();
-    for (ca, cb) in chunks_a.zip(chunks_b) {
-        for i in 0..LANES {
-            acc[i] += ca[i] * cb[i];
-        }
-    }
-    acc.iter().sum::<f32>() + tail
-}
+pub(crate) use retold_domain::vectors::dot;
 
 /// Dot product of two equal-length `i8` slices, exact in `i32` (a 384-number row sums at most
 /// 384 × 127² < 2³¹).

@@ -180,21 +180,13 @@ fn cosine(a: &[f32], b: &[f32]) -> f64 {
 /// index keeps them L2-normalised) the eight-lane f32 sum of 384 products errs by under 1e-5.
 const QUICK_COSINE_MARGIN: f64 = 1e-3;
 
-/// [`cosine`] in f32 over eight lanes, which the compiler vectorises: a first look that
-/// rules out a pair far below a floor. [`cosine`]'s f64 sum runs in one order (one dependent
-/// add per dimension, ~0.5 µs a pair), and the duplicate check compares every survivor with
-/// every one kept before it; the decisions and the cosines reported stay [`cosine`]'s.
+/// [`cosine`] by the index's vectorised f32 dot product ([`retold_domain::vectors::dot`]): a
+/// first look that rules out a pair far below a floor. [`cosine`]'s f64 sum runs in one order
+/// (one dependent add per dimension, ~0.5 µs a pair), and the duplicate check compares every
+/// survivor with every one kept before it; the decisions and the cosines reported stay
+/// [`cosine`]'s.
 fn quick_cosine(a: &[f32], b: &[f32]) -> f64 {
-    debug_assert_eq!(a.len(), b.len(), "vectors of one model");
-    let mut lanes = [0f32; 8];
-    let (whole_a, whole_b) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f32 = whole_a.remainder().iter().zip(whole_b.remainder()).map(|(x, y)| x * y).sum();
-    for (x, y) in whole_a.zip(whole_b) {
-        for lane in 0..8 {
-            lanes[lane] += x[lane] * y[lane];
-        }
-    }
-    f64::from(lanes.iter().sum::<f32>() + tail)
+    f64::from(retold_domain::vectors::dot(a, b))
 }
 
 /// Highest score first; equal scores keep their fused order.
