@@ -322,6 +322,37 @@ pub fn value_tokens(text: &str) -> BTreeSet<String> {
     words(text).filter(|t| is_value(t)).map(str::to_lowercase).collect()
 }
 
+/// Words already said, known by their stems under a [`crate::WordStemmer`]: a word is known
+/// when it or an inflection of it is among them ("explanation" after "explanations",
+/// "preferred" after "prefer"). The rewrite guard and the extraction review ask it which of a
+/// new text's words are new.
+pub struct KnownWords<'a> {
+    stemmer: &'a dyn crate::WordStemmer,
+    stems: BTreeSet<String>,
+}
+
+impl<'a> KnownWords<'a> {
+    /// `words` (folded as the caller compares them), known by their stems.
+    pub fn new(
+        words: impl IntoIterator<Item = impl AsRef<str>>,
+        stemmer: &'a dyn crate::WordStemmer,
+    ) -> Self {
+        let stems = words.into_iter().map(|w| stemmer.stem(w.as_ref())).collect();
+        Self { stemmer, stems }
+    }
+
+    /// Whether `word` or an inflection of it was said.
+    pub fn knows(&self, word: &str) -> bool {
+        self.stems.contains(&self.stemmer.stem(word))
+    }
+}
+
+impl std::fmt::Debug for KnownWords<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KnownWords").field("stems", &self.stems).finish_non_exhaustive()
+    }
+}
+
 /// Whether two texts carry the same names, dates and numbers.
 pub fn same_values(a: &str, b: &str) -> bool {
     value_tokens(a) == value_tokens(b)

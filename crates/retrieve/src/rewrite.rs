@@ -1,14 +1,13 @@
 //! Query rewriting (seed section 12): the port, the default that leaves queries alone, and
 //! the hosted-model rewriter (prompt `rewrite_v1`, next to this file).
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use retold_domain::{CompletionClient, CompletionRequest, Result, WordStemmer};
 
-use retold_domain::text::{is_value, unicode61_tokens, words};
+use retold_domain::text::{KnownWords, is_value, unicode61_tokens, words};
 
 /// The rewrite prompt, version `rewrite_v1`.
 const REWRITE_V1: &str = include_str!("prompts/rewrite_v1.md");
@@ -104,15 +103,12 @@ pub(crate) fn introduced_values(
     context: &[String],
     stemmer: &dyn WordStemmer,
 ) -> Vec<String> {
-    let mut known: BTreeSet<String> = unicode61_tokens(query).into_iter().collect();
-    for turn in context {
-        known.extend(unicode61_tokens(turn));
-    }
-    let stems: BTreeSet<String> = known.iter().map(|w| stemmer.stem(w)).collect();
+    let said = std::iter::once(query).chain(context.iter().map(String::as_str)).flat_map(unicode61_tokens);
+    let known = KnownWords::new(said, stemmer);
     let mut introduced = Vec::new();
     for token in words(phrase).filter(|t| is_value(t)) {
         let word = token.to_lowercase();
-        if !known.contains(&word) && !stems.contains(&stemmer.stem(&word)) && !introduced.contains(&word) {
+        if !known.knows(&word) && !introduced.contains(&word) {
             introduced.push(word);
         }
     }

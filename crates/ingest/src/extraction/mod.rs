@@ -11,7 +11,7 @@ mod tests;
 use std::collections::BTreeSet;
 
 use async_trait::async_trait;
-use retold_domain::text::{is_limiting, is_stopword, opened_words};
+use retold_domain::text::{KnownWords, is_limiting, is_stopword, opened_words};
 use retold_domain::{
     Attribute, Confidence, Content, EntityKind, Evidence, MemoryType, Name, Result, Scope, Session,
     SessionTurn, SourceKind, SourceRef, Timestamp, TurnRole, WordStemmer,
@@ -318,12 +318,9 @@ pub fn revision_refusal(
         return Some(format!("review may not change {field}"));
     }
     if original.content != revised.content {
-        let known: BTreeSet<String> = claim_words(&original.content).into_iter().collect();
-        let stems: BTreeSet<String> = known.iter().map(|w| stemmer.stem(w)).collect();
-        let added: Vec<String> = claim_words(&revised.content)
-            .into_iter()
-            .filter(|w| !known.contains(w) && !stems.contains(&stemmer.stem(w)))
-            .collect();
+        let known = KnownWords::new(claim_words(&original.content), stemmer);
+        let added: Vec<String> =
+            claim_words(&revised.content).into_iter().filter(|w| !known.knows(w)).collect();
         if !added.is_empty() {
             return Some(format!("the revised content adds {added:?}, which the candidate does not say"));
         }
