@@ -248,7 +248,10 @@ impl<'a> IndexedText<'a> {
     /// [`crate::text::sentence_spans`] splits) of at least [`SENTENCE_MIN_WORDS`] words
     /// ([`crate::text::word_count`]), carrying who said it (see `label_and_body`), so
     /// "Nate: That's cool, Joanna! We even played Chess." gives "Nate: That's cool, Joanna!"
-    /// and "Nate: We even played Chess.". At most `max` of them, the first. None when the
+    /// and "Nate: We even played Chess.". At most `max` of them, the first, counting once the
+    /// sentences that differ only in their numbers ([`crate::text::number_template`]): a
+    /// log's hundred "step N completed in M ms" lines get one vector, and the line that
+    /// differs after them (the failure a question asks about) still gets its own. None when the
     /// record's own vector already is its one sentence's (one sentence and no context), or
     /// when `max` is 0. A record's one vector is pooled over all its tokens and its context,
     /// so one answering sentence among greetings says little in it; its own vector finds it.
@@ -263,9 +266,11 @@ impl<'a> IndexedText<'a> {
         if sentences.len() == 1 && self.context.is_none() {
             return Vec::new();
         }
+        let mut templates = std::collections::HashSet::new();
         sentences
             .into_iter()
             .filter(|sentence| crate::text::word_count(sentence) >= SENTENCE_MIN_WORDS)
+            .filter(|sentence| templates.insert(crate::text::number_template(sentence)))
             .take(max)
             .map(|sentence| format!("{label}{}", sentence.trim()))
             .collect()

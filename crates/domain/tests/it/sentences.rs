@@ -73,6 +73,40 @@ fn log_lines_list_items_and_cjk_sentences_are_sentences_of_their_own() {
     );
 }
 
+/// A long tool output is mostly one line written again with other numbers; the sentence
+/// vectors go to the lines that differ, so the one failure among a hundred progress lines is
+/// found by its own vector however far down it is.
+#[test]
+fn a_log_s_repeated_lines_share_one_vector_and_the_line_that_differs_gets_its_own() {
+    let mut lines: Vec<String> = (0..100)
+        .map(|i| format!("shard {i:04} verified: {} blocks, checksum ok, 0 repairs", 64 + i))
+        .collect();
+    lines.insert(60, "FATAL: checksum mismatch in shard 0060 on volume vol-9f2e".into());
+    lines.push("mounted 99 of 100 shards in 412 ms".into());
+    let got = turn_sentences(None, &lines.join("\n"));
+    assert_eq!(
+        got,
+        [
+            "shard 0000 verified: 64 blocks, checksum ok, 0 repairs",
+            "FATAL: checksum mismatch in shard 0060 on volume vol-9f2e",
+            "mounted 99 of 100 shards in 412 ms"
+        ]
+    );
+    // Words, not numbers, make sentences differ: each step of a procedure keeps its vector.
+    let steps =
+        "1. Stop the service on db-1.\n2. Take a snapshot of the volume.\n3. Start the service again.";
+    assert_eq!(turn_sentences(None, steps).len(), 3);
+}
+
+#[test]
+fn a_sentence_s_number_template_writes_each_run_of_digits_as_one_zero() {
+    use retold_domain::text::number_template;
+    assert_eq!(number_template(" step 12 of 40 took 903 ms "), "step 0 of 0 took 0 ms");
+    assert_eq!(number_template("step 7 of 40 took 1200 ms"), number_template("step 12 of 40 took 903 ms"));
+    assert_ne!(number_template("step 7 of 40 failed"), number_template("step 12 of 40 took 903 ms"));
+    assert_eq!(number_template("v1.2.3 on 2024-05-03T10:00Z"), "v0.0.0 on 0-0-0T0:0Z");
+}
+
 #[test]
 fn each_sentence_carries_the_speaker_of_a_transcript_line() {
     let turn = "Nate: That's really cool Joanna! I hope it does well.\nThe gaming party was a great success! \
