@@ -9,6 +9,7 @@
 //! The xtask stays light (it links no part of the service), so `cargo xtask setup` on a fresh
 //! clone compiles in seconds; `xtask/tests/tidy.rs` checks it.
 
+mod int8;
 mod postgres;
 mod setup;
 

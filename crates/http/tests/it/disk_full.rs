@@ -163,8 +163,10 @@ fn a_full_disk_refuses_writes_with_507_keeps_reads_and_damages_nothing() {
         stored.sort();
         expected.sort();
         assert_eq!(stored, expected, "exactly the acknowledged records, none from refused writes");
-        let embedded =
-            store.compatible_embeddings("sentence-transformers/all-MiniLM-L6-v2", 1, 384).await.unwrap();
+        let embedded = {
+            let (model, version) = crate::served_model();
+            store.compatible_embeddings(&model, version, 384).await.unwrap()
+        };
         let keys: Vec<_> = all.iter().map(|e| e.key).collect();
         for (id, n) in &acked {
             let entry = all.iter().find(|e| e.id.as_str() == id).unwrap();

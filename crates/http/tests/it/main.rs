@@ -39,6 +39,13 @@ use retold_index::OnnxEmbedder;
 use serde_json::{Value, json};
 use tower::ServiceExt;
 
+/// The embedding model the default configuration serves: its name and version, as stored
+/// with every vector.
+pub(crate) fn served_model() -> (String, u32) {
+    let settings = Settings::load(None).expect("the default configuration loads");
+    (settings.embedding.model, settings.embedding.version)
+}
+
 pub(crate) const ADMIN_KEY: &str = "test-admin-key";
 
 pub(crate) fn embedder(settings: &Settings) -> Arc<OnnxEmbedder> {

@@ -33,8 +33,8 @@ const PHASES: [&str; 9] =
 /// The second model ([`crate::reembed::NEXT`]), calibrated for both versions so the switch is
 /// allowed.
 fn next_model_config() -> String {
-    use crate::reembed::{NEXT, calibration_entry};
-    format!("{NEXT}calibrations:\n{}{}", calibration_entry(1), calibration_entry(2))
+    use crate::reembed::{NEXT, calibration_entry, served_version};
+    format!("{NEXT}calibrations:\n{}{}", calibration_entry(served_version()), calibration_entry(3))
 }
 
 struct Api {

@@ -32,11 +32,17 @@ fn text(out: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
 }
 
-/// The next model: the same files with CLS pooling, so every vector changes.
-pub(crate) const NEXT: &str = "embedding:\n  version: 2\n  pooling: cls\n";
+/// The next model: the same files with CLS pooling, so every vector changes, under a version
+/// above the served one ([`crate::served_model`], 2).
+pub(crate) const NEXT: &str = "embedding:\n  version: 3\n  pooling: cls\n";
 
 fn next_model() -> EmbeddingModelInfo {
-    EmbeddingModelInfo { name: "sentence-transformers/all-MiniLM-L6-v2".into(), version: 2, dims: 384 }
+    EmbeddingModelInfo { name: "sentence-transformers/all-MiniLM-L6-v2".into(), version: 3, dims: 384 }
+}
+
+/// The served model's version.
+pub(crate) fn served_version() -> u32 {
+    crate::served_model().1
 }
 
 pub(crate) fn calibration_entry(version: u32) -> String {
@@ -150,13 +156,13 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     let out = retold(&["ops", "switch-model", "--config", next.to_str().unwrap()], &data);
     assert!(!out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains("no calibration is recorded for sentence-transformers/all-MiniLM-L6-v2 v2"),
+        text(&out).contains("no calibration is recorded for sentence-transformers/all-MiniLM-L6-v2 v3"),
         "{}",
         text(&out)
     );
     let served = rt.block_on(store.stored_models()).unwrap();
     assert_eq!(served.len(), 1);
-    assert_eq!((served[0].0.version, served[0].1), (1, records as u64 + 5));
+    assert_eq!((served[0].0.version, served[0].1), (served_version(), records as u64 + 5));
     // The service refuses the uncalibrated model too.
     let out = retold(&["serve", "--listen", "127.0.0.1:0", "--config", next.to_str().unwrap()], &data);
     assert!(!out.status.success(), "{}", text(&out));
@@ -165,8 +171,8 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     // A floor set by hand for the old model would survive the switch: refused.
     let overridden = format!(
         "{NEXT}retrieval:\n  gate:\n    dense_floor: 0.42\ncalibrations:\n{}{}",
-        calibration_entry(1),
-        calibration_entry(2)
+        calibration_entry(served_version()),
+        calibration_entry(3)
     );
     std::fs::write(&next, overridden).unwrap();
     let out = retold(&["ops", "switch-model", "--config", next.to_str().unwrap()], &data);
@@ -174,7 +180,8 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     assert!(text(&out).contains("retrieval.gate.dense_floor = 0.42 (calibrated 0.3)"), "{}", text(&out));
 
     // Calibrated, but refused while the service runs on the data directory.
-    let calibrated = format!("{NEXT}calibrations:\n{}{}", calibration_entry(1), calibration_entry(2));
+    let calibrated =
+        format!("{NEXT}calibrations:\n{}{}", calibration_entry(served_version()), calibration_entry(3));
     std::fs::write(&next, calibrated).unwrap();
     let out = retold(&["ops", "switch-model", "--config", next.to_str().unwrap()], &data);
     assert!(!out.status.success(), "{}", text(&out));
@@ -186,7 +193,7 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     assert!(out.status.success(), "{}", text(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((report["switched"].as_u64(), report["caught_up"].as_u64()), (Some(405), Some(5)), "{report}");
-    let served = rt.block_on(store.compatible_embeddings(&next_model().name, 2, 384)).unwrap();
+    let served = rt.block_on(store.compatible_embeddings(&next_model().name, 3, 384)).unwrap();
     assert_eq!((served.keys.len(), served.incompatible), (405, 0));
     // The switch carried the records' sentence vectors of the new model: two for every
     // two-sentence record, none for the rest.
@@ -200,7 +207,7 @@ fn a_model_switch_is_staged_resumed_after_kill_9_refused_until_calibrated_and_th
     let out = retold(&["serve", "--listen", "127.0.0.1:0"], &data);
     assert!(!out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains("the store holds vectors of sentence-transformers/all-MiniLM-L6-v2 v2"),
+        text(&out).contains("the store holds vectors of sentence-transformers/all-MiniLM-L6-v2 v3"),
         "{}",
         text(&out)
     );
@@ -245,19 +252,20 @@ fn calibrate_scores_the_pairs_and_writes_the_configuration_and_the_table() {
     );
     assert_eq!(report["locomo_questions"], 5, "{report}");
     // Written into the configuration, which still holds its own settings and now calibrates
-    // its model (the defaults' calibration of version 1 is kept beside it).
+    // its model (the defaults' calibrations, versions 1 and 2, are kept beside it).
     let settings = retold_http::Settings::load(Some(&config)).unwrap();
     assert_eq!(settings.retrieval.default_limit, 12);
     let calibration = settings.calibration().expect("version 7 is calibrated");
     assert_eq!(calibration.dense_floor, report["dense_floor"].as_f64().unwrap());
     assert_eq!(settings.thresholds().unwrap().entail_floor, 0.35);
     assert!(settings.calibrations.iter().any(|c| c.version == 1));
+    assert!(settings.calibrations.iter().any(|c| c.version == served_version()));
     // Into the table: one row per model, replaced on a re-run.
     run();
     let table = std::fs::read_to_string(&doc).unwrap();
     assert!(table.starts_with("# Calibration\n\nHand-written notes stay.\n"), "{table}");
     assert_eq!(table.matches("| sentence-transformers/all-MiniLM-L6-v2 | 7 | 384 |").count(), 1, "{table}");
-    assert_eq!(retold_http::Settings::load(Some(&config)).unwrap().calibrations.len(), 2);
+    assert_eq!(retold_http::Settings::load(Some(&config)).unwrap().calibrations.len(), 3);
 }
 
 /// A store written before sentence vectors (here: with `embedding.sentence_vectors: 0`) has
@@ -297,7 +305,7 @@ fn a_refresh_gives_records_written_before_sentence_vectors_theirs() {
     let rt = runtime();
     let store = rt.block_on(SqliteStore::open(&StoreConfig::new(data.join("retold.db")))).unwrap();
     let model = "sentence-transformers/all-MiniLM-L6-v2";
-    let served = || rt.block_on(store.compatible_embeddings(model, 1, 384)).unwrap();
+    let served = || rt.block_on(store.compatible_embeddings(model, served_version(), 384)).unwrap();
     assert_eq!(served().keys.len(), records);
     assert!(served().sentences.is_empty(), "written without sentence vectors");
 

@@ -1,5 +1,6 @@
-//! The real model, provisioned by `cargo xtask setup`, checked against a reference
-//! computed once with Python onnxruntime (`tests/fixtures/make_reference.py`).
+//! The real models, provisioned by `cargo xtask setup`, checked against references computed
+//! once with Python onnxruntime (`tests/fixtures/make_reference.py`): the default (int8
+//! compute, one text a run) and the pinned model it is derived from (f32 compute, batched).
 
 use std::sync::OnceLock;
 
@@ -7,12 +8,24 @@ use retold_domain::Embedder;
 use retold_index::{IndexError, OnnxEmbedder, OnnxEmbedderConfig};
 
 fn config() -> OnnxEmbedderConfig {
-    OnnxEmbedderConfig { batch_size: 4, ..OnnxEmbedderConfig::provisioned() }
+    OnnxEmbedderConfig::provisioned()
+}
+
+/// The pinned model in padded batches of 4.
+fn pinned_config() -> OnnxEmbedderConfig {
+    OnnxEmbedderConfig { batch_size: 4, ..OnnxEmbedderConfig::pinned() }
 }
 
 fn embedder() -> &'static OnnxEmbedder {
     static EMBEDDER: OnceLock<OnnxEmbedder> = OnceLock::new();
     EMBEDDER.get_or_init(|| OnnxEmbedder::load(config()).expect("model provisioned by `cargo xtask setup`"))
+}
+
+fn pinned() -> &'static OnnxEmbedder {
+    static EMBEDDER: OnceLock<OnnxEmbedder> = OnceLock::new();
+    EMBEDDER.get_or_init(|| {
+        OnnxEmbedder::load(pinned_config()).expect("model provisioned by `cargo xtask setup`")
+    })
 }
 
 fn cosine(a: &[f32], b: &[f32]) -> f32 {
@@ -24,8 +37,7 @@ struct Reference {
     vectors: Vec<Vec<f32>>,
 }
 
-fn reference() -> Reference {
-    let text = include_str!("../fixtures/reference_minilm.json");
+fn reference(text: &str) -> Reference {
     let json: serde_json::Value = serde_json::from_str(text).unwrap();
     let sentences =
         json["sentences"].as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_owned()).collect();
@@ -38,11 +50,7 @@ fn reference() -> Reference {
     Reference { sentences, vectors }
 }
 
-#[test]
-fn vectors_match_the_python_reference() {
-    let reference = reference();
-    // Batches of 4 with padding, so padding must not change the result.
-    let got = embedder().embed_blocking(&reference.sentences).unwrap();
+fn largest_difference(got: &[Vec<f32>], reference: &Reference) -> f32 {
     assert_eq!(got.len(), reference.vectors.len());
     let mut worst = 0.0f32;
     for (g, r) in got.iter().zip(&reference.vectors) {
@@ -51,7 +59,45 @@ fn vectors_match_the_python_reference() {
             worst = worst.max((a - b).abs());
         }
     }
+    worst
+}
+
+#[test]
+fn the_default_model_matches_its_python_reference() {
+    let reference = reference(include_str!("../fixtures/reference_minilm_int8_compute.json"));
+    // One request of six texts: each runs alone (batch_size 1), as the reference was made.
+    let got = embedder().embed_blocking(&reference.sentences).unwrap();
+    let worst = largest_difference(&got, &reference);
     assert!(worst < 1e-4, "largest difference from the reference is {worst}");
+}
+
+#[test]
+fn the_pinned_model_matches_its_python_reference_in_padded_batches() {
+    let reference = reference(include_str!("../fixtures/reference_minilm.json"));
+    // Batches of 4 with padding, so padding must not change the result.
+    let got = pinned().embed_blocking(&reference.sentences).unwrap();
+    let worst = largest_difference(&got, &reference);
+    assert!(worst < 1e-4, "largest difference from the reference is {worst}");
+}
+
+/// The default model is the pinned one computing in int8 (`cargo xtask setup` rewrites its
+/// MatMuls): the same weights, so each vector stays close to the pinned model's, and a broken
+/// rewrite (a wrong scale, a transposed weight) shows as a collapsed cosine.
+#[test]
+fn the_default_model_stays_close_to_the_model_it_is_derived_from() {
+    let texts: Vec<String> = [
+        "Melanie: I went camping with my kids at the lake last weekend.",
+        "deploy 2024-05-03T10:00Z failed: migration 0042 timed out on payments-service",
+        "Prefer short answers with code first.",
+        "Café crème at the Zürich office costs 4.50 CHF.",
+        "The OAuth refresh token expired after one hour.",
+    ]
+    .map(String::from)
+    .to_vec();
+    let (int8, f32) = (embedder().embed_blocking(&texts).unwrap(), pinned().embed_blocking(&texts).unwrap());
+    for (i, (a, b)) in int8.iter().zip(&f32).enumerate() {
+        assert!(cosine(a, b) > 0.98, "{:?}: cosine {} to the pinned model's vector", texts[i], cosine(a, b));
+    }
 }
 
 #[test]
@@ -114,10 +160,13 @@ async fn the_port_embeds_concurrently_without_blocking_the_runtime() {
 
 /// Concurrent callers share ONNX runs (one session, many waiting requests): a vector must
 /// not depend on the requests it shared a run with, or a query's vector, and so its search
-/// results, would depend on the load.
+/// results, would depend on the load. Runs hold more than one text only above batch_size 1,
+/// so this runs the pinned model, whose vectors do not depend on their batch.
 #[test]
 fn a_shared_run_gives_every_caller_the_vectors_it_would_get_alone() {
-    let shared = OnnxEmbedder::load(OnnxEmbedderConfig { workers: 1, batch_size: 8, ..config() }).unwrap();
+    pinned(); // ONNX Runtime is loaded once per process; share it.
+    let shared =
+        OnnxEmbedder::load(OnnxEmbedderConfig { workers: 1, batch_size: 8, ..pinned_config() }).unwrap();
     let texts: Vec<String> = (0..24)
         .map(|i| match i % 3 {
             0 => format!("what happened with topic {i}?"),
