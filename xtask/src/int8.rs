@@ -13,7 +13,8 @@
 //! ```
 //!
 //! One quantisation serves every MatMul that reads the same input (a layer's Q, K and V). The
-//! weights' now-unused `Cast` and `Mul` nodes are dropped; nothing else in the graph changes.
+//! weights' now-unused `Cast` and `Mul` nodes are dropped (the graph has no subgraph that could
+//! read them; `value_info` keeps their shapes, which nothing reads); nothing else changes.
 //! ONNX Runtime fuses the pattern into its int8 kernel. The rewrite is deterministic, so its
 //! output is pinned by SHA-256 like the downloaded files (`retold_provision::DERIVED_MODEL`).
 
@@ -29,6 +30,10 @@ use protobuf::Message;
 /// graph holds no MatMul of the expected form (a different model was pinned).
 pub(crate) fn rewrite(model: &[u8]) -> Result<Vec<u8>> {
     let mut model = ModelProto::parse_from_bytes(model).context("parsing the ONNX model")?;
+    let opset = model.opset_import.iter().find(|o| o.domain.is_empty()).map_or(0, |o| o.version);
+    if opset < 11 {
+        bail!("the model imports ONNX opset {opset}; DynamicQuantizeLinear needs 11 or later");
+    }
     let graph = model.graph.as_mut().context("the ONNX model has no graph")?;
     let int8_weights: HashSet<String> = graph
         .initializer
@@ -76,6 +81,12 @@ pub(crate) fn rewrite(model: &[u8]) -> Result<Vec<u8>> {
     }
     if rewritten == 0 {
         bail!("no MatMul reads a stored int8 weight as Cast(w) × scale: not the pinned model");
+    }
+    // Each tensor is written once: a name the rewrite made must not be one the graph had.
+    let mut written: HashSet<&String> =
+        graph.initializer.iter().map(|t| &t.name).chain(graph.input.iter().map(|i| &i.name)).collect();
+    if let Some(twice) = nodes.iter().flat_map(|n| &n.output).find(|o| !written.insert(o)) {
+        bail!("the rewrite would write the tensor {twice:?} twice (a name clash in the graph)");
     }
     graph.node = without_dead_nodes(nodes, graph.output.iter().map(|o| o.name.clone()).collect());
     model.write_to_bytes().context("encoding the rewritten ONNX model")
@@ -131,7 +142,7 @@ fn int_attribute(name: &str, value: i64) -> AttributeProto {
 
 #[cfg(test)]
 mod tests {
-    use onnx_protobuf::{GraphProto, TensorProto, ValueInfoProto};
+    use onnx_protobuf::{GraphProto, OperatorSetIdProto, TensorProto, ValueInfoProto};
 
     use super::*;
 
@@ -178,7 +189,14 @@ mod tests {
         graph.output.push(output);
         let mut model = ModelProto::new();
         model.graph = Some(graph).into();
+        model.opset_import.push(opset(17));
         model.write_to_bytes().unwrap()
+    }
+
+    fn opset(version: i64) -> OperatorSetIdProto {
+        let mut opset = OperatorSetIdProto::new();
+        opset.version = version;
+        opset
     }
 
     #[test]
@@ -190,10 +208,10 @@ mod tests {
         assert_eq!(ops.iter().filter(|&&o| o == "MatMulInteger").count(), 2, "{ops:?}");
         // The activations' product stays a float MatMul; the weights' Casts and Muls are gone.
         assert_eq!(ops.iter().filter(|&&o| o == "MatMul").count(), 1, "{ops:?}");
-        assert!(
-            graph.node.iter().all(|n| !n.name.ends_with("_cast") || n.name.starts_with("mm_")),
-            "{ops:?}"
-        );
+        let names: Vec<&str> = graph.node.iter().map(|n| n.name.as_str()).collect();
+        for gone in ["w1_cast", "w1_mul", "w2_cast", "w2_mul"] {
+            assert!(!names.contains(&gone), "{gone} is still there: {names:?}");
+        }
         let integer = graph.node.iter().find(|n| n.name == "mm_w2_integer").unwrap();
         assert_eq!(integer.input, ["x_quantized", "w2", "x_zero_point"]);
         let scales = graph.node.iter().find(|n| n.name == "mm_w2_scales_mul").unwrap();
@@ -217,7 +235,23 @@ mod tests {
         graph.initializer.push(tensor("w", DataType::FLOAT, &[2, 2], vec![0; 16]));
         let mut model = ModelProto::new();
         model.graph = Some(graph).into();
+        model.opset_import.push(opset(17));
         let err = rewrite(&model.write_to_bytes().unwrap()).unwrap_err();
         assert!(err.to_string().contains("not the pinned model"), "{err}");
+    }
+
+    #[test]
+    fn a_name_the_rewrite_would_reuse_or_an_old_opset_is_refused() {
+        // A tensor already called like the quantised input the rewrite would write.
+        let mut model = ModelProto::parse_from_bytes(&two_projections()).unwrap();
+        let graph = model.graph.as_mut().unwrap();
+        graph.initializer.push(tensor("x_quantized", DataType::FLOAT, &[1], vec![0; 4]));
+        let err = rewrite(&model.write_to_bytes().unwrap()).unwrap_err();
+        assert!(err.to_string().contains("\"x_quantized\" twice"), "{err}");
+
+        let mut model = ModelProto::parse_from_bytes(&two_projections()).unwrap();
+        model.opset_import[0].version = 10;
+        let err = rewrite(&model.write_to_bytes().unwrap()).unwrap_err();
+        assert!(err.to_string().contains("opset 10"), "{err}");
     }
 }

@@ -89,7 +89,7 @@ fn derive_model(cache: &Path) -> Result<bool> {
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let pinned = fs::read(source.join("model.onnx")).context("reading the pinned model")?;
     let tmp = model.with_extension("partial");
-    fs::write(&tmp, crate::int8::rewrite(&pinned)?)?;
+    fs::write(&tmp, crate::int8::rewrite(&pinned)?).with_context(|| format!("writing {}", tmp.display()))?;
     let actual = sha256_file(&tmp)?;
     if actual != DERIVED_MODEL.model_sha256 {
         fs::remove_file(&tmp).ok();
@@ -99,7 +99,7 @@ fn derive_model(cache: &Path) -> Result<bool> {
             DERIVED_MODEL.model_sha256
         );
     }
-    fs::rename(&tmp, &model)?;
+    fs::rename(&tmp, &model).with_context(|| format!("moving {} into place", tmp.display()))?;
     fs::copy(&source_tokenizer, &tokenizer)
         .with_context(|| format!("copying {}", source_tokenizer.display()))?;
     eprintln!("xtask setup: {} derived and verified", model.display());

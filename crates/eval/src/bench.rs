@@ -448,7 +448,8 @@ fn bench_embedder() -> Result<Value> {
         embedder.embed_blocking(&text)?;
         embedder.embed_blocking(&without)?;
         pair.push(t.elapsed());
-        // A query that says "I" or "you": it and itself less its pronouns, in one run.
+        // A query that says "I" or "you": it and itself less its pronouns, in one request
+        // (one run above embedding.batch_size 1).
         let both = vec![text[0].clone(), without[0].clone()];
         let t = Instant::now();
         embedder.embed_blocking(&both)?;
@@ -485,10 +486,10 @@ fn bench_embedder() -> Result<Value> {
     let (q, named, pronoun) = (percentiles(single), percentiles(pair), percentiles(one_run));
     let (record, with_sentences) = (percentiles(record), percentiles(with_sentences));
     println!(
-        "\nembedder (all-MiniLM-L6-v2 int8): query p50 {:.2} ms, p95 {:.2} ms; a query that names a person \
-         (it, then itself less the name) p50 {:.2} ms, p95 {:.2} ms; a query with pronouns (it and itself \
-         less them, one run) p50 {:.2} ms, p95 {:.2} ms; a four-sentence record alone p50 {:.2} ms, p95 {:.2} ms, \
-         with its sentences (one run) p50 {:.2} ms, p95 {:.2} ms; batch {:.0} texts/s",
+        "\nembedder (all-MiniLM-L6-v2, the default files): query p50 {:.2} ms, p95 {:.2} ms; a query that names \
+         a person (it, then itself less the name) p50 {:.2} ms, p95 {:.2} ms; a query with pronouns (it and \
+         itself less them, one request) p50 {:.2} ms, p95 {:.2} ms; a four-sentence record alone p50 {:.2} ms, \
+         p95 {:.2} ms, with its sentences (one request) p50 {:.2} ms, p95 {:.2} ms; batch {:.0} texts/s",
         q.0,
         q.1,
         named.0,

@@ -235,15 +235,16 @@ impl CachedEmbedder {
         std::fs::write(path, bytes)
     }
 
-    /// Embed every text not cached yet, in large batches (the model's best throughput).
+    /// Embed every text not cached yet, in large requests on two workers.
     pub(crate) fn warm(&self, texts: &[String]) -> Result<()> {
         let mut missing: Vec<String> = {
             let mut seen = HashSet::new();
             texts.iter().filter(|t| seen.insert(t.as_str()) && self.load(t).is_none()).cloned().collect()
         };
-        // Alike lengths in one batch: the embedder pads a batch to its longest text, so a
-        // sentence batched with 256-token turns costs as much as they do. A row's vector does
-        // not depend on its batch, so the order changes only the time a cold cache takes.
+        // Alike lengths together: above embedding.batch_size 1 the embedder pads a run to its
+        // longest text, so a sentence run with 256-token turns costs as much as they do. With
+        // the default model each text runs alone (its vector must not depend on a batch), so
+        // the order changes only the time a cold cache takes.
         missing.sort_by_key(String::len);
         if !missing.is_empty() {
             eprintln!(

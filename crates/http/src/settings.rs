@@ -395,11 +395,42 @@ pub struct EmbeddingSettings {
     #[validate(range(min = 1, max = 64))]
     pub threads: usize,
     /// Most sentence vectors a record gets beside its own vector (its first sentences of four
-    /// words or more); 0 gives none.
+    /// words or more, a sentence repeated with other numbers only counting once); 0 gives none.
     #[validate(range(max = 256))]
     pub sentence_vectors: usize,
     pub model_dir: String,
     pub runtime_library: String,
+}
+
+impl EmbeddingSettings {
+    /// With `model_dir` empty the default files `cargo xtask setup` derives are served
+    /// (all-MiniLM-L6-v2 computing in int8, version 2). Two settings would then serve them
+    /// wrongly, silently: version 1 of that model (the pinned files computing in f32, whose
+    /// vectors a store embedded before holds) would label other vectors as its own, and runs
+    /// of more than one text would make a text's vector depend on the texts beside it.
+    fn provisioned_model_problems(&self) -> Vec<String> {
+        if !self.model_dir.is_empty() {
+            return Vec::new();
+        }
+        let mut problems = Vec::new();
+        if self.model == "sentence-transformers/all-MiniLM-L6-v2" && self.version == 1 {
+            problems.push(format!(
+                "embedding.version: 1 is the pinned all-MiniLM-L6-v2 files computing in f32, but embedding.model_dir \
+                 is empty, which serves the default files (version 2, computing in int8); to serve version 1, set \
+                 embedding.model_dir to {} (and embedding.batch_size as you like), or use version 2",
+                retold_index::pinned_model_dir().display()
+            ));
+        }
+        if self.batch_size > 1 {
+            problems.push(format!(
+                "embedding.batch_size: {} runs texts together, but the default model (embedding.model_dir empty) \
+                 quantises its activations once per run, so a text's vector would depend on the texts beside it; \
+                 use 1, or set embedding.model_dir to a model computing in floats",
+                self.batch_size
+            ));
+        }
+        problems
+    }
 }
 
 /// `retrieval.*`
@@ -786,6 +817,7 @@ impl Settings {
                     .to_owned(),
             );
         }
+        problems.extend(self.embedding.provisioned_model_problems());
         if self.retrieval.fusion.sentences > 0.0 && self.embedding.sentence_vectors == 0 {
             problems.push(format!(
                 "retrieval.fusion.sentences: {} ranks records by their sentence vectors, but embedding.sentence_vectors \

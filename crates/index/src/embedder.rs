@@ -141,10 +141,12 @@ struct Core {
 }
 
 /// The sessions and the embedding requests waiting for one. A caller whose request finds a
-/// free session runs it together with the requests queued before and behind it, so
-/// concurrent small requests (search queries) share one ONNX run: each run reads every
-/// weight of the model once, whatever its rows, and a row's vector does not depend on the
-/// rows beside it (`tests/it/onnx.rs` checks bit-equality).
+/// free session runs it together with the requests queued before and behind it (up to
+/// `batch_size` rows), so above batch size 1 concurrent small requests (search queries) share
+/// one ONNX run: each run reads every weight of the model once, whatever its rows. For a
+/// model computing in floats a row's vector does not depend on the rows beside it
+/// (`tests/it/onnx.rs` checks bit-equality on the pinned model); the default model, whose
+/// activations are quantised per run, runs one text at a time (batch size 1), in turn.
 #[derive(Debug, Default)]
 struct Pool {
     sessions: Vec<Session>,

@@ -21,8 +21,8 @@ pub struct IngestConfig {
     pub attribute_content_floor: f64,
     /// How much one reinforcement raises confidence (capped at 0.99).
     pub reinforcement_step: f64,
-    /// Most sentence vectors a record gets (its first sentences; `embedding.sentence_vectors`);
-    /// 0 gives none.
+    /// Most sentence vectors a record gets (its first sentences, one of those repeated with
+    /// other numbers only; `embedding.sentence_vectors`); 0 gives none.
     pub sentence_vectors: usize,
 }
 

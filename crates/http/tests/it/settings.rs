@@ -137,6 +137,27 @@ fn cross_field_rules_are_checked() {
     assert!(Settings::load_with_env(None, no_time).is_ok());
 }
 
+/// The default model's files (`embedding.model_dir` empty) are version 2's, computing in
+/// int8 one text a run: a configuration that would serve them as version 1 (whose vectors an
+/// older store holds) or in shared runs (vectors depending on the load) is refused; version 1
+/// is served from its own directory, batched as before.
+#[test]
+fn the_default_model_files_are_served_only_as_themselves() {
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__VERSION", "1")])));
+    assert!(text.contains("embedding.version") && text.contains("all-minilm-l6-v2-int8"), "{text}");
+    let text = error_text(Settings::load_with_env(None, env(&[("RETOLD__EMBEDDING__BATCH_SIZE", "32")])));
+    assert!(text.contains("embedding.batch_size: 32"), "{text}");
+    let pinned = retold_index::pinned_model_dir().display().to_string();
+    let version_1 = env(&[
+        ("RETOLD__EMBEDDING__VERSION", "1"),
+        ("RETOLD__EMBEDDING__BATCH_SIZE", "32"),
+        ("RETOLD__EMBEDDING__MODEL_DIR", pinned.as_str()),
+    ]);
+    let settings = Settings::load_with_env(None, version_1).unwrap();
+    assert_eq!((settings.embedding.version, settings.embedding.batch_size), (1, 32));
+    assert_eq!(retold_http::embedder_config(&settings).model_dir, retold_index::pinned_model_dir());
+}
+
 #[test]
 fn a_missing_file_is_an_error() {
     let text =

@@ -50,7 +50,11 @@ fn reference(text: &str) -> Reference {
     Reference { sentences, vectors }
 }
 
-fn largest_difference(got: &[Vec<f32>], reference: &Reference) -> f32 {
+/// `embedder`'s vectors for the fixture's sentences, asked in one request, against the
+/// Python reference: every number within 1e-4.
+fn assert_matches(embedder: &OnnxEmbedder, fixture: &str) {
+    let reference = reference(fixture);
+    let got = embedder.embed_blocking(&reference.sentences).unwrap();
     assert_eq!(got.len(), reference.vectors.len());
     let mut worst = 0.0f32;
     for (g, r) in got.iter().zip(&reference.vectors) {
@@ -59,25 +63,19 @@ fn largest_difference(got: &[Vec<f32>], reference: &Reference) -> f32 {
             worst = worst.max((a - b).abs());
         }
     }
-    worst
+    assert!(worst < 1e-4, "largest difference from the reference is {worst}");
 }
 
 #[test]
 fn the_default_model_matches_its_python_reference() {
-    let reference = reference(include_str!("../fixtures/reference_minilm_int8_compute.json"));
-    // One request of six texts: each runs alone (batch_size 1), as the reference was made.
-    let got = embedder().embed_blocking(&reference.sentences).unwrap();
-    let worst = largest_difference(&got, &reference);
-    assert!(worst < 1e-4, "largest difference from the reference is {worst}");
+    // Six texts in one request: each runs alone (batch_size 1), as the reference was made.
+    assert_matches(embedder(), include_str!("../fixtures/reference_minilm_int8_compute.json"));
 }
 
 #[test]
 fn the_pinned_model_matches_its_python_reference_in_padded_batches() {
-    let reference = reference(include_str!("../fixtures/reference_minilm.json"));
     // Batches of 4 with padding, so padding must not change the result.
-    let got = pinned().embed_blocking(&reference.sentences).unwrap();
-    let worst = largest_difference(&got, &reference);
-    assert!(worst < 1e-4, "largest difference from the reference is {worst}");
+    assert_matches(pinned(), include_str!("../fixtures/reference_minilm.json"));
 }
 
 /// The default model is the pinned one computing in int8 (`cargo xtask setup` rewrites its

@@ -59,6 +59,7 @@ async fn a_reply_is_embedded_with_its_context_and_found_by_what_it_answers() {
     // "Yes! Yesterday, actually." says nothing of pottery: alone it scores like any of
     // Melanie's turns (0.43 against 0.42 for her swimming), with the question it answers far
     // above them (0.64).
+    // (Not found at all without it counts as no cosine: below the dense floor.)
     let (with_cosine, without_cosine) = (with_cosine.unwrap(), without_cosine.unwrap_or(0.0));
     assert!(
         with_cosine > without_cosine + 0.15,
