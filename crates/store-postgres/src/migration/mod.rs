@@ -12,6 +12,7 @@ mod m20261207_000002_sentences_pending;
 mod m20261207_000003_term_statistics;
 mod m20261207_000004_term_prefixes;
 mod m20261207_000005_tombstone_vectors;
+mod m20261207_000006_term_postings;
 
 pub(crate) struct Migrator;
 
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000003_term_statistics::Migration),
             Box::new(m20261207_000004_term_prefixes::Migration),
             Box::new(m20261207_000005_tombstone_vectors::Migration),
+            Box::new(m20261207_000006_term_postings::Migration),
         ]
     }
 }

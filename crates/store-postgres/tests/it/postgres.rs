@@ -248,13 +248,13 @@ async fn a_database_migrated_by_a_newer_retold_is_refused_untouched() {
         }
         other => panic!("expected NewerDatabase, got {other:?}"),
     }
-    // Untouched: the record is there and no migration ran (eight known, one unknown).
+    // Untouched: the record is there and no migration ran (nine known, one unknown).
     let output = std::process::Command::new("psql")
         .args([fixture.url.as_str(), "-X", "-A", "-t", "-c"])
         .arg("SELECT (SELECT count(*) FROM records) || ' ' || (SELECT count(*) FROM seaql_migrations)")
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 9");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "1 10");
 }
 
 #[tokio::test]
@@ -356,7 +356,102 @@ async fn kept_term_statistics_equal_the_counted_ones_after_every_kind_of_change(
             !kept.iter().any(|(term, _)| term == "lantern")
                 || kept.iter().any(|(t, df)| t == "lantern" && *df == 9)
         );
+        // The kept postings: one row per word of each lexical row, holding its rank there,
+        // and no other rows (`lexical_postings`, rewritten with every changed document).
+        let postings = rows(
+            "SELECT 'kept', count(*) FROM lexical_postings UNION ALL \
+             SELECT 'differing', count(*) FROM ( \
+               (SELECT term, key, weight FROM lexical_postings \
+                EXCEPT SELECT u.lexeme, f.key, lexeme_rank(f.doc, u.lexeme) FROM records_fts f, unnest(f.doc) u) \
+               UNION ALL \
+               (SELECT u.lexeme, f.key, lexeme_rank(f.doc, u.lexeme) FROM records_fts f, unnest(f.doc) u \
+                EXCEPT SELECT term, key, weight FROM lexical_postings)) d",
+        )
+        .await;
+        assert!(postings[0].1 > 0, "{name}: postings kept {postings:?}");
+        assert_eq!(postings[1].1, 0, "{name}: kept postings that ranking the rows again does not give");
     }
+}
+
+/// One-word queries are ranked from the kept postings: the same records in the same order,
+/// with the same scores, as ranking every matching `tsvector` by `ts_rank` (computed here, per
+/// record and word, as the oracle), every record eligible and a tenth (the two statements
+/// the channel chooses between).
+#[tokio::test]
+async fn kept_postings_rank_one_word_queries_as_ts_rank_does() {
+    use retold_domain::{LexicalIndex as _, LexicalTerm, RecordReader as _};
+    use sea_orm::ConnectionTrait;
+    let f = open().await;
+    let words = ["deploy", "pipeline", "failed", "timeout", "staging", "server", "review", "cache", "notes"];
+    let records: Vec<_> = (0..240usize)
+        .map(|n| {
+            let (a, b, c) = (words[n % 9], words[(n * 7 + 3) % 9], words[(n * 5 + 1) % 9]);
+            let tail =
+                if n % 4 == 0 { format!(" The {a} was {b} twice, then {c} again.") } else { String::new() };
+            record(n as u32 + 1, "project:p", &format!("Note {n}: the {a} {b} after the {c}.{tail}"))
+        })
+        .collect();
+    let ids: Vec<RecordId> = records.iter().map(|r| r.id.clone()).collect();
+    f.store.apply(WriteUnit { inserts: records, ..WriteUnit::default() }).await.unwrap();
+    let mut keys = Vec::new();
+    for id in &ids {
+        keys.push(f.store.key_of(id).await.unwrap().unwrap());
+    }
+    keys.sort();
+    let tenth: Vec<_> = keys.iter().copied().step_by(10).collect();
+    let raw = sea_orm::Database::connect(&f.url).await.unwrap();
+    let query = |sql: String| {
+        let raw = raw.clone();
+        async move {
+            raw.query_all_raw(sea_orm::Statement::from_string(sea_orm::DbBackend::Postgres, sql))
+                .await
+                .unwrap()
+        }
+    };
+    let n = query("SELECT n::float8 FROM lexical_corpus".into()).await[0].try_get_by_index::<f64>(0).unwrap();
+    for asked in [&["deploy"][..], &["failed", "timeout"], &["staging", "notes", "review", "cache"]] {
+        // The oracle: Σ IDF × ts_rank over every record, best first, ties by key.
+        let mut scores = std::collections::BTreeMap::<i64, f64>::new();
+        for word in asked {
+            let df = query(format!("SELECT df::float8 FROM lexical_terms WHERE term = '{word}'")).await[0]
+                .try_get_by_index::<f64>(0)
+                .unwrap();
+            let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+            let ranks = query(format!(
+                "SELECT key, ts_rank('{{0.0, 0.333333, 0.666667, 1.0}}'::float4[], doc, \
+                 phraseto_tsquery('retold', '{word}'), 1)::float8 FROM records_fts WHERE doc @@ phraseto_tsquery('retold', '{word}')"
+            ))
+            .await;
+            for row in ranks {
+                let (key, rank) =
+                    (row.try_get_by_index::<i64>(0).unwrap(), row.try_get_by_index::<f64>(1).unwrap());
+                *scores.entry(key).or_default() += idf * rank;
+            }
+        }
+        let terms: Vec<LexicalTerm> = asked.iter().map(|w| LexicalTerm::new(*w, false)).collect();
+        for (eligible, k) in [(&keys, 25), (&tenth, 10)] {
+            let mut oracle: Vec<(i64, f64)> = scores
+                .iter()
+                .filter(|(key, _)| eligible.iter().any(|e| i64::try_from(e.0).unwrap() == **key))
+                .map(|(k, s)| (*k, *s))
+                .collect();
+            oracle.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            oracle.truncate(k);
+            let hits = f.store.search(&terms, eligible, k).await.unwrap();
+            let got: Vec<(i64, f64)> =
+                hits.iter().map(|h| (i64::try_from(h.record_key.0).unwrap(), h.score)).collect();
+            assert_eq!(got.len(), oracle.len(), "{asked:?}, {} eligible", eligible.len());
+            for (g, o) in got.iter().zip(&oracle) {
+                assert!(
+                    g.0 == o.0 && (g.1 - o.1).abs() < 1e-9,
+                    "{asked:?}, {} eligible: {got:?}\n{oracle:?}",
+                    eligible.len()
+                );
+            }
+            assert!(got.len() >= 3, "{asked:?}: the query matches");
+        }
+    }
+    let _ = f.store.get(&ids[0]).await.unwrap();
 }
 
 /// A session that keeps a lock on an erased table (a transaction left open) cannot hold an
