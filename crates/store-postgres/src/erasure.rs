@@ -19,10 +19,11 @@ use crate::store::{PostgresStore, insert_event, json_ids, record_change, stmt};
 const ERASED_DETAILS: &str = r#"{"erased":"true"}"#;
 
 /// Every table an erasure deletes from or rewrites rows of: `compact` rewrites them all.
-const ERASED_TABLES: [&str; 14] = [
+const ERASED_TABLES: [&str; 15] = [
     "records",
     "records_fts",
     "lexical_terms",
+    "lexical_postings",
     "embeddings",
     "embeddings_staged",
     "events",

@@ -21,8 +21,9 @@
 //! read: `lexical_postings` keeps each word's `ts_rank` in each record (a trigger on
 //! `records_fts`), so a search sums `IDF × weight` over an index-only scan of its words'
 //! rows, the same scores without reading a `tsvector` (`EXPLAIN ANALYZE` at 50k records, a
-//! tenth eligible: 14 → 6 ms). A phrase, an identifier the parser splits, or a word with
-//! other forms is ranked by `ts_rank` as before.
+//! tenth eligible, the statement alone: 14 → 6 ms; docs/performance.md has the bench). A
+//! phrase, an identifier the parser splits, or a word with other forms is ranked by
+//! `ts_rank` as before.
 
 use async_trait::async_trait;
 use retold_domain::{LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKey, Result as DomainResult};
@@ -32,6 +33,8 @@ use crate::error::{StoreError, corrupt};
 use crate::store::{PostgresStore, key_array, record_id_of, stmt};
 
 /// `ts_rank` weights in `{D, C, B, A}` order: content (C) 1, subject (B) 2, aliases (A) 3.
+/// The kept postings were ranked with the same weights (`lexeme_rank`, migration
+/// `m20261207_000006_term_postings`): a change here needs a migration ranking them again.
 const WEIGHTS: &str = "'{0.0, 0.333333, 0.666667, 1.0}'::float4[]";
 
 /// One ranked hit before its matched terms are known.
@@ -49,7 +52,8 @@ impl PostgresStore {
     /// Each term's IDF. A term of one word with no other forms reads its document frequency
     /// from the kept statistics (`lexical_terms`, maintained by the writes), as does the
     /// corpus size; any other (a phrase, an identifier the parser splits, a term with forms:
-    /// a row holding two forms counts once) is counted over the rows matching it.
+    /// a row holding two forms counts once) is counted over the rows matching it. With them,
+    /// each term's one lexeme when every term has one (the kept postings can rank them).
     async fn idfs(&self, terms: &[&LexicalTerm]) -> Result<(Vec<f64>, Option<Vec<String>>), StoreError> {
         let kept: Vec<String> = terms
             .iter()
@@ -210,7 +214,8 @@ impl PostgresStore {
         eligible: &[RecordKey],
         k: usize,
     ) -> Result<Vec<Ranked>, StoreError> {
-        // In the order the statement binds them: the terms and their IDFs, the eligible keys.
+        // In the order the statement binds them: the terms and their IDFs, the eligible keys,
+        // the limit.
         let mut values = scored.values(idfs);
         values.push(key_array(eligible.iter().copied()));
         values.push(i64::try_from(k).unwrap_or(i64::MAX).into());

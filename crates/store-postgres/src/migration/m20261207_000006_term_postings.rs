@@ -6,7 +6,10 @@
 //! the scores ranking every matching `tsvector` gave, without reading one. A trigger on
 //! `records_fts` keeps them in the writing transaction beside the term statistics; a changed
 //! document rewrites its record's rows (its length changes every weight). The backfill locks
-//! `records_fts` against writers until the trigger is in place.
+//! `records_fts` against writers until the trigger is in place, builds the index after the
+//! rows, and analyses the table. The column weights are the lexical channel's `WEIGHTS`
+//! (`lexical.rs`), written here again: changing one means a migration rewriting the other.
+//! An erasure deletes a record's rows with it, and compaction rewrites the table.
 
 const SCHEMA: &str = r#"
 SET LOCAL statement_timeout = 0;
@@ -20,11 +23,12 @@ $$;
 CREATE TABLE lexical_postings (
     term   TEXT NOT NULL,
     key    BIGINT NOT NULL,
-    weight REAL NOT NULL,
-    PRIMARY KEY (term, key) INCLUDE (weight)
+    weight REAL NOT NULL
 );
 INSERT INTO lexical_postings (term, key, weight)
     SELECT u.lexeme, f.key, lexeme_rank(f.doc, u.lexeme) FROM records_fts f, unnest(f.doc) u;
+ALTER TABLE lexical_postings ADD PRIMARY KEY (term, key) INCLUDE (weight);
+ANALYZE lexical_postings;
 
 CREATE FUNCTION lexical_postings_kept() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

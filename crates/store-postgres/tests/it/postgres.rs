@@ -451,7 +451,15 @@ async fn kept_postings_rank_one_word_queries_as_ts_rank_does() {
             assert!(got.len() >= 3, "{asked:?}: the query matches");
         }
     }
-    let _ = f.store.get(&ids[0]).await.unwrap();
+    // And the scores are read from the postings, not ranked again: doubling one word's kept
+    // weights doubles the scores of a query of that word.
+    let before = f.store.search(&[LexicalTerm::new("deploy", false)], &keys, 5).await.unwrap();
+    query("UPDATE lexical_postings SET weight = weight * 2 WHERE term = 'deploy'".into()).await;
+    let after = f.store.search(&[LexicalTerm::new("deploy", false)], &keys, 5).await.unwrap();
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert!((a.score - 2.0 * b.score).abs() < 1e-9, "{} then {}", b.score, a.score);
+    }
 }
 
 /// A session that keeps a lock on an erased table (a transaction left open) cannot hold an
