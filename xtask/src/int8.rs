@@ -41,10 +41,13 @@ pub(crate) fn rewrite(model: &[u8]) -> Result<Vec<u8>> {
         .filter(|t| t.data_type == DataType::INT8 as i32 && t.dims.len() == 2)
         .map(|t| t.name.clone())
         .collect();
+    // A scale per output column: f32, every dimension but the last of size 1 (`[1, N]`, `[N]`,
+    // or one number for all).
+    let per_column = |dims: &[i64]| dims.split_last().is_none_or(|(_, outer)| outer.iter().all(|&d| d == 1));
     let float_scales: HashSet<String> = graph
         .initializer
         .iter()
-        .filter(|t| t.data_type == DataType::FLOAT as i32 && t.dims.iter().rev().skip(1).all(|&d| d == 1))
+        .filter(|t| t.data_type == DataType::FLOAT as i32 && per_column(&t.dims))
         .map(|t| t.name.clone())
         .collect();
     let producer: HashMap<String, NodeProto> =

@@ -75,18 +75,23 @@ fn runtime() -> Result<usize> {
     Ok(fetched)
 }
 
-/// The default model, derived from the pinned one (`int8.rs`) and checked against its pin;
-/// skipped when already in place. Returns whether it wrote anything.
+/// The default model, derived from the pinned one (`int8.rs`) and checked against its pin,
+/// beside a copy of the pinned tokenizer; each skipped when already in place. Returns whether
+/// it wrote anything.
 fn derive_model(cache: &Path) -> Result<bool> {
     let (source, dir) = (cache.join(DERIVED_MODEL.source_dir), cache.join(DERIVED_MODEL.dir));
     let (model, tokenizer) = (dir.join("model.onnx"), dir.join("tokenizer.json"));
     let source_tokenizer = source.join("tokenizer.json");
-    if file_has_sha(&model, DERIVED_MODEL.model_sha256).unwrap_or(false)
-        && fs::read(&tokenizer).ok() == fs::read(&source_tokenizer).ok()
-    {
-        return Ok(false);
-    }
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut wrote = false;
+    if fs::read(&tokenizer).ok() != fs::read(&source_tokenizer).ok() {
+        fs::copy(&source_tokenizer, &tokenizer)
+            .with_context(|| format!("copying {}", source_tokenizer.display()))?;
+        wrote = true;
+    }
+    if file_has_sha(&model, DERIVED_MODEL.model_sha256).unwrap_or(false) {
+        return Ok(wrote);
+    }
     let pinned = fs::read(source.join("model.onnx")).context("reading the pinned model")?;
     let tmp = model.with_extension("partial");
     fs::write(&tmp, crate::int8::rewrite(&pinned)?).with_context(|| format!("writing {}", tmp.display()))?;
@@ -100,8 +105,6 @@ fn derive_model(cache: &Path) -> Result<bool> {
         );
     }
     fs::rename(&tmp, &model).with_context(|| format!("moving {} into place", tmp.display()))?;
-    fs::copy(&source_tokenizer, &tokenizer)
-        .with_context(|| format!("copying {}", source_tokenizer.display()))?;
     eprintln!("xtask setup: {} derived and verified", model.display());
     Ok(true)
 }

@@ -413,12 +413,14 @@ impl EmbeddingSettings {
             return Vec::new();
         }
         let mut problems = Vec::new();
-        if self.model == "sentence-transformers/all-MiniLM-L6-v2" && self.version == 1 {
+        let pinned = retold_index::OnnxEmbedderConfig::pinned();
+        if self.model == pinned.model && self.version == pinned.version {
             problems.push(format!(
-                "embedding.version: 1 is the pinned all-MiniLM-L6-v2 files computing in f32, but embedding.model_dir \
-                 is empty, which serves the default files (version 2, computing in int8); to serve version 1, set \
-                 embedding.model_dir to {} (and embedding.batch_size as you like), or use version 2",
-                retold_index::pinned_model_dir().display()
+                "embedding.version: {} is the pinned all-MiniLM-L6-v2 files computing in f32, but embedding.model_dir \
+                 is empty, which serves the default files (computing in int8); to serve version {0}, set \
+                 embedding.model_dir to {} (and embedding.batch_size as you like), or use the default version",
+                pinned.version,
+                pinned.model_dir.display()
             ));
         }
         if self.batch_size > 1 {

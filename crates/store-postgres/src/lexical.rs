@@ -55,31 +55,43 @@ impl PostgresStore {
     /// a row holding two forms counts once) is counted over the rows matching it. With them,
     /// each term's one lexeme when every term has one (the kept postings can rank them).
     async fn idfs(&self, terms: &[&LexicalTerm]) -> Result<(Vec<f64>, Option<Vec<String>>), StoreError> {
-        let kept: Vec<String> = terms
+        // Each term's one lexeme (NULL for a phrase, a split identifier or a term with forms),
+        // parsed once, then its kept document frequency.
+        let lexemes: Vec<String> = terms
             .iter()
             .enumerate()
             .map(|(i, t)| {
                 if t.forms.is_empty() {
                     format!(
-                        "CASE WHEN numnode(phraseto_tsquery('retold', ?)) = 1 THEN coalesce((SELECT df FROM \
-                         lexical_terms WHERE term = (tsvector_to_array(to_tsvector('retold', ?)))[1]), 0) \
-                         END::float8 AS d{i}, CASE WHEN numnode(phraseto_tsquery('retold', ?)) = 1 THEN \
+                        "CASE WHEN numnode(phraseto_tsquery('retold', ?)) = 1 THEN \
                          (tsvector_to_array(to_tsvector('retold', ?)))[1] END AS l{i}"
                     )
                 } else {
-                    format!("NULL::float8 AS d{i}, NULL::text AS l{i}")
+                    format!("NULL::text AS l{i}")
                 }
+            })
+            .collect();
+        let kept: Vec<String> = (0..terms.len())
+            .map(|i| {
+                format!(
+                    "l{i}, CASE WHEN l{i} IS NOT NULL THEN \
+                     coalesce((SELECT df FROM lexical_terms WHERE term = l{i}), 0) END::float8 AS d{i}"
+                )
             })
             .collect();
         let values: Vec<Value> = terms
             .iter()
             .filter(|t| t.forms.is_empty())
-            .flat_map(|t| std::iter::repeat_n(Value::from(t.text.as_str()), 4))
+            .flat_map(|t| [Value::from(t.text.as_str()), Value::from(t.text.as_str())])
             .collect();
         let row = self
             .db
             .query_one_raw(stmt(
-                &format!("SELECT (SELECT n FROM lexical_corpus)::float8 AS n, {}", kept.join(", ")),
+                &format!(
+                    "SELECT (SELECT n FROM lexical_corpus)::float8 AS n, {} FROM (SELECT {}) AS t",
+                    kept.join(", "),
+                    lexemes.join(", ")
+                ),
                 values,
             ))
             .await?
