@@ -293,13 +293,13 @@ impl EntityReader for PostgresStore {
             return Ok(Vec::new());
         }
         let folded: Vec<String> = names.iter().map(Name::folded).collect();
-        let json = serde_json::to_string(&folded).expect("strings serialise");
+        let wanted = crate::store::text_array(folded.iter().map(String::as_str));
         let mut scope_values = Vec::new();
         let scopes = scope_clause(scopes, &mut scope_values);
         // The names and the scope clause appear twice: bind their values for both.
-        let mut values: Vec<Value> = vec![json.clone().into()];
+        let mut values: Vec<Value> = vec![wanted.clone()];
         values.extend(scope_values.clone());
-        values.push(json.into());
+        values.push(wanted);
         values.extend(scope_values);
         let rows = self
             .db
@@ -308,12 +308,12 @@ impl EntityReader for PostgresStore {
                     "SELECT n.value AS matched, e.id AS id, e.kind AS kind, e.canonical_name AS canonical_name, \
                             e.scope_kind AS scope_kind, e.scope_id AS scope_id, e.status AS status, \
                             e.merged_into AS merged_into, e.created_at AS created_at \
-                     FROM entities e JOIN jsonb_array_elements_text(?::jsonb) AS n(value) ON e.name_folded = n.value \
+                     FROM entities e JOIN unnest(?::text[]) AS n(value) ON e.name_folded = n.value \
                      WHERE {scopes} AND e.status != 'merged' \
                      UNION \
                      SELECT n.value AS matched, e.id, e.kind, e.canonical_name, e.scope_kind, e.scope_id, e.status, \
                             e.merged_into, e.created_at \
-                     FROM entity_aliases a JOIN jsonb_array_elements_text(?::jsonb) AS n(value) \
+                     FROM entity_aliases a JOIN unnest(?::text[]) AS n(value) \
                        ON a.alias_folded = n.value \
                      JOIN entities e ON e.id = a.entity_id WHERE {scopes} AND e.status != 'merged' \
                      ORDER BY matched, id"

@@ -13,7 +13,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, DbErr, Value};
 
 use crate::convert::millis;
 use crate::error::StoreError;
-use crate::store::{PostgresStore, insert_event, json_ids, record_change, stmt};
+use crate::store::{PostgresStore, id_array, insert_event, record_change, stmt};
 
 /// The blanked details of a scrubbed audit event (the only update the events trigger allows).
 const ERASED_DETAILS: &str = r#"{"erased":"true"}"#;
@@ -293,9 +293,9 @@ impl Erasure for PostgresStore {
             txn.execute_raw(stmt("CREATE TEMP TABLE erased_ids (id TEXT PRIMARY KEY) ON COMMIT DROP", []))
                 .await?;
             txn.execute_raw(stmt(
-                "INSERT INTO pg_temp.erased_ids (id) SELECT jsonb_array_elements_text(?::jsonb) \
+                "INSERT INTO pg_temp.erased_ids (id) SELECT unnest(?::text[]) \
                  ON CONFLICT DO NOTHING",
-                [json_ids(records)],
+                [id_array(records)],
             ))
             .await?;
             let report = self.scrub_in(&txn, target, millis(event.at)).await?;

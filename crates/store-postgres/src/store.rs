@@ -370,8 +370,8 @@ pub(crate) async fn record_change(
         "INSERT INTO record_changes (seq, at, keys) \
          SELECT ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, \
                 coalesce(string_agg(key::text, ',' ORDER BY key), '') \
-         FROM records WHERE id IN (SELECT jsonb_array_elements_text(?::jsonb))",
-        [seq.into(), serde_json::Value::from(ids).to_string().into()],
+         FROM records WHERE id = ANY(?::text[])",
+        [seq.into(), text_array(ids)],
     ))
     .await?;
     txn.execute_raw(stmt("SELECT pg_notify(?, ?)", [CHANGE_CHANNEL.into(), seq.to_string().into()])).await?;
@@ -593,9 +593,22 @@ pub(crate) fn scope_clause(scopes: &[Scope], values: &mut Vec<Value>) -> String 
     format!("({})", parts.join(" OR "))
 }
 
-/// A JSON array of ids, for `IN (SELECT jsonb_array_elements_text(?::jsonb))`.
-pub(crate) fn json_ids(ids: &[RecordId]) -> Value {
-    serde_json::Value::from(ids.iter().map(RecordId::as_str).collect::<Vec<_>>()).to_string().into()
+/// A PostgreSQL array literal of ids, for `= ANY(?::text[])` or `unnest(?::text[])`.
+pub(crate) fn id_array(ids: &[RecordId]) -> Value {
+    text_array(ids.iter().map(RecordId::as_str))
+}
+
+/// A PostgreSQL array literal of texts, each element quoted (a backslash before `"` and
+/// `\`), so any text reads back as written. Bound as an array, a list tells the planner its
+/// length; a JSON array expanded by `jsonb_array_elements_text` was estimated at 100 rows
+/// whatever its length, which made fetching a search's 100 records from a 10,000-record
+/// table a sequential scan (4.1 ms, against 1.1 by the id index).
+pub(crate) fn text_array<'a>(items: impl IntoIterator<Item = &'a str>) -> Value {
+    let quoted: Vec<String> = items
+        .into_iter()
+        .map(|item| format!("\"{}\"", item.replace('\\', "\\\\").replace('"', "\\\"")))
+        .collect();
+    format!("{{{}}}", quoted.join(",")).into()
 }
 
 /// A PostgreSQL array literal of keys, for `= ANY(?::bigint[])`.
@@ -630,9 +643,7 @@ impl RecordReader for PostgresStore {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        Ok(self
-            .select_records("id IN (SELECT jsonb_array_elements_text(?::jsonb))", vec![json_ids(ids)])
-            .await?)
+        Ok(self.select_records("id = ANY(?::text[])", vec![id_array(ids)]).await?)
     }
 
     async fn key_of(&self, id: &RecordId) -> DomainResult<Option<RecordKey>> {
@@ -770,8 +781,8 @@ impl RecordGraph for PostgresStore {
             .db
             .query_all_raw(stmt(
                 "SELECT record_id, entity_id, role FROM record_entities \
-                 WHERE record_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY record_id, role, entity_id",
-                [json_ids(ids)],
+                 WHERE record_id = ANY(?::text[]) ORDER BY record_id, role, entity_id",
+                [id_array(ids)],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -782,20 +793,19 @@ impl RecordGraph for PostgresStore {
         if entities.is_empty() {
             return Ok(Vec::new());
         }
-        let json =
-            serde_json::Value::from(entities.iter().map(EntityId::as_str).collect::<Vec<_>>()).to_string();
+        let wanted = text_array(entities.iter().map(EntityId::as_str));
         // Links of records a merge left on the merged entity (records its caller could not
         // write) still reach the survivor, reported under the survivor's id.
         let rows = self
             .db
             .query_all_raw(stmt(
                 "WITH RECURSIVE m(id, root) AS ( \
-                   SELECT value, value FROM jsonb_array_elements_text(?::jsonb) \
+                   SELECT value, value FROM unnest(?::text[]) AS value \
                    UNION SELECT e.id, m.root FROM entities e JOIN m ON e.merged_into = m.id) \
                  SELECT r.key AS key, l.record_id AS record_id, m.root AS entity_id, min(l.role) AS role \
                  FROM record_entities l JOIN m ON l.entity_id = m.id JOIN records r ON r.id = l.record_id \
                  GROUP BY r.key, l.record_id, m.root ORDER BY r.key, m.root",
-                [json.into()],
+                [wanted],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -821,8 +831,8 @@ impl RecordGraph for PostgresStore {
             .db
             .query_all_raw(stmt(
                 "SELECT id, supersedes_id FROM records \
-                 WHERE supersedes_id IN (SELECT jsonb_array_elements_text(?::jsonb)) ORDER BY key",
-                [json_ids(ids)],
+                 WHERE supersedes_id = ANY(?::text[]) ORDER BY key",
+                [id_array(ids)],
             ))
             .await
             .map_err(StoreError::from)?;
@@ -841,11 +851,10 @@ impl RecordGraph for PostgresStore {
         let rows = self
             .db
             .query_all_raw(stmt(
-                "WITH wanted AS (SELECT jsonb_array_elements_text(?::jsonb) AS id) \
-                 SELECT record_id, conflicting_id FROM record_conflicts \
-                 WHERE record_id IN (SELECT id FROM wanted) OR conflicting_id IN (SELECT id FROM wanted) \
+                "SELECT record_id, conflicting_id FROM record_conflicts \
+                 WHERE record_id = ANY(?::text[]) OR conflicting_id = ANY(?::text[]) \
                  ORDER BY record_id, conflicting_id",
-                [json_ids(ids)],
+                [id_array(ids), id_array(ids)],
             ))
             .await
             .map_err(StoreError::from)?;

@@ -321,6 +321,33 @@ pub async fn entity_lookup_is_exact_and_scope_aware(backend: Arc<dyn Backend>) {
     );
     assert!(entities.find_by_name(&p, &Name::new("memory").unwrap()).await.unwrap().is_empty());
     assert!(entities.find_by_name(&[], &Name::new("memory system").unwrap()).await.unwrap().is_empty());
+    // Names are data, whatever they hold: quotes, a backslash, commas, braces, the word NULL
+    // (each would mean something in an array or JSON literal written unquoted).
+    let odd = r#"Dana "D\" O'Neil, {Jr.} NULL"#;
+    entities
+        .create_entity(
+            entity("ent_c", odd, "project:p"),
+            vec![Name::new("a,b").unwrap()],
+            event("entity.created", None),
+        )
+        .await
+        .unwrap();
+    let asked = [Name::new(odd).unwrap(), Name::new("a,b").unwrap(), Name::new("memory system").unwrap()];
+    let mut found: Vec<(String, String)> = entities
+        .find_by_names(&p, &asked)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(matched, e)| (matched, e.id.to_string()))
+        .collect();
+    found.sort();
+    let mut expected = vec![
+        (Name::new(odd).unwrap().folded(), "ent_c".to_string()),
+        ("a,b".to_string(), "ent_c".to_string()),
+        ("memory system".to_string(), "ent_a".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(found, expected);
 }
 
 /// Contract: see the body.
