@@ -157,6 +157,18 @@ impl PostgresStore {
         Ok(Database::connect(options).await?)
     }
 
+    /// Vacuum and analyse the whole database now, as autovacuum does in the background once
+    /// enough rows have changed: visibility maps set (index-only scans, as the lexical
+    /// postings' are, stop visiting the heap) and the planner's statistics current. For a
+    /// measurement of a settled store right after a bulk load (`cargo xtask bench stores`).
+    pub async fn vacuum_analyze(&self) -> Result<(), StoreError> {
+        let maintenance = self.maintenance_connection().await?;
+        maintenance.execute_unprepared("SET statement_timeout = 0").await?;
+        maintenance.execute_unprepared("VACUUM (ANALYZE)").await?;
+        maintenance.close().await?;
+        Ok(())
+    }
+
     /// Write every search trace handed so far.
     pub async fn flush_traces(&self) {
         self.traces.flush().await;
