@@ -14,9 +14,9 @@
 //! e-mail addresses), on the document's side too. Which terms each hit matched is asked of
 //! the same tsvector (and of its aliases alone), for the top hits only.
 //!
-//! As in the SQLite store: when most records are eligible, a window of the best matches is
-//! ranked and filtered in memory; otherwise each match is filtered by its bit in a bitmap of
-//! the eligible keys, bound with the statement, before the ranking.
+//! Each match is filtered by its bit in a bitmap of the eligible keys, bound with the
+//! statement, before the ranking; the best are asked which terms they hold in the same
+//! statement, so a search pass is two round trips (the IDFs, then the ranked hits).
 //!
 //! When every form of every term is one word (one lexeme), the ranks are not computed but
 //! read: `lexical_postings` keeps each word's `ts_rank` in each record (a trigger on
@@ -32,18 +32,12 @@ use retold_domain::{LexicalHit, LexicalIndex, LexicalTerm, MatchedTerm, RecordKe
 use sea_orm::{ConnectionTrait, Value};
 
 use crate::error::{StoreError, corrupt};
-use crate::store::{PostgresStore, key_array, record_id_of, stmt};
+use crate::store::{PostgresStore, record_id_of, stmt};
 
 /// `ts_rank` weights in `{D, C, B, A}` order: content (C) 1, subject (B) 2, aliases (A) 3.
 /// The kept postings were ranked with the same weights (`lexeme_rank`, migration
 /// `m20261207_000006_term_postings`): a change here needs a migration ranking them again.
 const WEIGHTS: &str = "'{0.0, 0.333333, 0.666667, 1.0}'::float4[]";
-
-/// One ranked hit before its matched terms are known.
-struct Ranked {
-    key: RecordKey,
-    score: f64,
-}
 
 /// BM25's inverse document frequency of a term found in `df` of `n` records.
 fn idf(n: f64, df: f64) -> f64 {
@@ -169,90 +163,31 @@ impl PostgresStore {
             Some(lexemes) => Scored::Kept(lexemes),
             None => Scored::Ranked(&terms),
         };
-        let highest = eligible.last().map_or(1, |k| k.0.max(1)) as f64;
-        let share = (eligible.len() as f64 / highest).clamp(0.001, 1.0);
-        let ranked = if share >= 1.0 / 3.0 {
-            let window = ((k as f64 / share) * 1.5).ceil() as usize + 16;
-            let (hits, full) = self.ranked_window(scored, &idfs, eligible, k, Some(window)).await?;
-            if hits.len() < k && full {
-                self.ranked_window(scored, &idfs, eligible, k, None).await?.0
-            } else {
-                hits
-            }
-        } else {
-            self.ranked_among(scored, &idfs, eligible, k).await?
-        };
-        if ranked.is_empty() {
-            return Ok(Vec::new());
-        }
-        self.with_matches(&terms, ranked).await
+        self.ranked(scored, &terms, &idfs, eligible, k).await
     }
 
-    /// The best matches (at most `window`; `None`: all), filtered to the eligible in memory;
-    /// and whether the window was full.
-    async fn ranked_window(
+    /// The best `k` eligible matches with their record ids and matched terms, in one
+    /// statement: each match filtered by its bit in a bitmap of the eligible keys before it
+    /// is ranked, then each of the best asked which terms it holds (of the whole document
+    /// and of its aliases alone).
+    async fn ranked(
         &self,
         scored: Scored<'_>,
+        terms: &[&LexicalTerm],
         idfs: &[f64],
         eligible: &[RecordKey],
         k: usize,
-        window: Option<usize>,
-    ) -> Result<(Vec<Ranked>, bool), StoreError> {
-        let mut values = scored.values(idfs);
-        let limit = match window {
-            Some(w) => {
-                values.push(i64::try_from(w).unwrap_or(i64::MAX).into());
-                "LIMIT ?"
-            }
-            None => "",
-        };
-        let sql = match scored {
-            Scored::Ranked(terms) => format!(
-                "{} SELECT f.key, {} AS score FROM q, records_fts f WHERE f.doc @@ {} \
-                 ORDER BY score DESC, f.key {limit}",
-                queries_sql(terms),
-                score_sql(terms),
-                query_sql(terms)
-            ),
-            Scored::Kept(lexemes) => format!(
-                "SELECT p.key, sum(w.idf * p.weight)::float8 AS score FROM {} \
-                 GROUP BY p.key ORDER BY score DESC, p.key {limit}",
-                kept_words_sql(lexemes)
-            ),
-        };
-        let rows = self.db.query_all_raw(stmt(&sql, values)).await?;
-        let full = window.is_some_and(|w| rows.len() >= w);
-        let mut hits = Vec::with_capacity(k);
-        for row in &rows {
-            let hit = ranked_of(row)?;
-            if eligible.binary_search(&hit.key).is_ok() {
-                hits.push(hit);
-                if hits.len() == k {
-                    break;
-                }
-            }
-        }
-        Ok((hits, full))
-    }
-
-    /// The best `k` eligible matches, filtered to the eligible keys before they are ranked.
-    async fn ranked_among(
-        &self,
-        scored: Scored<'_>,
-        idfs: &[f64],
-        eligible: &[RecordKey],
-        k: usize,
-    ) -> Result<Vec<Ranked>, StoreError> {
-        // In the order the statement binds them: the terms and their IDFs, the eligible keys,
-        // the limit.
-        let mut values = scored.values(idfs);
+    ) -> Result<Vec<LexicalHit>, StoreError> {
+        // In the order the statement binds them: the terms' forms (`q`), the scoring's
+        // values, the eligible keys, the limit.
+        let mut values = queries_values(terms);
+        values.extend(scored.values(idfs));
         values.extend(eligible_bitmap(eligible));
         values.push(i64::try_from(k).unwrap_or(i64::MAX).into());
-        let sql = match scored {
+        let best = match scored {
             Scored::Ranked(terms) => format!(
-                "{} SELECT f.key, {} AS score FROM q, records_fts f \
+                "SELECT f.key, {} AS score FROM q, records_fts f \
                  WHERE f.doc @@ {} AND {} ORDER BY score DESC, f.key LIMIT ?",
-                queries_sql(terms),
                 score_sql(terms),
                 query_sql(terms),
                 eligible_sql("f.key")
@@ -264,62 +199,45 @@ impl PostgresStore {
                 eligible_sql("p.key")
             ),
         };
-        let rows = self.db.query_all_raw(stmt(&sql, values)).await?;
-        rows.iter().map(ranked_of).collect()
-    }
-
-    /// The hits with their record ids and matched terms (each term asked of the whole
-    /// document and of its aliases), in rank order.
-    async fn with_matches(
-        &self,
-        terms: &[&LexicalTerm],
-        ranked: Vec<Ranked>,
-    ) -> Result<Vec<LexicalHit>, StoreError> {
-        let mut values = queries_values(terms);
         let mut columns = Vec::with_capacity(terms.len() * 2);
         for i in 0..terms.len() {
             columns.push(format!("(f.doc @@ q.t{i}) AS m{i}"));
             columns.push(format!("(to_tsvector('retold', f.aliases) @@ q.t{i}) AS a{i}"));
         }
-        values.push(key_array(ranked.iter().map(|r| r.key)));
         let rows = self
             .db
             .query_all_raw(stmt(
                 &format!(
-                    "{} SELECT f.key, f.record_id, {} FROM q, records_fts f WHERE f.key = ANY(?::bigint[])",
+                    "{}, best AS ({best}) \
+                     SELECT best.key, best.score, f.record_id, {} \
+                     FROM best JOIN records_fts f ON f.key = best.key CROSS JOIN q \
+                     ORDER BY best.score DESC, best.key",
                     queries_sql(terms),
                     columns.join(", ")
                 ),
                 values,
             ))
             .await?;
-        let mut by_key = std::collections::HashMap::with_capacity(rows.len());
-        for row in &rows {
-            let key: i64 = row.try_get("", "key")?;
-            let id = record_id_of(row, "record_id", "records_fts")?;
-            let mut matched = Vec::new();
-            for (i, term) in terms.iter().enumerate() {
-                let alias: bool = row.try_get("", &format!("a{i}"))?;
-                let any: bool = row.try_get("", &format!("m{i}"))?;
-                if any || alias {
-                    matched.push(MatchedTerm { term: term.text.clone(), identifier: term.identifier, alias });
-                }
-            }
-            by_key.insert(key, (id, matched));
-        }
-        ranked
-            .into_iter()
+        rows.iter()
             .enumerate()
-            .map(|(index, hit)| {
-                let (record_id, matched) =
-                    i64::try_from(hit.key.0).ok().and_then(|k| by_key.remove(&k)).ok_or_else(|| {
-                        corrupt("records_fts", format!("row {} vanished during the search", hit.key.0))
-                    })?;
+            .map(|(index, row)| {
+                let mut matched = Vec::new();
+                for (i, term) in terms.iter().enumerate() {
+                    let alias: bool = row.try_get("", &format!("a{i}"))?;
+                    let any: bool = row.try_get("", &format!("m{i}"))?;
+                    if any || alias {
+                        matched.push(MatchedTerm {
+                            term: term.text.clone(),
+                            identifier: term.identifier,
+                            alias,
+                        });
+                    }
+                }
                 Ok(LexicalHit {
-                    record_key: hit.key,
-                    record_id,
+                    record_key: crate::convert::record_key(row)?,
+                    record_id: record_id_of(row, "record_id", "records_fts")?,
                     rank: u32::try_from(index + 1).unwrap_or(u32::MAX),
-                    score: hit.score,
+                    score: row.try_get("", "score")?,
                     matched,
                 })
             })
@@ -336,17 +254,13 @@ enum Scored<'a> {
 }
 
 impl Scored<'_> {
-    /// What the scoring part of a statement binds, in its order: the terms' forms then the
-    /// IDFs (ranked), or each lexeme beside its term's IDF shared among the term's lexemes
+    /// What the scoring part of a statement binds, in its order: the IDFs (ranked; the
+    /// terms' queries are bound in `q`), or each lexeme beside its term's IDF shared among the term's lexemes
     /// (kept): `ts_rank` of an OR of lexemes is the mean of their ranks, so a term of three
     /// forms scores IDF × (r₁ + r₂ + r₃) / 3.
     fn values(self, idfs: &[f64]) -> Vec<Value> {
         match self {
-            Scored::Ranked(terms) => {
-                let mut values = queries_values(terms);
-                values.extend(idfs.iter().map(|idf| Value::from(*idf)));
-                values
-            }
+            Scored::Ranked(_) => idfs.iter().map(|idf| Value::from(*idf)).collect(),
             Scored::Kept(lexemes) => lexemes
                 .iter()
                 .zip(idfs)
@@ -423,10 +337,6 @@ fn score_sql(terms: &[&LexicalTerm]) -> String {
 /// The OR of every term's query.
 fn query_sql(terms: &[&LexicalTerm]) -> String {
     format!("({})", (0..terms.len()).map(|i| format!("q.t{i}")).collect::<Vec<_>>().join(" || "))
-}
-
-fn ranked_of(row: &sea_orm::QueryResult) -> Result<Ranked, StoreError> {
-    Ok(Ranked { key: crate::convert::record_key(row)?, score: row.try_get("", "score")? })
 }
 
 #[async_trait]
