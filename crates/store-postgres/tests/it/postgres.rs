@@ -407,6 +407,8 @@ async fn kept_postings_rank_words_and_their_forms_as_ts_rank_does() {
     }
     keys.sort();
     let tenth: Vec<_> = keys.iter().copied().step_by(10).collect();
+    // A span in the middle: matches below and above the eligible keys' span are not eligible.
+    let middle: Vec<_> = keys[100..].iter().copied().step_by(3).take(40).collect();
     let raw = sea_orm::Database::connect(&f.url).await.unwrap();
     let query = |sql: String| {
         let raw = raw.clone();
@@ -458,7 +460,7 @@ async fn kept_postings_rank_words_and_their_forms_as_ts_rank_does() {
             }
         }
         let named: Vec<&str> = terms.iter().map(|t| t.text.as_str()).collect();
-        for (eligible, k) in [(&keys, 25), (&tenth, 10)] {
+        for (eligible, k) in [(&keys, 25), (&tenth, 10), (&middle, 10)] {
             let mut oracle: Vec<(i64, f64)> = scores
                 .iter()
                 .filter(|(key, _)| eligible.iter().any(|e| i64::try_from(e.0).unwrap() == **key))
