@@ -16,7 +16,8 @@
 //!
 //! Each match is filtered by its bit in a bitmap of the eligible keys, bound with the
 //! statement, before the ranking; the best are asked which terms they hold in the same
-//! statement, so a search pass is two round trips (the IDFs, then the ranked hits).
+//! statement, so a search pass is two round trips (the IDFs, then the ranked hits), three
+//! when a term is a phrase or an identifier the parser splits (its matching rows counted).
 //!
 //! When every form of every term is one word (one lexeme), the ranks are not computed but
 //! read: `lexical_postings` keeps each word's `ts_rank` in each record (a trigger on
@@ -246,7 +247,7 @@ impl PostgresStore {
 }
 
 /// How a statement scores a row: by `ts_rank` over its `tsvector` against each term's query,
-/// or by the kept postings of each term's one lexeme.
+/// or by the kept postings of each term's distinct lexemes.
 #[derive(Clone, Copy)]
 enum Scored<'a> {
     Ranked(&'a [&'a LexicalTerm]),
@@ -255,9 +256,9 @@ enum Scored<'a> {
 
 impl Scored<'_> {
     /// What the scoring part of a statement binds, in its order: the IDFs (ranked; the
-    /// terms' queries are bound in `q`), or each lexeme beside its term's IDF shared among the term's lexemes
-    /// (kept): `ts_rank` of an OR of lexemes is the mean of their ranks, so a term of three
-    /// forms scores IDF × (r₁ + r₂ + r₃) / 3.
+    /// terms' queries are bound in `q`), or each lexeme beside its term's IDF shared among the
+    /// term's distinct lexemes (kept): `ts_rank` of an OR of lexemes is the mean of the
+    /// distinct ones' ranks, so a term of three distinct lexemes scores IDF × (r₁ + r₂ + r₃) / 3.
     fn values(self, idfs: &[f64]) -> Vec<Value> {
         match self {
             Scored::Ranked(_) => idfs.iter().map(|idf| Value::from(*idf)).collect(),
@@ -280,7 +281,9 @@ impl Scored<'_> {
 /// ms of a 50,000-record statement, the bitmap 2.1 ms. Its size is the span over 8 bytes
 /// (125 kB for keys a million apart), whatever the number of keys.
 fn eligible_bitmap(eligible: &[RecordKey]) -> [Value; 3] {
-    let (lowest, highest) = match (eligible.first(), eligible.last()) {
+    // The lowest and highest by a pass of their own: the keys come ordered, but a bitmap
+    // must not depend on it (an unordered list would wrap the subtraction below).
+    let (lowest, highest) = match (eligible.iter().min(), eligible.iter().max()) {
         (Some(first), Some(last)) => (first.0, last.0),
         _ => (0, 0),
     };
@@ -306,8 +309,9 @@ fn eligible_sql(key: &str) -> String {
     )
 }
 
-/// The query's words as rows `w(term, idf)`, each bound (a word asked twice counts twice, as
-/// its two terms' ranks did), beside each word's postings `p(key, weight)`. Each word's rows
+/// The query's words as rows `w(term, idf)`, `idf` being its term's IDF over the term's
+/// distinct lexemes, each bound (a word asked twice counts twice, as its two terms' ranks
+/// did), beside each word's postings `p(key, weight)`. Each word's rows
 /// are read by their own index range (`OFFSET 0` keeps the planner from joining the whole
 /// table instead, which it did on statistics a bulk load had left behind: 17 ms at 10k).
 fn kept_words_sql(lexemes: &[Vec<String>]) -> String {

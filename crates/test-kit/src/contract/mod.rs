@@ -332,7 +332,20 @@ pub async fn entity_lookup_is_exact_and_scope_aware(backend: Arc<dyn Backend>) {
         )
         .await
         .unwrap();
-    let asked = [Name::new(odd).unwrap(), Name::new("a,b").unwrap(), Name::new("memory system").unwrap()];
+    for (id, name) in [("ent_d", "NULL"), ("ent_e", "Zoë Łukasz 王"), ("ent_f", r"ends in \")] {
+        entities
+            .create_entity(entity(id, name, "project:p"), vec![], event("entity.created", None))
+            .await
+            .unwrap();
+    }
+    let asked = [
+        Name::new(odd).unwrap(),
+        Name::new("a,b").unwrap(),
+        Name::new("memory system").unwrap(),
+        Name::new("null").unwrap(),
+        Name::new("ZOË ŁUKASZ 王").unwrap(),
+        Name::new(r"ends in \").unwrap(),
+    ];
     let mut found: Vec<(String, String)> = entities
         .find_by_names(&p, &asked)
         .await
@@ -345,6 +358,9 @@ pub async fn entity_lookup_is_exact_and_scope_aware(backend: Arc<dyn Backend>) {
         (Name::new(odd).unwrap().folded(), "ent_c".to_string()),
         ("a,b".to_string(), "ent_c".to_string()),
         ("memory system".to_string(), "ent_a".to_string()),
+        ("null".to_string(), "ent_d".to_string()),
+        (Name::new("Zoë Łukasz 王").unwrap().folded(), "ent_e".to_string()),
+        (r"ends in \".to_string(), "ent_f".to_string()),
     ];
     expected.sort();
     assert_eq!(found, expected);
