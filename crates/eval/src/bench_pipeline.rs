@@ -1293,6 +1293,12 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
     let mut out = BTreeMap::new();
     let mut rows = Vec::new();
     let mut by_stage = Vec::new();
+    let stage_ms = |stages: &BTreeMap<String, Vec<u64>>| -> serde_json::Map<String, Value> {
+        STAGES
+            .iter()
+            .map(|s| (s.to_string(), ms(pct_us(stages.get(*s).cloned().unwrap_or_default()))))
+            .collect()
+    };
     for &n in &sizes {
         let records = fixed_vectors(n, dims);
         let embedder: Arc<dyn Embedder> = Arc::new(BenchEmbedder { model: model.clone(), records });
@@ -1337,12 +1343,12 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
             // PostgreSQL is searched twice: right after loading, and once vacuumed and
             // analysed, as autovacuum leaves a served database (visibility maps set, so the
             // postings' index-only scans stop visiting the heap; statistics current).
-            let passes: &[&str] = match kind {
-                StoreKind::Sqlite => &[""],
-                StoreKind::Postgres => &["", ", vacuumed"],
+            let passes: &[bool] = match kind {
+                StoreKind::Sqlite => &[false],
+                StoreKind::Postgres => &[false, true],
             };
-            for &pass in passes {
-                if !pass.is_empty() {
+            for &vacuumed in passes {
+                if vacuumed {
                     let retold_http::StoreHandle::Postgres { store, .. } = &w.store else {
                         anyhow::bail!("only PostgreSQL is vacuumed")
                     };
@@ -1354,31 +1360,25 @@ pub(crate) async fn stores(sizes: Vec<usize>) -> Result<Value> {
                 let (tenth, tenth_stages, tenth_eligible) = searches(&w, &principal(), &queries).await?;
                 anyhow::ensure!(tenth_eligible == n.div_ceil(10), "eligibility {tenth_eligible} of {n}");
                 let (fp, tp) = (pct(full), pct(tenth));
-                let name = format!("{}{pass}", kind.name());
+                let name = format!("{}{}", kind.name(), if vacuumed { ", vacuumed" } else { "" });
                 // The writes were measured once, while loading.
-                let writes = match pass.is_empty() {
-                    true => format!("{:.2} / {:.2} | {per_s:.0}", wp.0, wp.1),
-                    false => "— | —".to_owned(),
+                let writes = match vacuumed {
+                    false => format!("{:.2} / {:.2} | {per_s:.0}", wp.0, wp.1),
+                    true => "— | —".to_owned(),
                 };
                 rows.push(format!(
                     "| {n} | {name} | {writes} | {:.2} / {:.2} | {:.2} / {:.2} |",
                     fp.0, fp.1, tp.0, tp.1
                 ));
-                let stage_ms = |stages: &BTreeMap<String, Vec<u64>>| -> serde_json::Map<String, Value> {
-                    STAGES
-                        .iter()
-                        .map(|s| (s.to_string(), ms(pct_us(stages.get(*s).cloned().unwrap_or_default()))))
-                        .collect()
-                };
                 let (all_stages, tenth_stage_ms) = (stage_ms(&full_stages), stage_ms(&tenth_stages));
                 let mut figures = json!({"search_all_ms": ms(fp), "search_tenth_ms": ms(tp),
                     "stage_ms": all_stages.clone(), "stage_ms_10pct_eligible": tenth_stage_ms.clone()});
-                if pass.is_empty() {
+                if !vacuumed {
                     figures["write_ms"] = ms(wp);
                     figures["writes_per_s"] = json!(per_s);
                 }
                 out.insert(
-                    format!("{}{}_{n}", kind.name(), if pass.is_empty() { "" } else { "_vacuumed" }),
+                    format!("{}{}_{n}", kind.name(), if vacuumed { "_vacuumed" } else { "" }),
                     figures,
                 );
                 by_stage.push((n, name, all_stages, tenth_stage_ms));

@@ -162,7 +162,7 @@ impl PostgresStore {
         let (idfs, lexemes) = self.idfs(&terms).await?;
         let scored = match &lexemes {
             Some(lexemes) => Scored::Kept(lexemes),
-            None => Scored::Ranked(&terms),
+            None => Scored::Ranked,
         };
         self.ranked(scored, &terms, &idfs, eligible, k).await
     }
@@ -186,7 +186,7 @@ impl PostgresStore {
         values.extend(eligible_bitmap(eligible));
         values.push(i64::try_from(k).unwrap_or(i64::MAX).into());
         let best = match scored {
-            Scored::Ranked(terms) => format!(
+            Scored::Ranked => format!(
                 "SELECT f.key, {} AS score FROM q, records_fts f, {ELIGIBLE} \
                  WHERE f.doc @@ {} AND {} ORDER BY score DESC, f.key LIMIT ?",
                 score_sql(terms),
@@ -250,7 +250,7 @@ impl PostgresStore {
 /// or by the kept postings of each term's distinct lexemes.
 #[derive(Clone, Copy)]
 enum Scored<'a> {
-    Ranked(&'a [&'a LexicalTerm]),
+    Ranked,
     Kept(&'a [Vec<String>]),
 }
 
@@ -261,7 +261,7 @@ impl Scored<'_> {
     /// distinct ones' ranks, so a term of three distinct lexemes scores IDF × (r₁ + r₂ + r₃) / 3.
     fn values(self, idfs: &[f64]) -> Vec<Value> {
         match self {
-            Scored::Ranked(_) => idfs.iter().map(|idf| Value::from(*idf)).collect(),
+            Scored::Ranked => idfs.iter().map(|idf| Value::from(*idf)).collect(),
             Scored::Kept(lexemes) => lexemes
                 .iter()
                 .zip(idfs)
