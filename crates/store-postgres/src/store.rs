@@ -1,7 +1,7 @@
 //! `PostgresStore`: connecting, migrating, the write unit with its change number, and the
 //! record store ports.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -304,7 +304,14 @@ impl PostgresStore {
         if let Some(receipt) = &unit.receipt {
             crate::receipts::insert_receipt(&txn, receipt).await?;
         }
-        record_change(&txn, seq, changed.iter().map(String::as_str)).await?;
+        // A unit that changed only the records it inserted (a write) names their keys as
+        // they came back; any other looks its records' keys up.
+        let keys: BTreeMap<&str, RecordKey> = inserted.iter().map(|r| (r.id.as_str(), r.key)).collect();
+        if changed.iter().all(|id| keys.contains_key(id.as_str())) {
+            record_change_of_keys(&txn, seq, keys.into_values()).await?;
+        } else {
+            record_change(&txn, seq, changed.iter().map(String::as_str)).await?;
+        }
         txn.commit().await?;
         Ok(inserted)
     }
@@ -370,6 +377,25 @@ impl PostgresStore {
     }
 }
 
+/// Record change `seq` of the records whose keys are `keys`, without reading them, and notify
+/// the replicas (delivered when the transaction commits).
+pub(crate) async fn record_change_of_keys(
+    txn: &DatabaseTransaction,
+    seq: i64,
+    keys: impl IntoIterator<Item = RecordKey>,
+) -> Result<(), StoreError> {
+    let keys: BTreeSet<u64> = keys.into_iter().map(|k| k.0).collect();
+    let keys: Vec<String> = keys.iter().map(u64::to_string).collect();
+    txn.execute_raw(stmt(
+        "WITH change AS (INSERT INTO record_changes (seq, at, keys) \
+           VALUES (?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, ?) RETURNING seq) \
+         SELECT pg_notify(?, seq::text) FROM change",
+        [seq.into(), keys.join(",").into(), CHANGE_CHANNEL.into()],
+    ))
+    .await?;
+    Ok(())
+}
+
 /// Record change `seq` (the records whose ids are `ids`) and notify the replicas; the
 /// notification is delivered when the transaction commits.
 pub(crate) async fn record_change(
@@ -378,15 +404,16 @@ pub(crate) async fn record_change(
     ids: impl IntoIterator<Item = &str>,
 ) -> Result<(), StoreError> {
     let ids: Vec<&str> = ids.into_iter().collect();
+    // One round trip: the change's row, and the notification naming it.
     txn.execute_raw(stmt(
-        "INSERT INTO record_changes (seq, at, keys) \
-         SELECT ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, \
-                coalesce(string_agg(key::text, ',' ORDER BY key), '') \
-         FROM records WHERE id = ANY(?::text[])",
-        [seq.into(), text_array(ids)],
+        "WITH change AS (INSERT INTO record_changes (seq, at, keys) \
+           SELECT ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, \
+                  coalesce(string_agg(key::text, ',' ORDER BY key), '') \
+           FROM records WHERE id = ANY(?::text[]) RETURNING seq) \
+         SELECT pg_notify(?, seq::text) FROM change",
+        [seq.into(), text_array(ids), CHANGE_CHANNEL.into()],
     ))
     .await?;
-    txn.execute_raw(stmt("SELECT pg_notify(?, ?)", [CHANGE_CHANNEL.into(), seq.to_string().into()])).await?;
     Ok(())
 }
 
