@@ -47,8 +47,8 @@ pub use crate::ports::{
     KeyedRecord, LexicalHit, LexicalIndex, LexicalTerm, LinkedRecord, MatchedTerm, NewEntity, RecordGraph,
     RecordKey, RecordReader, RecordUpdate, RecordWriter, ReembedCounts, ReembedItem, Reembedding, Reranker,
     Retention, RetentionReport, ReviewAction, ReviewItem, ReviewQueue, ReviewReason, SearchLogStore,
-    SentenceVectors, SentenceWeight, Snapshots, StoreCheck, TurnBuffer, VectorHit, VectorIndex, WordStemmer,
-    WriteKey, WriteReceipt, WriteReceipts, WriteUnit, turn_session,
+    SentenceRow, SentenceVectors, SentenceWeight, Snapshots, StoreCheck, TurnBuffer, VectorHit, VectorIndex,
+    WordStemmer, WriteKey, WriteReceipt, WriteReceipts, WriteUnit, turn_session,
 };
 pub use crate::principal::{ApiKeyInfo, Grant, KeyRole, Principal};
 pub use crate::record::{

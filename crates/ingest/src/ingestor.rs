@@ -63,6 +63,8 @@ pub struct Ingestor {
     /// Attribute names' vectors, for the aliasing check of a current fact: the same few
     /// names come back on every write about a subject, so each is embedded once.
     attribute_names: Arc<std::sync::Mutex<HashMap<String, Vec<f32>>>>,
+    /// Committed records whose sentence vectors wait for the sentence worker.
+    pub(crate) sentence_queue: Arc<crate::sentences::SentenceQueue>,
 }
 
 /// Most attribute names whose vectors are kept (the map starts over when it is full).
@@ -96,7 +98,7 @@ pub(crate) enum Resolution {
 impl Ingestor {
     /// An ingestor over `ports` with `config`.
     pub fn new(ports: Ports, config: IngestConfig) -> Self {
-        Self { ports, config, attribute_names: Arc::default() }
+        Self { ports, config, attribute_names: Arc::default(), sentence_queue: Arc::default() }
     }
 
     /// The vectors of attribute names (`_` read as spaces), embedding only the names not seen

@@ -1,11 +1,25 @@
 //! Sentence vectors after the answer: a write commits its record, its lexical row and its own
-//! vector, answers, and its sentence vectors follow in a task of their own (the sentence run
-//! was half of a conversation turn's write). The record is searchable from the answer on,
-//! by its own vector and its words; its best sentence counts once they are attached.
+//! vector, answers, and its sentence vectors follow, attached by the sentence worker with those
+//! of the writes that came meanwhile (the sentence run was half of a conversation turn's
+//! write). The record is searchable from the answer on, by its own vector and its words; its
+//! best sentence counts once they are attached.
 
-use retold_domain::{RecordId, RecordKey, Result};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use retold_domain::{RecordId, RecordKey, Result, SentenceRow};
 
 use crate::ingestor::Ingestor;
+
+/// How long the sentence worker gathers the writes that follow one before it attaches their
+/// vectors together: a writer that writes back to back waits for the write turn behind one
+/// change a gathering, not one a record. Nothing waits that long while a caller waits in
+/// `settled` (the gathering ends at once).
+const GATHER: Duration = Duration::from_millis(20);
+
+/// Most records whose sentence vectors one model call embeds and one change attaches, so the
+/// write turn is never held for long.
+const BATCH: usize = 32;
 
 /// A committed record whose sentence vectors are to be attached.
 #[derive(Debug, Clone)]
@@ -15,41 +29,113 @@ pub(crate) struct SentenceJob {
     pub(crate) texts: Vec<String>,
 }
 
+/// The jobs that wait for the sentence worker, and whether one is running (at most one is).
+#[derive(Debug, Default)]
+pub(crate) struct SentenceQueue(Mutex<Queued>);
+
+#[derive(Debug, Default)]
+struct Queued {
+    jobs: Vec<SentenceJob>,
+    running: bool,
+}
+
+impl SentenceQueue {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queued> {
+        self.0.lock().expect("the sentence queue is never poisoned")
+    }
+}
+
+/// Marks the worker stopped if its task ends without saying so (it panicked, or the runtime
+/// dropped it), so the next write starts another; what it left queued waits for that one,
+/// and the store keeps every record marked until its vectors are attached.
+struct Running(Option<Arc<SentenceQueue>>);
+
+impl Running {
+    /// The worker stops on its own, with the queue's lock held and nothing queued.
+    fn stop(mut self, queued: &mut Queued) {
+        queued.running = false;
+        self.0 = None;
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(queue) = self.0.take() {
+            queue.lock().running = false;
+        }
+    }
+}
+
 impl Ingestor {
-    /// Attach the sentence vectors of committed records in a task of its own (nothing to do
-    /// for records without sentence texts). A failure is logged; the store keeps the record
-    /// marked, and [`Ingestor::resume_pending_sentences`] attaches them later.
+    /// Queue the sentence vectors of committed records for the sentence worker (nothing to do
+    /// for records without sentence texts), starting it if none runs. It gathers the writes
+    /// that follow for up to [`GATHER`], then attaches up to [`BATCH`] records' vectors in one
+    /// change, until nothing waits. A failure is logged; the store keeps the records marked,
+    /// and [`Ingestor::resume_pending_sentences`] attaches them later.
     pub(crate) fn attach_later(&self, jobs: Vec<SentenceJob>) {
         let jobs: Vec<SentenceJob> = jobs.into_iter().filter(|j| !j.texts.is_empty()).collect();
         if jobs.is_empty() {
             return;
         }
+        let queue = self.sentence_queue.clone();
+        {
+            let mut queued = queue.lock();
+            queued.jobs.extend(jobs);
+            if queued.running {
+                return;
+            }
+            queued.running = true;
+        }
         let this = self.clone();
+        let running = Running(Some(queue.clone()));
         self.ports.background.spawn(Box::pin(async move {
-            if let Err(error) = this.attach(&jobs).await {
-                let ids: Vec<String> = jobs.iter().map(|j| j.id.to_string()).collect();
-                tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
+            loop {
+                let full = {
+                    let mut queued = queue.lock();
+                    if queued.jobs.is_empty() {
+                        running.stop(&mut queued);
+                        return;
+                    }
+                    queued.jobs.len() >= BATCH
+                };
+                if !full {
+                    this.ports.background.gather(GATHER).await;
+                }
+                let batch: Vec<SentenceJob> = {
+                    let mut queued = queue.lock();
+                    let n = queued.jobs.len().min(BATCH);
+                    queued.jobs.drain(..n).collect()
+                };
+                if let Err(error) = this.attach(&batch).await {
+                    let ids: Vec<String> = batch.iter().map(|j| j.id.to_string()).collect();
+                    tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
+                }
             }
         }));
     }
 
-    /// Embed the jobs' sentences in one call and attach them: in the store (only to a row of
-    /// the served model that still waits for them), then in the index (only to a live row).
+    /// Embed the jobs' sentences and attach them, [`BATCH`] records a model call and a change:
+    /// in the store (only to a row of the served model that still waits for them), then in
+    /// the index (only to a live row). Returns how many records got them.
     pub(crate) async fn attach(&self, jobs: &[SentenceJob]) -> Result<usize> {
-        let texts: Vec<String> = jobs.iter().flat_map(|j| j.texts.iter().cloned()).collect();
-        let vectors = if texts.is_empty() { Vec::new() } else { self.embed(texts).await? };
-        let mut vectors = vectors.into_iter();
         let info = self.ports.embedder.info().clone();
         let mut attached = 0;
-        for job in jobs {
-            let mine: Vec<Vec<f32>> = vectors.by_ref().take(job.texts.len()).collect();
-            for vector in &mine {
-                self.ports.index.check(vector)?;
+        for jobs in jobs.chunks(BATCH) {
+            let texts: Vec<String> = jobs.iter().flat_map(|j| j.texts.iter().cloned()).collect();
+            let vectors = if texts.is_empty() { Vec::new() } else { self.embed(texts).await? };
+            let mut vectors = vectors.into_iter();
+            let mut rows = Vec::with_capacity(jobs.len());
+            for job in jobs {
+                let mine: Vec<Vec<f32>> = vectors.by_ref().take(job.texts.len()).collect();
+                for vector in &mine {
+                    self.ports.index.check(vector)?;
+                }
+                rows.push(SentenceRow { id: job.id.clone(), sentences: mine.concat() });
             }
-            let sentences = mine.concat();
-            if self.ports.sentences.attach_sentences(&job.id, &info, &sentences).await? {
+            let stored = self.ports.sentences.attach_sentences(&info, &rows).await?;
+            for ((job, row), _) in jobs.iter().zip(&rows).zip(stored).filter(|(_, stored)| *stored) {
                 // Committed: the index follows, unless the record was forgotten meanwhile.
-                self.ports.index.attach_sentences(job.key, &sentences)?;
+                self.ports.index.attach_sentences(job.key, &row.sentences)?;
                 attached += 1;
             }
         }

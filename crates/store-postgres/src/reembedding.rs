@@ -1,19 +1,19 @@
 //! Re-embedding (`embeddings_staged`): vectors of the next model beside the served ones, and
 //! the one transaction that swaps them in.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, ReembedCounts, ReembedItem, Reembedding,
-    Result as DomainResult, SentenceVectors,
+    AuditEvent, EmbeddingModelInfo, EmbeddingRow, ReembedCounts, ReembedItem, Reembedding,
+    Result as DomainResult, SentenceRow, SentenceVectors,
 };
 use sea_orm::{ConnectionTrait, TransactionTrait, Value};
 
 use crate::convert;
 use crate::error::{StoreError, corrupt};
 use crate::snapshots::scalar;
-use crate::store::{LIVE, PostgresStore, insert_event, record_change, stmt};
+use crate::store::{LIVE, PostgresStore, insert_event, record_change, stmt, text_array};
 
 fn target_values(target: &EmbeddingModelInfo) -> Vec<Value> {
     vec![target.name.as_str().into(), i64::from(target.version).into(), i64::from(target.dims).into()]
@@ -227,32 +227,44 @@ impl Reembedding for PostgresStore {
 impl SentenceVectors for PostgresStore {
     async fn attach_sentences(
         &self,
-        id: &RecordId,
         model: &EmbeddingModelInfo,
-        sentences: &[f32],
-    ) -> DomainResult<bool> {
-        if !sentences.len().is_multiple_of(model.dims.max(1) as usize) {
-            let reason = format!("{} numbers are not whole vectors of {}", sentences.len(), model.dims);
-            return Err(corrupt("embeddings", reason).into());
+        rows: &[SentenceRow],
+    ) -> DomainResult<Vec<bool>> {
+        retold_store_sql::check_sentence_rows(model, rows)?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
         }
-        // A change replicas follow: they read the record's vectors again.
-        let (txn, seq) = self.begin_change().await?;
-        let mut values = vec![convert::vector_to_blob(sentences).into(), id.as_str().into()];
+        // One statement for the batch, so the write turn is held for one round trip of it.
+        let hex: Vec<String> = rows.iter().map(|row| hex(&convert::vector_to_blob(&row.sentences))).collect();
+        let mut values = vec![
+            text_array(rows.iter().map(|row| row.id.as_str())),
+            text_array(hex.iter().map(String::as_str)),
+        ];
         values.extend(target_values(model));
-        let attached = txn
-            .execute_raw(stmt(
-                "UPDATE embeddings SET sentences = ?, sentences_pending = 0 \
-                 WHERE record_id = ? AND model = ? AND version = ? AND dims = ? AND sentences_pending = 1",
+        // A change replicas follow: they read the records' vectors again.
+        let (txn, seq) = self.begin_change().await?;
+        let updated = txn
+            .query_all_raw(stmt(
+                "UPDATE embeddings e SET sentences = decode(v.hex, 'hex'), sentences_pending = 0 \
+                 FROM unnest(?::text[], ?::text[]) AS v(id, hex) \
+                 WHERE e.record_id = v.id AND e.model = ? AND e.version = ? AND e.dims = ? \
+                   AND e.sentences_pending = 1 \
+                 RETURNING e.record_key AS key, e.record_id",
                 values,
             ))
             .await
-            .map_err(StoreError::from)?
-            .rows_affected();
-        if attached > 0 {
-            crate::store::record_change(&txn, seq, [id.as_str()]).await?;
+            .map_err(StoreError::from)?;
+        let mut keys = Vec::with_capacity(updated.len());
+        let mut attached = HashSet::with_capacity(updated.len());
+        for row in &updated {
+            keys.push(convert::record_key(row)?);
+            attached.insert(row.try_get::<String>("", "record_id").map_err(StoreError::from)?);
+        }
+        if !keys.is_empty() {
+            crate::store::record_change_of_keys(&txn, seq, keys).await?;
         }
         txn.commit().await.map_err(StoreError::from)?;
-        Ok(attached > 0)
+        Ok(rows.iter().map(|row| attached.contains(row.id.as_str())).collect())
     }
 
     async fn pending_sentences(
@@ -276,4 +288,15 @@ impl SentenceVectors for PostgresStore {
             .map_err(StoreError::from)?;
         rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
+}
+
+/// Lower-case hexadecimal digits of `bytes`, for `decode(…, 'hex')`.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
+    }
+    out
 }

@@ -28,6 +28,22 @@ pub fn vectors_of_counts(records: &[retold_domain::RecordId]) -> Vec<(String, Ve
         .collect()
 }
 
+/// `SentenceVectors::attach_sentences` on either store refuses, before anything runs, a batch
+/// with a row whose numbers are not whole vectors of `model`.
+pub fn check_sentence_rows(
+    model: &retold_domain::EmbeddingModelInfo,
+    rows: &[retold_domain::SentenceRow],
+) -> Result<(), error::StoreError> {
+    let dims = model.dims.max(1) as usize;
+    match rows.iter().find(|row| !row.sentences.len().is_multiple_of(dims)) {
+        Some(row) => Err(error::corrupt(
+            "embeddings",
+            format!("{} numbers are not whole vectors of {}", row.sentences.len(), model.dims),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Rows a purge of old search traces deletes per statement (each its own transaction), so
 /// writes wait for one batch at a time.
 pub const PURGE_BATCH: u64 = 1000;

@@ -3,8 +3,8 @@
 
 use async_trait::async_trait;
 use retold_domain::{
-    AuditEvent, EmbeddingModelInfo, EmbeddingRow, RecordId, ReembedCounts, ReembedItem, Reembedding,
-    Result as DomainResult, SentenceVectors,
+    AuditEvent, EmbeddingModelInfo, EmbeddingRow, ReembedCounts, ReembedItem, Reembedding,
+    Result as DomainResult, SentenceRow, SentenceVectors,
 };
 use sea_orm::{ConnectionTrait, Value};
 
@@ -180,28 +180,31 @@ impl Reembedding for SqliteStore {
 impl SentenceVectors for SqliteStore {
     async fn attach_sentences(
         &self,
-        id: &RecordId,
         model: &EmbeddingModelInfo,
-        sentences: &[f32],
-    ) -> DomainResult<bool> {
-        if !sentences.len().is_multiple_of(model.dims.max(1) as usize) {
-            let reason = format!("{} numbers are not whole vectors of {}", sentences.len(), model.dims);
-            return Err(corrupt("embeddings", reason).into());
+        rows: &[SentenceRow],
+    ) -> DomainResult<Vec<bool>> {
+        retold_store_sql::check_sentence_rows(model, rows)?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
         }
         let txn = self.begin_write().await?;
-        let mut values = vec![convert::vector_to_blob(sentences).into(), id.as_str().into()];
-        values.extend(target_values(model));
-        let attached = txn
-            .execute_raw(stmt(
-                "UPDATE embeddings SET sentences = ?, sentences_pending = 0 \
-                 WHERE record_id = ? AND model = ? AND version = ? AND dims = ? AND sentences_pending = 1",
-                values,
-            ))
-            .await
-            .map_err(StoreError::from)?
-            .rows_affected();
+        let mut attached = Vec::with_capacity(rows.len());
+        for row in rows {
+            let mut values = vec![convert::vector_to_blob(&row.sentences).into(), row.id.as_str().into()];
+            values.extend(target_values(model));
+            let changed = txn
+                .execute_raw(stmt(
+                    "UPDATE embeddings SET sentences = ?, sentences_pending = 0 \
+                     WHERE record_id = ? AND model = ? AND version = ? AND dims = ? AND sentences_pending = 1",
+                    values,
+                ))
+                .await
+                .map_err(StoreError::from)?
+                .rows_affected();
+            attached.push(changed > 0);
+        }
         txn.commit().await.map_err(StoreError::from)?;
-        Ok(attached > 0)
+        Ok(attached)
     }
 
     async fn pending_sentences(

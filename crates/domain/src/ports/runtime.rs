@@ -24,4 +24,7 @@ pub trait Background: Send + Sync {
     fn spawn(&self, task: BackgroundTask);
     /// Completes once every task spawned before it was called has finished.
     fn settled(&self) -> BackgroundTask;
+    /// Completes after `delay`, or at once while a caller waits in [`Background::settled`]:
+    /// a task gathering work that arrives meanwhile never keeps a waiting caller waiting.
+    fn gather(&self, delay: std::time::Duration) -> BackgroundTask;
 }

@@ -38,19 +38,23 @@ pub struct EmbeddingScan {
     pub incompatible: u64,
 }
 
+/// One committed record's sentence vectors (`dims` numbers each, in sentence order).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentenceRow {
+    pub id: RecordId,
+    pub sentences: Vec<f32>,
+}
+
 /// Sentence vectors attached after a write commits: a write answers once its record, its
 /// lexical row and its own vector are stored, and its sentence vectors follow.
 #[async_trait]
 pub trait SentenceVectors: Send + Sync {
-    /// Store the sentence vectors of a record whose embedding row of `model` still waits for
-    /// them, in one transaction; `false` (nothing changed) when it does not: the record was
-    /// erased or embedded again by another model, or they are there already.
-    async fn attach_sentences(
-        &self,
-        id: &RecordId,
-        model: &EmbeddingModelInfo,
-        sentences: &[f32],
-    ) -> Result<bool>;
+    /// Store each row's sentence vectors where its record's embedding row of `model` still
+    /// waits for them, all rows in one transaction (one change). One flag per row, in order:
+    /// `false` (nothing changed for it) when it does not wait: the record was erased or
+    /// embedded again by another model, or they are there already. A row whose numbers are
+    /// not whole vectors fails the batch, and nothing is stored.
+    async fn attach_sentences(&self, model: &EmbeddingModelInfo, rows: &[SentenceRow]) -> Result<Vec<bool>>;
     /// Up to `limit` live records, in key order, whose embedding row of `model` waits for its
     /// sentence vectors (a process stopped before it attached them).
     async fn pending_sentences(&self, model: &EmbeddingModelInfo, limit: usize) -> Result<Vec<ReembedItem>>;

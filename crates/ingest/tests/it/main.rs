@@ -5,6 +5,7 @@ mod extraction;
 mod faults;
 mod merge;
 mod properties;
+mod sentences;
 
 use std::sync::Arc;
 

@@ -211,6 +211,9 @@ impl retold_domain::Background for Held {
     fn settled(&self) -> retold_domain::BackgroundTask {
         Box::pin(async {})
     }
+    fn gather(&self, _: std::time::Duration) -> retold_domain::BackgroundTask {
+        Box::pin(async {})
+    }
 }
 
 /// A write answers before its sentence vectors are embedded: the record is found from the

@@ -194,6 +194,37 @@ async fn another_replica_learns_of_a_write_by_notification_and_reads_its_row_and
     assert_eq!(batch.last, head + 1, "one unit, one change: {batch:?}");
 }
 
+/// Sentence vectors attached after their writes, a batch at a time: one change naming the
+/// records that got them (not the one that waited for nothing), which another replica reads.
+#[tokio::test]
+async fn sentence_vectors_attached_in_one_batch_are_one_change_another_replica_reads() {
+    use retold_domain::{SentenceRow, SentenceVectors};
+    let a = open().await;
+    let b = second(&a.url).await;
+    let mut ids = Vec::new();
+    for n in 1..=3 {
+        let mut unit = fact_unit(n, n == 1);
+        unit.guards.clear();
+        unit.inserts[0].key = None;
+        unit.embeddings[0].sentences = Vec::new();
+        unit.embeddings[0].sentences_pending = n != 2;
+        ids.push(unit.inserts[0].id.clone());
+        a.store.apply(unit).await.unwrap();
+    }
+    let head = b.change_head().await.unwrap();
+    let rows: Vec<SentenceRow> = ids
+        .iter()
+        .zip(1..)
+        .map(|(id, n)| SentenceRow { id: id.clone(), sentences: vec![n as f32, 0.0, 0.0, 0.0, n as f32, 0.0] })
+        .collect();
+    assert_eq!(a.store.attach_sentences(&model(), &rows).await.unwrap(), [true, false, true]);
+    let batch = b.changes_since(head, 100).await.unwrap();
+    assert_eq!(batch.last, head + 1, "one change: {batch:?}");
+    let current = b.current(&batch.keys, &model()).await.unwrap();
+    let got: Vec<(&str, &[f32])> = current.iter().map(|c| (c.row.id.as_str(), c.sentences.as_slice())).collect();
+    assert_eq!(got, [("mem_0001", &rows[0].sentences[..]), ("mem_0003", &rows[2].sentences[..])]);
+}
+
 #[tokio::test]
 async fn a_replica_that_missed_notifications_catches_up_from_the_change_table_in_order() {
     let a = open().await;

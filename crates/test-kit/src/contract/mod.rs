@@ -1166,11 +1166,28 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
     // Another model's rows wait for nothing of this one.
     let other = EmbeddingModelInfo { name: "bge".into(), ..model.clone() };
     assert!(store.pending_sentences(&other, 10).await.unwrap().is_empty());
-    assert!(!store.attach_sentences(&turn.id, &other, &[0.5, 0.5]).await.unwrap());
-    // Attached once: the row carries them, and waits no more.
-    assert!(store.attach_sentences(&turn.id, &model, &[0.5, 0.5, 0.0, 1.0]).await.unwrap());
-    assert!(!store.attach_sentences(&turn.id, &model, &[9.0, 9.0]).await.unwrap(), "only once");
-    assert!(!store.attach_sentences(&done.id, &model, &[9.0, 9.0]).await.unwrap(), "nothing waited");
+    let row = |r: &retold_domain::MemoryRecord, sentences: &[f32]| retold_domain::SentenceRow {
+        id: r.id.clone(),
+        sentences: sentences.to_vec(),
+    };
+    assert_eq!(store.attach_sentences(&other, &[row(&turn, &[0.5, 0.5])]).await.unwrap(), [false]);
+    assert!(store.attach_sentences(&model, &[]).await.unwrap().is_empty());
+    // A batch with a row that is not whole vectors stores nothing, not even its whole rows.
+    let broken = [row(&forgotten, &[1.0, 2.0]), row(&turn, &[1.0, 2.0, 3.0])];
+    assert!(store.attach_sentences(&model, &broken).await.is_err());
+    assert_eq!(store.pending_sentences(&model, 10).await.unwrap().len(), 2, "nothing attached");
+    // Attached once, each row of a batch on its own: the row carries them, and waits no more.
+    let batch = [row(&turn, &[0.5, 0.5, 0.0, 1.0]), row(&done, &[9.0, 9.0])];
+    assert_eq!(
+        store.attach_sentences(&model, &batch).await.unwrap(),
+        [true, false],
+        "nothing waited for done"
+    );
+    assert_eq!(
+        store.attach_sentences(&model, &[row(&turn, &[9.0, 9.0])]).await.unwrap(),
+        [false],
+        "only once"
+    );
     let scan = store.compatible_embeddings(&model.name, model.version, model.dims).await.unwrap();
     assert_eq!(scan.sentence_counts, [2, 0, 0]);
     assert_eq!(scan.sentences, [0.5, 0.5, 0.0, 1.0]);
@@ -1186,8 +1203,7 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
         .await
         .unwrap();
     assert!(store.pending_sentences(&model, 10).await.unwrap().is_empty());
-    // Sentences that are not whole vectors are refused.
-    assert!(store.attach_sentences(&forgotten.id, &model, &[1.0, 2.0, 3.0]).await.is_err());
+    assert_eq!(store.attach_sentences(&model, &[row(&forgotten, &[1.0, 2.0])]).await.unwrap(), [false]);
 }
 
 /// Contract: a record that becomes a tombstone (forgotten, or the first step of an erasure)
