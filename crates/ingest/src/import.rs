@@ -99,8 +99,8 @@ impl Ingestor {
                 }
             });
         }
-        // Sentence vectors of what committed, in one run; a failure leaves them marked for the
-        // next start, as after a single write.
+        // Sentence vectors of what committed, a model run and a change per 32 records; a
+        // failure leaves them marked for the next start, as after a single write.
         let jobs: Vec<SentenceJob> = jobs.into_iter().filter(|j| !j.texts.is_empty()).collect();
         if !jobs.is_empty()
             && let Err(error) = self.attach(&jobs).await

@@ -46,7 +46,7 @@ pub struct Ports {
     pub receipts: Arc<dyn WriteReceipts>,
     /// Sentence vectors attached after a write commits …
     pub sentences: Arc<dyn retold_domain::SentenceVectors>,
-    /// … by a task of their own.
+    /// … by the sentence worker, a task of its own.
     pub background: Arc<dyn retold_domain::Background>,
     pub embedder: Arc<dyn Embedder>,
     pub index: Arc<dyn VectorIndex>,
@@ -579,7 +579,7 @@ impl Ingestor {
         let mut sentences = Vec::new();
         for EligibleRecord { key, id } in keys {
             self.index_committed(key, &id, &vector, &[]);
-            sentences.push(SentenceJob { key, id, texts: sentence_texts.clone() });
+            sentences.push(SentenceJob::new(key, id, sentence_texts.clone()));
         }
         stages.index = indexed.elapsed();
         Ok(Written { outcome, stages, sentences })

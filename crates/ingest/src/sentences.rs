@@ -5,7 +5,7 @@
 //! best sentence counts once they are attached.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use retold_domain::{RecordId, RecordKey, Result, SentenceRow};
 
@@ -27,6 +27,16 @@ pub(crate) struct SentenceJob {
     pub(crate) key: RecordKey,
     pub(crate) id: RecordId,
     pub(crate) texts: Vec<String>,
+    /// When it was queued, so a gathering ends [`GATHER`] after its oldest job came.
+    queued: Instant,
+    /// Whether a failed batch put it back once already (it is not put back twice).
+    retried: bool,
+}
+
+impl SentenceJob {
+    pub(crate) fn new(key: RecordKey, id: RecordId, texts: Vec<String>) -> Self {
+        Self { key, id, texts, queued: Instant::now(), retried: false }
+    }
 }
 
 /// The jobs that wait for the sentence worker, and whether one is running (at most one is).
@@ -68,10 +78,11 @@ impl Drop for Running {
 
 impl Ingestor {
     /// Queue the sentence vectors of committed records for the sentence worker (nothing to do
-    /// for records without sentence texts), starting it if none runs. It gathers the writes
-    /// that follow for up to [`GATHER`], then attaches up to [`BATCH`] records' vectors in one
-    /// change, until nothing waits. A failure is logged; the store keeps the records marked,
-    /// and [`Ingestor::resume_pending_sentences`] attaches them later.
+    /// for records without sentence texts), starting it if none runs. It gathers until the
+    /// oldest queued job is [`GATHER`] old, then attaches up to [`BATCH`] records' vectors in
+    /// one change, until nothing waits. A batch that fails is put back once, in front; a
+    /// second failure is logged, the store keeps those records marked, and
+    /// [`Ingestor::resume_pending_sentences`] attaches them at the next start.
     pub(crate) fn attach_later(&self, jobs: Vec<SentenceJob>) {
         let jobs: Vec<SentenceJob> = jobs.into_iter().filter(|j| !j.texts.is_empty()).collect();
         if jobs.is_empty() {
@@ -90,16 +101,19 @@ impl Ingestor {
         let running = Running(Some(queue.clone()));
         self.ports.background.spawn(Box::pin(async move {
             loop {
-                let full = {
+                let wait = {
                     let mut queued = queue.lock();
-                    if queued.jobs.is_empty() {
+                    let Some(oldest) = queued.jobs.first() else {
                         running.stop(&mut queued);
                         return;
+                    };
+                    match queued.jobs.len() >= BATCH {
+                        true => Duration::ZERO,
+                        false => GATHER.saturating_sub(oldest.queued.elapsed()),
                     }
-                    queued.jobs.len() >= BATCH
                 };
-                if !full {
-                    this.ports.background.gather(GATHER).await;
+                if !wait.is_zero() {
+                    this.ports.background.gather(wait).await;
                 }
                 let batch: Vec<SentenceJob> = {
                     let mut queued = queue.lock();
@@ -107,8 +121,14 @@ impl Ingestor {
                     queued.jobs.drain(..n).collect()
                 };
                 if let Err(error) = this.attach(&batch).await {
-                    let ids: Vec<String> = batch.iter().map(|j| j.id.to_string()).collect();
-                    tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
+                    let (again, dropped): (Vec<SentenceJob>, Vec<SentenceJob>) =
+                        batch.into_iter().partition(|job| !job.retried);
+                    if !dropped.is_empty() {
+                        let ids: Vec<String> = dropped.iter().map(|j| j.id.to_string()).collect();
+                        tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
+                    }
+                    let mut queued = queue.lock();
+                    queued.jobs.splice(0..0, again.into_iter().map(|job| SentenceJob { retried: true, ..job }));
                 }
             }
         }));
@@ -116,7 +136,10 @@ impl Ingestor {
 
     /// Embed the jobs' sentences and attach them, [`BATCH`] records a model call and a change:
     /// in the store (only to a row of the served model that still waits for them), then in
-    /// the index (only to a live row). Returns how many records got them.
+    /// the index (only to a live row). A record whose vectors the index cannot hold is left
+    /// marked and logged, the others attached; an index refusing vectors the store took is
+    /// logged (the next start rebuilds it from the store). Returns how many records the
+    /// store took them for.
     pub(crate) async fn attach(&self, jobs: &[SentenceJob]) -> Result<usize> {
         let info = self.ports.embedder.info().clone();
         let mut attached = 0;
@@ -124,25 +147,36 @@ impl Ingestor {
             let texts: Vec<String> = jobs.iter().flat_map(|j| j.texts.iter().cloned()).collect();
             let vectors = if texts.is_empty() { Vec::new() } else { self.embed(texts).await? };
             let mut vectors = vectors.into_iter();
-            let mut rows = Vec::with_capacity(jobs.len());
+            let (mut kept, mut rows) = (Vec::with_capacity(jobs.len()), Vec::with_capacity(jobs.len()));
             for job in jobs {
                 let mine: Vec<Vec<f32>> = vectors.by_ref().take(job.texts.len()).collect();
-                for vector in &mine {
-                    self.ports.index.check(vector)?;
+                if let Some(error) = mine.iter().find_map(|vector| self.ports.index.check(vector).err()) {
+                    tracing::error!(record = %job.id, %error, "the vector index cannot hold these sentence vectors; the record stays marked");
+                    continue;
                 }
+                kept.push(job);
                 rows.push(SentenceRow { id: job.id.clone(), sentences: mine.concat() });
             }
+            if rows.is_empty() {
+                continue;
+            }
             let stored = self.ports.sentences.attach_sentences(&info, &rows).await?;
-            for ((job, row), _) in jobs.iter().zip(&rows).zip(stored).filter(|(_, stored)| *stored) {
-                // Committed: the index follows, unless the record was forgotten meanwhile.
-                self.ports.index.attach_sentences(job.key, &row.sentences)?;
+            if stored.len() != rows.len() {
+                let reason = format!("answered {} flags for {} rows", stored.len(), rows.len());
+                return Err(retold_domain::DomainError::backend("sentence vectors", reason));
+            }
+            for ((job, row), _) in kept.iter().zip(&rows).zip(stored).filter(|(_, stored)| *stored) {
                 attached += 1;
+                // Committed: the index follows, unless the record was forgotten meanwhile.
+                if let Err(error) = self.ports.index.attach_sentences(job.key, &row.sentences) {
+                    tracing::error!(record = %job.id, %error, "the vector index refused committed sentence vectors; they count from the next start");
+                }
             }
         }
         Ok(attached)
     }
 
-    /// Wait until every sentence task started so far has attached its vectors (or failed):
+    /// Wait until every record queued so far has its sentence vectors attached (or failed):
     /// what a search made now sees is what every earlier write fully indexed. Evaluations,
     /// tests and shutdown wait; the service's own searches do not.
     pub async fn settled(&self) {
@@ -152,20 +186,22 @@ impl Ingestor {
     /// Attach the sentence vectors a stopped process left waiting, in batches: the records
     /// whose embedding row of the served model is marked. Returns how many were attached.
     pub async fn resume_pending_sentences(&self) -> Result<usize> {
-        const BATCH: usize = 64;
+        const PAGE: usize = 64;
         let info = self.ports.embedder.info().clone();
         let mut attached = 0;
         loop {
-            let items = self.ports.sentences.pending_sentences(&info, BATCH).await?;
+            let items = self.ports.sentences.pending_sentences(&info, PAGE).await?;
             if items.is_empty() {
                 return Ok(attached);
             }
             let jobs: Vec<SentenceJob> = items
                 .iter()
-                .map(|item| SentenceJob {
-                    key: item.key,
-                    id: item.id.clone(),
-                    texts: item.indexed().sentence_texts(self.config.sentence_vectors),
+                .map(|item| {
+                    SentenceJob::new(
+                        item.key,
+                        item.id.clone(),
+                        item.indexed().sentence_texts(self.config.sentence_vectors),
+                    )
                 })
                 .collect();
             let done = self.attach(&jobs).await?;

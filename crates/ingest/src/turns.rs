@@ -202,7 +202,7 @@ impl Ingestor {
         let mut jobs = Vec::with_capacity(keys.len());
         for (EligibleRecord { key, id }, (_, vector, sentences)) in keys.iter().zip(&indexed) {
             self.index_committed(*key, id, vector, &[]);
-            jobs.push(crate::sentences::SentenceJob { key: *key, id: id.clone(), texts: sentences.clone() });
+            jobs.push(crate::sentences::SentenceJob::new(*key, id.clone(), sentences.clone()));
         }
         self.attach_later(jobs);
         Ok(TurnMemory::Kept(indexed.into_iter().map(|(id, _, _)| id).collect()))

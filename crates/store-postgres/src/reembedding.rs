@@ -260,10 +260,13 @@ impl SentenceVectors for PostgresStore {
             keys.push(convert::record_key(row)?);
             attached.insert(row.try_get::<String>("", "record_id").map_err(StoreError::from)?);
         }
-        if !keys.is_empty() {
+        if keys.is_empty() {
+            // Nothing waited: the change number is given back, so change numbers have no gaps.
+            txn.rollback().await.map_err(StoreError::from)?;
+        } else {
             crate::store::record_change_of_keys(&txn, seq, keys).await?;
+            txn.commit().await.map_err(StoreError::from)?;
         }
-        txn.commit().await.map_err(StoreError::from)?;
         Ok(rows.iter().map(|row| attached.contains(row.id.as_str())).collect())
     }
 

@@ -386,14 +386,7 @@ pub(crate) async fn record_change_of_keys(
 ) -> Result<(), StoreError> {
     let keys: BTreeSet<u64> = keys.into_iter().map(|k| k.0).collect();
     let keys: Vec<String> = keys.iter().map(u64::to_string).collect();
-    txn.execute_raw(stmt(
-        "WITH change AS (INSERT INTO record_changes (seq, at, keys) \
-           VALUES (?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, ?) RETURNING seq) \
-         SELECT pg_notify(?, seq::text) FROM change",
-        [seq.into(), keys.join(",").into(), CHANGE_CHANNEL.into()],
-    ))
-    .await?;
-    Ok(())
+    insert_change(txn, &format!("VALUES (?, {NOW_MS}, ?)"), vec![seq.into(), keys.join(",").into()]).await
 }
 
 /// Record change `seq` (the records whose ids are `ids`) and notify the replicas; the
@@ -404,18 +397,34 @@ pub(crate) async fn record_change(
     ids: impl IntoIterator<Item = &str>,
 ) -> Result<(), StoreError> {
     let ids: Vec<&str> = ids.into_iter().collect();
-    // One round trip: the change's row, and the notification naming it.
+    let source = format!(
+        "SELECT ?, {NOW_MS}, coalesce(string_agg(key::text, ',' ORDER BY key), '') \
+         FROM records WHERE id = ANY(?::text[])"
+    );
+    insert_change(txn, &source, vec![seq.into(), text_array(ids)]).await
+}
+
+/// The change row (`source` gives its seq, time and keys) and the notification naming it, in
+/// one round trip.
+async fn insert_change(
+    txn: &DatabaseTransaction,
+    source: &str,
+    mut values: Vec<Value>,
+) -> Result<(), StoreError> {
+    values.push(CHANGE_CHANNEL.into());
     txn.execute_raw(stmt(
-        "WITH change AS (INSERT INTO record_changes (seq, at, keys) \
-           SELECT ?, (extract(epoch FROM clock_timestamp()) * 1000)::bigint, \
-                  coalesce(string_agg(key::text, ',' ORDER BY key), '') \
-           FROM records WHERE id = ANY(?::text[]) RETURNING seq) \
-         SELECT pg_notify(?, seq::text) FROM change",
-        [seq.into(), text_array(ids), CHANGE_CHANNEL.into()],
+        &format!(
+            "WITH change AS (INSERT INTO record_changes (seq, at, keys) {source} RETURNING seq) \
+             SELECT pg_notify(?, seq::text) FROM change"
+        ),
+        values,
     ))
     .await?;
     Ok(())
 }
+
+/// The server's clock in Unix milliseconds, as a change's `at`.
+const NOW_MS: &str = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
 
 /// Fail with `Contended` when the active records of a key moved on.
 async fn check_guard(txn: &DatabaseTransaction, guard: &retold_domain::KeyGuard) -> Result<(), StoreError> {

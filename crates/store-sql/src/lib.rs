@@ -29,19 +29,21 @@ pub fn vectors_of_counts(records: &[retold_domain::RecordId]) -> Vec<(String, Ve
 }
 
 /// `SentenceVectors::attach_sentences` on either store refuses, before anything runs, a batch
-/// with a row whose numbers are not whole vectors of `model`.
+/// with a row whose numbers are not whole vectors of `model`, or two rows of one record.
 pub fn check_sentence_rows(
     model: &retold_domain::EmbeddingModelInfo,
     rows: &[retold_domain::SentenceRow],
 ) -> Result<(), error::StoreError> {
     let dims = model.dims.max(1) as usize;
-    match rows.iter().find(|row| !row.sentences.len().is_multiple_of(dims)) {
-        Some(row) => Err(error::corrupt(
-            "embeddings",
-            format!("{} numbers are not whole vectors of {}", row.sentences.len(), model.dims),
-        )),
-        None => Ok(()),
+    if let Some(row) = rows.iter().find(|row| !row.sentences.len().is_multiple_of(dims)) {
+        let reason = format!("{} numbers are not whole vectors of {}", row.sentences.len(), model.dims);
+        return Err(error::corrupt("embeddings", reason));
     }
+    let mut seen = std::collections::HashSet::with_capacity(rows.len());
+    if let Some(row) = rows.iter().find(|row| !seen.insert(row.id.as_str())) {
+        return Err(error::corrupt("embeddings", format!("two rows of sentence vectors for {}", row.id)));
+    }
+    Ok(())
 }
 
 /// Rows a purge of old search traces deletes per statement (each its own transaction), so

@@ -268,4 +268,16 @@ async fn a_turn_is_found_before_its_sentence_vectors_and_a_task_that_never_ran_i
     let response = w.search(&p, SearchRequest::new("Who won the chess match?")).await;
     let hit = response.hits.iter().find(|h| h.record.id == lost).expect("a result");
     assert!(hit.sentence.is_some(), "ranked by its best sentence too: {hit:?}");
+
+    // The lost task did not leave the worker marked running: the next write starts another.
+    let next = w
+        .write(
+            &p,
+            episode(SCOPE, "Joanna: I went to the arcade after work. Nate beat me at air hockey twice."),
+        )
+        .await;
+    assert_eq!(waiting().await, std::slice::from_ref(&next));
+    let task = held.0.lock().unwrap().pop().expect("a new worker for the next write");
+    task.await;
+    assert!(waiting().await.is_empty());
 }

@@ -215,14 +215,49 @@ async fn sentence_vectors_attached_in_one_batch_are_one_change_another_replica_r
     let rows: Vec<SentenceRow> = ids
         .iter()
         .zip(1..)
-        .map(|(id, n)| SentenceRow { id: id.clone(), sentences: vec![n as f32, 0.0, 0.0, 0.0, n as f32, 0.0] })
+        .map(|(id, n)| SentenceRow {
+            id: id.clone(),
+            sentences: vec![n as f32, 0.0, 0.0, 0.0, n as f32, 0.0],
+        })
         .collect();
     assert_eq!(a.store.attach_sentences(&model(), &rows).await.unwrap(), [true, false, true]);
     let batch = b.changes_since(head, 100).await.unwrap();
     assert_eq!(batch.last, head + 1, "one change: {batch:?}");
     let current = b.current(&batch.keys, &model()).await.unwrap();
-    let got: Vec<(&str, &[f32])> = current.iter().map(|c| (c.row.id.as_str(), c.sentences.as_slice())).collect();
+    let got: Vec<(&str, &[f32])> =
+        current.iter().map(|c| (c.row.id.as_str(), c.sentences.as_slice())).collect();
     assert_eq!(got, [("mem_0001", &rows[0].sentences[..]), ("mem_0003", &rows[2].sentences[..])]);
+    // A batch that finds nothing waiting takes no change number: the next change follows on.
+    assert_eq!(a.store.attach_sentences(&model(), &rows).await.unwrap(), [false, false, false]);
+    let next = record(4, "user:aditya", "note four");
+    a.store.apply(WriteUnit { inserts: vec![next], ..WriteUnit::default() }).await.unwrap();
+    assert_eq!(b.changes_since(batch.last, 100).await.unwrap().last, batch.last + 1, "no gap");
+}
+
+/// A unit that inserts one record and updates another names both in its one change: the
+/// inserted one by the key its insert returned, the updated one looked up.
+#[tokio::test]
+async fn a_change_names_the_records_a_unit_inserted_and_the_ones_it_updated() {
+    let a = open().await;
+    let b = second(&a.url).await;
+    let first = record(1, "user:aditya", "note one");
+    a.store.apply(WriteUnit { inserts: vec![first.clone()], ..WriteUnit::default() }).await.unwrap();
+    let head = b.change_head().await.unwrap();
+    let mut gone = first.clone();
+    gone.version = 2;
+    gone.status = Status::Deleted;
+    let unit = WriteUnit {
+        inserts: vec![record(2, "user:aditya", "note two")],
+        updates: vec![retold_domain::RecordUpdate { record: gone, expected_version: 1 }],
+        ..WriteUnit::default()
+    };
+    a.store.apply(unit).await.unwrap();
+    let batch = b.changes_since(head, 100).await.unwrap();
+    assert_eq!(batch.last, head + 1, "one change: {batch:?}");
+    let current = b.current(&batch.keys, &model()).await.unwrap();
+    let ids: Vec<&str> = current.iter().map(|c| c.row.id.as_str()).collect();
+    assert_eq!(ids, ["mem_0001", "mem_0002"]);
+    assert_eq!(current[0].row.status, Status::Deleted);
 }
 
 #[tokio::test]

@@ -1145,7 +1145,8 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
     turn.context = Some(retold_domain::Context::new("Did you go?").unwrap());
     let done = record(2, "project:p", "No sentences wait here.");
     let forgotten = record(3, "project:p", "A record forgotten before its sentences came.");
-    for (r, pending) in [(&turn, true), (&done, false), (&forgotten, true)] {
+    let note = record(4, "project:p", "A note whose sentences come in the same batch as the turn's.");
+    for (r, pending) in [(&turn, true), (&done, false), (&forgotten, true), (&note, true)] {
         store
             .apply(WriteUnit {
                 embeddings: vec![waiting(r, pending)],
@@ -1159,7 +1160,7 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
     let pending = store.pending_sentences(&model, 10).await.unwrap();
     assert_eq!(
         pending.iter().map(|i| i.id.clone()).collect::<Vec<_>>(),
-        [turn.id.clone(), forgotten.id.clone()]
+        [turn.id.clone(), forgotten.id.clone(), note.id.clone()]
     );
     assert_eq!(pending[0].indexed(), turn.indexed(), "a turn's speaker, origin and context come back");
     assert_eq!(store.pending_sentences(&model, 1).await.unwrap().len(), 1);
@@ -1175,12 +1176,15 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
     // A batch with a row that is not whole vectors stores nothing, not even its whole rows.
     let broken = [row(&forgotten, &[1.0, 2.0]), row(&turn, &[1.0, 2.0, 3.0])];
     assert!(store.attach_sentences(&model, &broken).await.is_err());
-    assert_eq!(store.pending_sentences(&model, 10).await.unwrap().len(), 2, "nothing attached");
-    // Attached once, each row of a batch on its own: the row carries them, and waits no more.
-    let batch = [row(&turn, &[0.5, 0.5, 0.0, 1.0]), row(&done, &[9.0, 9.0])];
+    // So does a batch with two rows of one record.
+    let twice = [row(&note, &[1.0, 2.0]), row(&note, &[3.0, 4.0])];
+    assert!(store.attach_sentences(&model, &twice).await.is_err());
+    assert_eq!(store.pending_sentences(&model, 10).await.unwrap().len(), 3, "nothing attached");
+    // Attached once, each row of a batch on its own: the row carries its own, and waits no more.
+    let batch = [row(&turn, &[0.5, 0.5, 0.0, 1.0]), row(&done, &[9.0, 9.0]), row(&note, &[0.25, 0.75])];
     assert_eq!(
         store.attach_sentences(&model, &batch).await.unwrap(),
-        [true, false],
+        [true, false, true],
         "nothing waited for done"
     );
     assert_eq!(
@@ -1189,8 +1193,8 @@ pub async fn sentence_vectors_are_attached_once_after_the_write_and_left_waiting
         "only once"
     );
     let scan = store.compatible_embeddings(&model.name, model.version, model.dims).await.unwrap();
-    assert_eq!(scan.sentence_counts, [2, 0, 0]);
-    assert_eq!(scan.sentences, [0.5, 0.5, 0.0, 1.0]);
+    assert_eq!(scan.sentence_counts, [2, 0, 0, 1]);
+    assert_eq!(scan.sentences, [0.5, 0.5, 0.0, 1.0, 0.25, 0.75]);
     // A forgotten record waits no more for sentences: it is out of every search.
     let mut gone = forgotten.clone();
     gone.version = 2;
