@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use retold_domain::{RecordId, RecordKey, Result, SentenceRow};
+use retold_domain::{Background, RecordId, RecordKey, Result, SentenceRow};
 
 use crate::ingestor::Ingestor;
 
@@ -55,23 +55,58 @@ impl SentenceQueue {
     }
 }
 
-/// Marks the worker stopped if its task ends without saying so (it panicked, or the runtime
-/// dropped it), so the next write starts another; what it left queued waits for that one,
-/// and the store keeps every record marked until its vectors are attached.
-struct Running(Option<Arc<SentenceQueue>>);
+/// The sentence worker's hold on the queue. Its task ending without saying so (a panic, or
+/// the runtime dropping it) marks the worker stopped, so the next write starts another; what
+/// it left queued waits for that one, and the store keeps every record marked until its
+/// vectors are attached.
+struct Worker {
+    queue: Arc<SentenceQueue>,
+    stopped: bool,
+}
 
-impl Running {
-    /// The worker stops on its own, with the queue's lock held and nothing queued.
-    fn stop(mut self, queued: &mut Queued) {
-        queued.running = false;
-        self.0 = None;
+impl Worker {
+    /// The next batch: once the oldest waiting job is [`GATHER`] old (or [`BATCH`] wait), up
+    /// to [`BATCH`] of them. `None` when nothing waits: the worker stopped, under the queue's
+    /// lock, so a job queued after it starts another.
+    async fn next_batch(&mut self, background: &dyn Background) -> Option<Vec<SentenceJob>> {
+        let wait = {
+            let mut queued = self.queue.lock();
+            let Some(oldest) = queued.jobs.first() else {
+                queued.running = false;
+                self.stopped = true;
+                return None;
+            };
+            match queued.jobs.len() >= BATCH {
+                true => Duration::ZERO,
+                false => GATHER.saturating_sub(oldest.queued.elapsed()),
+            }
+        };
+        if !wait.is_zero() {
+            background.gather(wait).await;
+        }
+        let mut queued = self.queue.lock();
+        let n = queued.jobs.len().min(BATCH);
+        Some(queued.jobs.drain(..n).collect())
+    }
+
+    /// A failed batch: the jobs not tried twice go back in front, the others are logged (the
+    /// store keeps them marked for the next start).
+    fn put_back(&self, batch: Vec<SentenceJob>, error: &retold_domain::DomainError) {
+        let (again, dropped): (Vec<SentenceJob>, Vec<SentenceJob>) =
+            batch.into_iter().partition(|job| !job.retried);
+        if !dropped.is_empty() {
+            let ids: Vec<String> = dropped.iter().map(|j| j.id.to_string()).collect();
+            tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
+        }
+        let again = again.into_iter().map(|job| SentenceJob { retried: true, ..job });
+        self.queue.lock().jobs.splice(0..0, again);
     }
 }
 
-impl Drop for Running {
+impl Drop for Worker {
     fn drop(&mut self) {
-        if let Some(queue) = self.0.take() {
-            queue.lock().running = false;
+        if !self.stopped {
+            self.queue.lock().running = false;
         }
     }
 }
@@ -88,9 +123,8 @@ impl Ingestor {
         if jobs.is_empty() {
             return;
         }
-        let queue = self.sentence_queue.clone();
         {
-            let mut queued = queue.lock();
+            let mut queued = self.sentence_queue.lock();
             queued.jobs.extend(jobs);
             if queued.running {
                 return;
@@ -98,37 +132,11 @@ impl Ingestor {
             queued.running = true;
         }
         let this = self.clone();
-        let running = Running(Some(queue.clone()));
+        let mut worker = Worker { queue: self.sentence_queue.clone(), stopped: false };
         self.ports.background.spawn(Box::pin(async move {
-            loop {
-                let wait = {
-                    let mut queued = queue.lock();
-                    let Some(oldest) = queued.jobs.first() else {
-                        running.stop(&mut queued);
-                        return;
-                    };
-                    match queued.jobs.len() >= BATCH {
-                        true => Duration::ZERO,
-                        false => GATHER.saturating_sub(oldest.queued.elapsed()),
-                    }
-                };
-                if !wait.is_zero() {
-                    this.ports.background.gather(wait).await;
-                }
-                let batch: Vec<SentenceJob> = {
-                    let mut queued = queue.lock();
-                    let n = queued.jobs.len().min(BATCH);
-                    queued.jobs.drain(..n).collect()
-                };
+            while let Some(batch) = worker.next_batch(this.ports.background.as_ref()).await {
                 if let Err(error) = this.attach(&batch).await {
-                    let (again, dropped): (Vec<SentenceJob>, Vec<SentenceJob>) =
-                        batch.into_iter().partition(|job| !job.retried);
-                    if !dropped.is_empty() {
-                        let ids: Vec<String> = dropped.iter().map(|j| j.id.to_string()).collect();
-                        tracing::warn!(%error, records = ?ids, "sentence vectors not attached yet; the next start attaches them");
-                    }
-                    let mut queued = queue.lock();
-                    queued.jobs.splice(0..0, again.into_iter().map(|job| SentenceJob { retried: true, ..job }));
+                    worker.put_back(batch, &error);
                 }
             }
         }));
@@ -147,14 +155,14 @@ impl Ingestor {
             let texts: Vec<String> = jobs.iter().flat_map(|j| j.texts.iter().cloned()).collect();
             let vectors = if texts.is_empty() { Vec::new() } else { self.embed(texts).await? };
             let mut vectors = vectors.into_iter();
-            let (mut kept, mut rows) = (Vec::with_capacity(jobs.len()), Vec::with_capacity(jobs.len()));
+            let (mut keys, mut rows) = (Vec::with_capacity(jobs.len()), Vec::with_capacity(jobs.len()));
             for job in jobs {
                 let mine: Vec<Vec<f32>> = vectors.by_ref().take(job.texts.len()).collect();
                 if let Some(error) = mine.iter().find_map(|vector| self.ports.index.check(vector).err()) {
                     tracing::error!(record = %job.id, %error, "the vector index cannot hold these sentence vectors; the record stays marked");
                     continue;
                 }
-                kept.push(job);
+                keys.push(job.key);
                 rows.push(SentenceRow { id: job.id.clone(), sentences: mine.concat() });
             }
             if rows.is_empty() {
@@ -165,11 +173,11 @@ impl Ingestor {
                 let reason = format!("answered {} flags for {} rows", stored.len(), rows.len());
                 return Err(retold_domain::DomainError::backend("sentence vectors", reason));
             }
-            for ((job, row), _) in kept.iter().zip(&rows).zip(stored).filter(|(_, stored)| *stored) {
+            for ((key, row), _) in keys.iter().zip(&rows).zip(stored).filter(|(_, stored)| *stored) {
                 attached += 1;
                 // Committed: the index follows, unless the record was forgotten meanwhile.
-                if let Err(error) = self.ports.index.attach_sentences(job.key, &row.sentences) {
-                    tracing::error!(record = %job.id, %error, "the vector index refused committed sentence vectors; they count from the next start");
+                if let Err(error) = self.ports.index.attach_sentences(*key, &row.sentences) {
+                    tracing::error!(record = %row.id, %error, "the vector index refused committed sentence vectors; they count from the next start");
                 }
             }
         }

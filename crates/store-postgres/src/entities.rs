@@ -67,7 +67,7 @@ impl PostgresStore {
         let (txn, seq) = self.begin_change().await?;
         insert_entity(&txn, &entity, &aliases).await?;
         insert_event(&txn, &event).await?;
-        record_change(&txn, seq, std::iter::empty()).await?;
+        record_change(&txn, seq, [], std::iter::empty()).await?;
         txn.commit().await?;
         Ok(())
     }
@@ -78,7 +78,7 @@ impl PostgresStore {
         insert_alias(&txn, id, &alias).await?;
         rewrite_fts_for(&txn, id).await?;
         insert_event(&txn, &event).await?;
-        record_change(&txn, seq, std::iter::empty()).await?;
+        record_change(&txn, seq, [], std::iter::empty()).await?;
         txn.commit().await?;
         Ok(())
     }
@@ -101,7 +101,7 @@ impl PostgresStore {
         }
         rewrite_fts_for(&txn, id).await?;
         insert_event(&txn, &event).await?;
-        record_change(&txn, seq, std::iter::empty()).await?;
+        record_change(&txn, seq, [], std::iter::empty()).await?;
         txn.commit().await?;
         Ok(())
     }
@@ -174,7 +174,7 @@ impl PostgresStore {
         for event in &events {
             insert_event(&txn, event).await?;
         }
-        record_change(&txn, seq, changed.iter().copied()).await?;
+        record_change(&txn, seq, [], changed.iter().copied()).await?;
         txn.commit().await?;
         Ok(())
     }

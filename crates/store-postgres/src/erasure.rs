@@ -300,7 +300,7 @@ impl Erasure for PostgresStore {
             .await?;
             let report = self.scrub_in(&txn, target, millis(event.at)).await?;
             insert_event(&txn, &event).await?;
-            record_change(&txn, seq, records.iter().map(RecordId::as_str)).await?;
+            record_change(&txn, seq, [], records.iter().map(RecordId::as_str)).await?;
             Ok(report)
         }
         .await;

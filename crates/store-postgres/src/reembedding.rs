@@ -13,7 +13,7 @@ use sea_orm::{ConnectionTrait, TransactionTrait, Value};
 use crate::convert;
 use crate::error::{StoreError, corrupt};
 use crate::snapshots::scalar;
-use crate::store::{LIVE, PostgresStore, insert_event, record_change, stmt, text_array};
+use crate::store::{LIVE, PostgresStore, insert_event, record_change, stmt};
 
 fn target_values(target: &EmbeddingModelInfo) -> Vec<Value> {
     vec![target.name.as_str().into(), i64::from(target.version).into(), i64::from(target.dims).into()]
@@ -217,7 +217,7 @@ impl Reembedding for PostgresStore {
         let mut event = event;
         event.details.insert("switched".into(), switched.to_string());
         insert_event(&txn, &event).await?;
-        record_change(&txn, seq, changed.iter().map(String::as_str)).await?;
+        record_change(&txn, seq, [], changed.iter().map(String::as_str)).await?;
         txn.commit().await.map_err(StoreError::from)?;
         Ok(switched)
     }
@@ -235,21 +235,24 @@ impl SentenceVectors for PostgresStore {
             return Ok(Vec::new());
         }
         // One statement for the batch, so the write turn is held for one round trip of it.
-        let hex: Vec<String> = rows.iter().map(|row| hex(&convert::vector_to_blob(&row.sentences))).collect();
-        let mut values = vec![
-            text_array(rows.iter().map(|row| row.id.as_str())),
-            text_array(hex.iter().map(String::as_str)),
-        ];
+        let mut values = Vec::with_capacity(2 * rows.len() + 3);
+        for row in rows {
+            values.push(row.id.as_str().into());
+            values.push(convert::vector_to_blob(&row.sentences).into());
+        }
         values.extend(target_values(model));
+        let tuples = vec!["(?::text, ?::bytea)"; rows.len()].join(", ");
         // A change replicas follow: they read the records' vectors again.
         let (txn, seq) = self.begin_change().await?;
         let updated = txn
             .query_all_raw(stmt(
-                "UPDATE embeddings e SET sentences = decode(v.hex, 'hex'), sentences_pending = 0 \
-                 FROM unnest(?::text[], ?::text[]) AS v(id, hex) \
-                 WHERE e.record_id = v.id AND e.model = ? AND e.version = ? AND e.dims = ? \
-                   AND e.sentences_pending = 1 \
-                 RETURNING e.record_key AS key, e.record_id",
+                &format!(
+                    "UPDATE embeddings e SET sentences = v.blob, sentences_pending = 0 \
+                     FROM (VALUES {tuples}) AS v(id, blob) \
+                     WHERE e.record_id = v.id AND e.model = ? AND e.version = ? AND e.dims = ? \
+                       AND e.sentences_pending = 1 \
+                     RETURNING e.record_key AS key, e.record_id"
+                ),
                 values,
             ))
             .await
@@ -264,7 +267,7 @@ impl SentenceVectors for PostgresStore {
             // Nothing waited: the change number is given back, so change numbers have no gaps.
             txn.rollback().await.map_err(StoreError::from)?;
         } else {
-            crate::store::record_change_of_keys(&txn, seq, keys).await?;
+            record_change(&txn, seq, keys, []).await?;
             txn.commit().await.map_err(StoreError::from)?;
         }
         Ok(rows.iter().map(|row| attached.contains(row.id.as_str())).collect())
@@ -291,15 +294,4 @@ impl SentenceVectors for PostgresStore {
             .map_err(StoreError::from)?;
         rows.iter().map(|row| convert::reembed_item(row).map_err(Into::into)).collect()
     }
-}
-
-/// Lower-case hexadecimal digits of `bytes`, for `decode(…, 'hex')`.
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 0xf)]));
-    }
-    out
 }

@@ -262,8 +262,10 @@ impl PostgresStore {
             inserted.push(EligibleRecord { key: convert::record_key(&row)?, id: record.id.clone() });
             changed.insert(record.id.to_string());
         }
+        let mut known: BTreeMap<String, RecordKey> =
+            inserted.iter().map(|r| (r.id.to_string(), r.key)).collect();
         for update in &unit.updates {
-            apply_update(&txn, update).await?;
+            known.insert(update.record.id.to_string(), apply_update(&txn, update).await?);
             changed.insert(update.record.id.to_string());
         }
         for link in &unit.links {
@@ -304,14 +306,10 @@ impl PostgresStore {
         if let Some(receipt) = &unit.receipt {
             crate::receipts::insert_receipt(&txn, receipt).await?;
         }
-        // A unit that changed only the records it inserted (a write) names their keys as
-        // they came back; any other looks its records' keys up.
-        let keys: BTreeMap<&str, RecordKey> = inserted.iter().map(|r| (r.id.as_str(), r.key)).collect();
-        if changed.iter().all(|id| keys.contains_key(id.as_str())) {
-            record_change_of_keys(&txn, seq, keys.into_values()).await?;
-        } else {
-            record_change(&txn, seq, changed.iter().map(String::as_str)).await?;
-        }
+        // The records it inserted and updated by the keys it met them by; any other it
+        // changed (a conflict's other side) looked up.
+        let look_up = changed.iter().filter(|id| !known.contains_key(*id)).map(String::as_str);
+        record_change(&txn, seq, known.values().copied(), look_up).await?;
         txn.commit().await?;
         Ok(inserted)
     }
@@ -377,31 +375,32 @@ impl PostgresStore {
     }
 }
 
-/// Record change `seq` of the records whose keys are `keys`, without reading them, and notify
-/// the replicas (delivered when the transaction commits).
-pub(crate) async fn record_change_of_keys(
+/// Record change `seq` of the records keyed `keys` and of those whose ids are `look_up` (their
+/// keys read), and notify the replicas (delivered when the transaction commits). Keys a
+/// caller already holds are named as they are: a lookup by id is what a burst of writes into
+/// a fresh database made slow, its cached plan scanning `records`.
+pub(crate) async fn record_change<'a>(
     txn: &DatabaseTransaction,
     seq: i64,
     keys: impl IntoIterator<Item = RecordKey>,
+    look_up: impl IntoIterator<Item = &'a str>,
 ) -> Result<(), StoreError> {
-    let keys: BTreeSet<u64> = keys.into_iter().map(|k| k.0).collect();
-    let keys: Vec<String> = keys.iter().map(u64::to_string).collect();
-    insert_change(txn, &format!("VALUES (?, {NOW_MS}, ?)"), vec![seq.into(), keys.join(",").into()]).await
-}
-
-/// Record change `seq` (the records whose ids are `ids`) and notify the replicas; the
-/// notification is delivered when the transaction commits.
-pub(crate) async fn record_change(
-    txn: &DatabaseTransaction,
-    seq: i64,
-    ids: impl IntoIterator<Item = &str>,
-) -> Result<(), StoreError> {
-    let ids: Vec<&str> = ids.into_iter().collect();
+    let keys: BTreeSet<RecordKey> = keys.into_iter().collect();
+    let look_up: Vec<&str> = look_up.into_iter().collect();
+    if look_up.is_empty() {
+        let keys: Vec<String> = keys.iter().map(|k| k.0.to_string()).collect();
+        return insert_change(
+            txn,
+            &format!("VALUES (?, {NOW_MS}, ?)"),
+            vec![seq.into(), keys.join(",").into()],
+        )
+        .await;
+    }
     let source = format!(
-        "SELECT ?, {NOW_MS}, coalesce(string_agg(key::text, ',' ORDER BY key), '') \
-         FROM records WHERE id = ANY(?::text[])"
+        "SELECT ?, {NOW_MS}, coalesce(string_agg(k::text, ',' ORDER BY k), '') \
+         FROM (SELECT key AS k FROM records WHERE id = ANY(?::text[]) UNION SELECT unnest(?::bigint[])) ks"
     );
-    insert_change(txn, &source, vec![seq.into(), text_array(ids)]).await
+    insert_change(txn, &source, vec![seq.into(), text_array(look_up), key_array(keys)]).await
 }
 
 /// The change row (`source` gives its seq, time and keys) and the notification naming it, in
@@ -506,7 +505,7 @@ pub(crate) fn aliases_of(record_id_sql: &str) -> String {
 pub(crate) async fn apply_update(
     txn: &DatabaseTransaction,
     update: &retold_domain::RecordUpdate,
-) -> Result<(), StoreError> {
+) -> Result<RecordKey, StoreError> {
     let r = &update.record;
     if r.version != update.expected_version + 1 {
         return Err(StoreError::Corrupt {
@@ -573,7 +572,7 @@ pub(crate) async fn apply_update(
         ))
         .await?;
     }
-    Ok(())
+    convert::record_key(&old)
 }
 
 async fn insert_link(txn: &DatabaseTransaction, link: &RecordEntityLink) -> Result<(), StoreError> {
